@@ -1,0 +1,322 @@
+//! Hyperparameter fitting: maximum likelihood or MAP within box bounds, multi-start, with a
+//! fixed evaluation budget so that a microcontroller knows what a fit costs.
+//!
+//! The optimiser is spectral projected gradient ascent (Barzilai–Borwein steps projected onto
+//! the box, Armijo backtracking): it needs only gradients and O(D) memory, handles bounds
+//! exactly, and is robust to the badly scaled coordinates of GP likelihoods.
+
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro128PlusPlus;
+
+use super::{Gp, GpError, Hyperparameters};
+use crate::real::Real;
+
+/// Independent Gaussian priors on the fitting coordinates (log-normal on the positive
+/// hyperparameters). A coordinate whose `scale` is not positive and finite has a flat prior.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prior<R, const D: usize> {
+    /// Prior mean of each coordinate.
+    pub center: Hyperparameters<R, D>,
+    /// Prior standard deviation of each coordinate.
+    pub scale: Hyperparameters<R, D>,
+}
+
+impl<R: Real, const D: usize> Prior<R, D> {
+    /// Log density (up to a constant) and its gradient, added into `grad`.
+    fn log_density(&self, h: &Hyperparameters<R, D>, grad: &mut Hyperparameters<R, D>) -> R {
+        let mut lp = R::ZERO;
+        for i in 0..Hyperparameters::<R, D>::LEN {
+            let s = self.scale.get(i);
+            if s > R::ZERO && s.is_finite() {
+                let z = (h.get(i) - self.center.get(i)) / s;
+                lp -= R::HALF * z * z;
+                *grad.get_mut(i) -= z / s;
+            }
+        }
+        lp
+    }
+}
+
+/// Settings of [`Gp::fit`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FitConfig<R, const D: usize> {
+    /// Lower bounds of the fitting coordinates (a coordinate with `lower == upper` is fixed).
+    pub lower: Hyperparameters<R, D>,
+    /// Upper bounds of the fitting coordinates.
+    pub upper: Hyperparameters<R, D>,
+    /// Optional prior: with one the fit is MAP, without it maximum likelihood.
+    pub prior: Option<Prior<R, D>>,
+    /// Number of starts: the current hyperparameters, then uniformly random points in the box.
+    pub starts: usize,
+    /// Likelihood evaluations allowed per start (each costs one O(n³) factorisation and
+    /// gradient).
+    pub evaluations_per_start: usize,
+    /// Seed of the random starts.
+    pub seed: u64,
+}
+
+impl<R: Real, const D: usize> FitConfig<R, D> {
+    /// Bounds suited to inputs scaled to the unit cube and outputs of order one:
+    /// lengthscales in [0.01, 10], outputscale in [0.01, 100], noise variance in [1e-6, 1],
+    /// mean in `[mean_lo, mean_hi]`; 4 starts of 50 evaluations, no prior.
+    pub fn unit_cube(mean_lo: R, mean_hi: R) -> Self {
+        let f = R::from_f64;
+        FitConfig {
+            lower: Hyperparameters {
+                log_lengthscales: [f(0.01f64.ln()); D],
+                log_outputscale: f(0.01f64.ln()),
+                log_noise: f(1e-6f64.ln()),
+                mean: mean_lo,
+            },
+            upper: Hyperparameters {
+                log_lengthscales: [f(10f64.ln()); D],
+                log_outputscale: f(100f64.ln()),
+                log_noise: R::ZERO,
+                mean: mean_hi,
+            },
+            prior: None,
+            starts: 4,
+            evaluations_per_start: 50,
+            seed: 0,
+        }
+    }
+
+    fn validate(&self) -> Result<(), GpError> {
+        for i in 0..Hyperparameters::<R, D>::LEN {
+            let (lo, hi) = (self.lower.get(i), self.upper.get(i));
+            if !lo.is_finite() || !hi.is_finite() || lo > hi {
+                return Err(GpError::InvalidBounds);
+            }
+        }
+        if self.starts == 0 || self.evaluations_per_start == 0 {
+            return Err(GpError::InvalidBounds);
+        }
+        Ok(())
+    }
+
+    fn project(&self, h: &mut Hyperparameters<R, D>) {
+        for i in 0..Hyperparameters::<R, D>::LEN {
+            let v = h.get(i).clamp_to(self.lower.get(i), self.upper.get(i));
+            *h.get_mut(i) = v;
+        }
+    }
+}
+
+/// What a fit found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FitReport<R, const D: usize> {
+    /// The hyperparameters now in the model.
+    pub hyperparameters: Hyperparameters<R, D>,
+    /// Log marginal likelihood at them.
+    pub log_marginal_likelihood: R,
+    /// Objective maximised (log marginal likelihood plus log prior).
+    pub objective: R,
+    /// Likelihood evaluations used in total.
+    pub evaluations: usize,
+}
+
+/// Objective value and gradient at `h`, or `None` where the kernel matrix cannot be factored.
+fn evaluate<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>(
+    gp: &mut Gp<R, N, D, S>,
+    config: &FitConfig<R, D>,
+    h: &Hyperparameters<R, D>,
+) -> Option<(R, R, Hyperparameters<R, D>)> {
+    gp.kernel = gp.kernel_from(h).ok()?;
+    gp.mean = h.mean;
+    gp.noise = h.log_noise.exp();
+    gp.refactor().ok()?;
+    let lml = gp.log_marginal_likelihood();
+    // The factor is rebuilt at the next evaluation, so it can be inverted in place.
+    let n = gp.len;
+    let mut grad = super::lml_gradient(
+        &gp.kernel,
+        gp.noise,
+        &gp.x[..n],
+        &gp.alpha[..n],
+        gp.factor.as_mut(),
+    );
+    let mut objective = lml;
+    if let Some(prior) = &config.prior {
+        objective += prior.log_density(h, &mut grad);
+    }
+    // Fixed coordinates do not move.
+    for i in 0..Hyperparameters::<R, D>::LEN {
+        if config.lower.get(i) == config.upper.get(i) {
+            *grad.get_mut(i) = R::ZERO;
+        }
+    }
+    (objective.is_finite() && grad.is_finite()).then_some((objective, lml, grad))
+}
+
+pub(super) fn fit<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>(
+    gp: &mut Gp<R, N, D, S>,
+    config: &FitConfig<R, D>,
+) -> Result<FitReport<R, D>, GpError> {
+    config.validate()?;
+    if gp.is_empty() {
+        return Err(GpError::NoData);
+    }
+    let original = (gp.kernel, gp.mean, gp.noise, gp.jitter);
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(config.seed);
+    let mut best: Option<(R, R, Hyperparameters<R, D>)> = None;
+    let mut evaluations = 0;
+    for start in 0..config.starts {
+        let mut h = if start == 0 {
+            let mut h = gp_hyperparameters(&original.0, original.1, original.2);
+            if !h.is_finite() {
+                h = random_point(config, &mut rng);
+            }
+            h
+        } else {
+            random_point(config, &mut rng)
+        };
+        config.project(&mut h);
+        let (h, f, lml, used) = ascend(gp, config, h);
+        evaluations += used;
+        if let Some(f) = f {
+            if best.is_none_or(|(bf, _, _)| f > bf) {
+                best = Some((f, lml, h));
+            }
+        }
+    }
+    let restore = |gp: &mut Gp<R, N, D, S>| {
+        (gp.kernel, gp.mean, gp.noise, gp.jitter) = original;
+        let _ = gp.refactor_keeping_jitter();
+    };
+    let Some((objective, lml, h)) = best else {
+        restore(gp);
+        return Err(GpError::NotPositiveDefinite);
+    };
+    // Install the winner (evaluation leaves the factor inverted, so factor afresh).
+    let installed = gp.kernel_from(&h).ok().and_then(|k| {
+        gp.kernel = k;
+        gp.mean = h.mean;
+        gp.noise = h.log_noise.exp();
+        gp.refactor().ok()
+    });
+    if installed.is_none() {
+        restore(gp);
+        return Err(GpError::NotPositiveDefinite);
+    }
+    Ok(FitReport {
+        // Read back from the model: exp/ln round trips may move the last bit.
+        hyperparameters: gp.hyperparameters(),
+        log_marginal_likelihood: lml,
+        objective,
+        evaluations,
+    })
+}
+
+/// One run of projected Barzilai–Borwein gradient ascent from `h`.
+/// Returns the best point, its objective and likelihood (if any evaluation succeeded), and the
+/// number of evaluations used.
+#[allow(clippy::type_complexity)]
+fn ascend<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>(
+    gp: &mut Gp<R, N, D, S>,
+    config: &FitConfig<R, D>,
+    mut h: Hyperparameters<R, D>,
+) -> (Hyperparameters<R, D>, Option<R>, R, usize) {
+    let len = Hyperparameters::<R, D>::LEN;
+    let budget = config.evaluations_per_start;
+    let mut used = 1;
+    let Some((mut f, mut lml, mut g)) = evaluate(gp, config, &h) else {
+        return (h, None, R::ZERO, used);
+    };
+    // First step: move at most 1 in log space along the steepest coordinate.
+    let gmax = (0..len).fold(R::ZERO, |m, i| m.max(g.get(i).abs()));
+    let mut step = if gmax > R::ZERO {
+        R::ONE / gmax
+    } else {
+        R::ONE
+    };
+    let (step_min, step_max) = (R::from_f64(1e-10), R::from_f64(1e10));
+    while used < budget {
+        // Projected direction d = P(h + step·g) − h.
+        let mut trial = h;
+        for i in 0..len {
+            *trial.get_mut(i) += step * g.get(i);
+        }
+        config.project(&mut trial);
+        let mut d = Hyperparameters::<R, D>::splat(R::ZERO);
+        let mut slope = R::ZERO;
+        let mut dmax = R::ZERO;
+        for i in 0..len {
+            let di = trial.get(i) - h.get(i);
+            *d.get_mut(i) = di;
+            slope += di * g.get(i);
+            dmax = dmax.max(di.abs());
+        }
+        if dmax <= R::from_f64(1e-9) || !(slope > R::ZERO) {
+            break; // projected stationary point
+        }
+        // Armijo backtracking along d.
+        let mut lambda = R::ONE;
+        let accepted = loop {
+            if used >= budget {
+                break None;
+            }
+            let mut cand = h;
+            for i in 0..len {
+                *cand.get_mut(i) += lambda * d.get(i);
+            }
+            config.project(&mut cand);
+            used += 1;
+            if let Some((fc, lc, gc)) = evaluate(gp, config, &cand) {
+                if fc >= f + R::from_f64(1e-4) * lambda * slope {
+                    break Some((cand, fc, lc, gc));
+                }
+            }
+            lambda *= R::HALF;
+            if lambda < R::from_f64(1e-6) {
+                break None;
+            }
+        };
+        let Some((cand, fc, lc, gc)) = accepted else {
+            break;
+        };
+        // Barzilai–Borwein step for the minimisation of −f: s = Δh, y = −Δg.
+        let (mut ss, mut sy) = (R::ZERO, R::ZERO);
+        for i in 0..len {
+            let si = cand.get(i) - h.get(i);
+            let yi = g.get(i) - gc.get(i);
+            ss += si * si;
+            sy += si * yi;
+        }
+        step = if sy > R::ZERO {
+            (ss / sy).clamp_to(step_min, step_max)
+        } else {
+            step_max.min(step * R::from_f64(10.0))
+        };
+        h = cand;
+        f = fc;
+        lml = lc;
+        g = gc;
+    }
+    (h, Some(f), lml, used)
+}
+
+fn random_point<R: Real, const D: usize>(
+    config: &FitConfig<R, D>,
+    rng: &mut Xoshiro128PlusPlus,
+) -> Hyperparameters<R, D> {
+    let mut h = config.lower;
+    for i in 0..Hyperparameters::<R, D>::LEN {
+        let u = R::from_f64((rng.next_u32() as f64 + 0.5) / 4_294_967_296.0);
+        let (lo, hi) = (config.lower.get(i), config.upper.get(i));
+        *h.get_mut(i) = lo + u * (hi - lo);
+    }
+    h
+}
+
+fn gp_hyperparameters<R: Real, const D: usize>(
+    kernel: &crate::kernel::Kernel<R, D>,
+    mean: R,
+    noise: R,
+) -> Hyperparameters<R, D> {
+    Hyperparameters {
+        log_lengthscales: core::array::from_fn(|i| kernel.lengthscales()[i].ln()),
+        log_outputscale: kernel.outputscale().ln(),
+        log_noise: noise.ln(),
+        mean,
+    }
+}

@@ -1,0 +1,668 @@
+//! Exact Gaussian-process regression with a fixed capacity and no heap.
+//!
+//! A [`Gp`] stores at most `N` observations of a function of `D` inputs. Its Cholesky factor
+//! lives in a packed lower triangle held by caller-chosen storage `S` (an array on a
+//! microcontroller, a `Vec` on a desktop where `N` reaches thousands), grows by one row in
+//! O(n²) per observation, and shrinks from the front in O(n²) when the oldest observation is
+//! dropped.
+//!
+//! Every fallible method returns a [`GpError`] and leaves the model exactly as it was.
+//!
+//! ```
+//! use costbo_core::gp::{Gp, WhenFull};
+//! use costbo_core::kernel::Kernel;
+//! use costbo_core::linalg::tri_len;
+//!
+//! let kernel = Kernel::squared_exponential([0.3, 0.3], 1.0).unwrap();
+//! let mut gp: Gp<f64, 16, 2, [f64; tri_len(16)]> =
+//!     Gp::new(kernel, 0.0, 1e-4, WhenFull::Reject, [0.0; tri_len(16)]).unwrap();
+//! gp.push(&[0.2, 0.4], 1.0).unwrap();
+//! gp.push(&[0.7, 0.1], -0.5).unwrap();
+//! let p = gp.predict(&[0.2, 0.4]).unwrap();
+//! assert!((p.mean - 1.0).abs() < 1e-3 && p.variance < 1e-3);
+//! ```
+
+mod fit;
+
+pub use fit::{FitConfig, FitReport, Prior};
+
+use crate::kernel::{Kernel, KernelError};
+use crate::linalg::{
+    self, factor_row, invert_lower_in_place, log_det, row_start, solve_lower,
+    solve_upper_transposed, tri_len,
+};
+use crate::real::{all_finite, dot, Real};
+
+/// What [`Gp::push`] does when all `N` slots are used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhenFull {
+    /// Refuse the observation with [`GpError::Full`].
+    Reject,
+    /// Forget the oldest observation (O(n²) downdate), so a long-running controller keeps
+    /// learning from a sliding window.
+    DropOldest,
+}
+
+/// Errors of the GP layer. The model is unchanged whenever one is returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpError {
+    /// An input, output or hyperparameter was NaN or infinite.
+    NonFinite,
+    /// The buffer is full and the policy is [`WhenFull::Reject`].
+    Full,
+    /// The kernel matrix could not be factorised even with the largest jitter.
+    NotPositiveDefinite,
+    /// A hyperparameter was out of its domain (non-positive scale or noise).
+    InvalidHyperparameter,
+    /// The factor storage holds fewer elements than `tri_len(N)` (or a workspace than needed).
+    StorageTooSmall {
+        /// Elements required.
+        needed: usize,
+        /// Elements provided.
+        got: usize,
+    },
+    /// Slices passed together have different lengths.
+    LengthMismatch,
+    /// The operation needs at least one observation.
+    NoData,
+    /// Fitting bounds are not finite or have `lower > upper`.
+    InvalidBounds,
+}
+
+impl From<KernelError> for GpError {
+    fn from(_: KernelError) -> Self {
+        GpError::InvalidHyperparameter
+    }
+}
+
+/// Posterior mean and latent variance (without observation noise) at one point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prediction<R> {
+    /// Posterior mean.
+    pub mean: R,
+    /// Posterior variance of the latent function, clamped at zero.
+    pub variance: R,
+}
+
+/// Posterior moments and their gradients with respect to the input.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PredictionGradient<R, const D: usize> {
+    /// Posterior mean.
+    pub mean: R,
+    /// Posterior latent variance (clamped at zero).
+    pub variance: R,
+    /// Posterior standard deviation `√variance`.
+    pub std: R,
+    /// ∂mean/∂x.
+    pub d_mean: [R; D],
+    /// ∂std/∂x (zero where the variance is zero, where it is not differentiable).
+    pub d_std: [R; D],
+}
+
+/// The hyperparameters in the coordinates the fitter works in: logs of the positive ones, the
+/// constant mean as is. Also used for gradients with respect to those coordinates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hyperparameters<R, const D: usize> {
+    /// `ln ℓᵢ` per input.
+    pub log_lengthscales: [R; D],
+    /// `ln s`.
+    pub log_outputscale: R,
+    /// `ln σₙ²` (log of the noise variance).
+    pub log_noise: R,
+    /// Constant prior mean.
+    pub mean: R,
+}
+
+impl<R: Real, const D: usize> Hyperparameters<R, D> {
+    /// Number of coordinates, `D + 3`.
+    pub const LEN: usize = D + 3;
+
+    /// All coordinates equal to `v`.
+    pub fn splat(v: R) -> Self {
+        Hyperparameters {
+            log_lengthscales: [v; D],
+            log_outputscale: v,
+            log_noise: v,
+            mean: v,
+        }
+    }
+
+    /// Coordinate `i` in the order lengthscales, outputscale, noise, mean.
+    pub fn get(&self, i: usize) -> R {
+        match i {
+            i if i < D => self.log_lengthscales[i],
+            i if i == D => self.log_outputscale,
+            i if i == D + 1 => self.log_noise,
+            _ => self.mean,
+        }
+    }
+
+    /// Mutable coordinate `i` (same order as [`get`](Self::get)).
+    pub fn get_mut(&mut self, i: usize) -> &mut R {
+        match i {
+            i if i < D => &mut self.log_lengthscales[i],
+            i if i == D => &mut self.log_outputscale,
+            i if i == D + 1 => &mut self.log_noise,
+            _ => &mut self.mean,
+        }
+    }
+
+    /// True when every coordinate is finite.
+    pub fn is_finite(&self) -> bool {
+        (0..Self::LEN).all(|i| self.get(i).is_finite())
+    }
+}
+
+/// A Gaussian process of capacity `N` over `D` inputs, its packed factor kept in `S`.
+#[derive(Debug, Clone)]
+pub struct Gp<R, const N: usize, const D: usize, S> {
+    kernel: Kernel<R, D>,
+    mean: R,
+    noise: R,
+    when_full: WhenFull,
+    len: usize,
+    x: [[R; D]; N],
+    y: [R; N],
+    // Extra diagonal added to an observation whose pivot was numerically non-positive.
+    jitter: [R; N],
+    // K_y⁻¹ (y − m), kept current after every change.
+    alpha: [R; N],
+    // One row of scratch for appends and downdates.
+    work: [R; N],
+    factor: S,
+}
+
+/// Largest jitter relative to `k(x, x) + σₙ²`; beyond it the model reports failure.
+const MAX_RELATIVE_JITTER: f64 = 1.0;
+
+impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, N, D, S> {
+    /// An empty GP. `noise` is the observation noise variance (≥ 0); `factor` must hold at
+    /// least [`tri_len`]`(N)` elements (its contents are ignored).
+    pub fn new(
+        kernel: Kernel<R, D>,
+        mean: R,
+        noise: R,
+        when_full: WhenFull,
+        factor: S,
+    ) -> Result<Self, GpError> {
+        let got = factor.as_ref().len();
+        if got < tri_len(N) {
+            return Err(GpError::StorageTooSmall {
+                needed: tri_len(N),
+                got,
+            });
+        }
+        check_mean_noise(mean, noise)?;
+        Ok(Gp {
+            kernel,
+            mean,
+            noise,
+            when_full,
+            len: 0,
+            x: [[R::ZERO; D]; N],
+            y: [R::ZERO; N],
+            jitter: [R::ZERO; N],
+            alpha: [R::ZERO; N],
+            work: [R::ZERO; N],
+            factor,
+        })
+    }
+
+    /// Number of stored observations.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when no observation is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Maximum number of observations, `N`.
+    pub const fn capacity(&self) -> usize {
+        N
+    }
+
+    /// The kernel.
+    pub fn kernel(&self) -> &Kernel<R, D> {
+        &self.kernel
+    }
+
+    /// Constant prior mean.
+    pub fn prior_mean(&self) -> R {
+        self.mean
+    }
+
+    /// Observation noise variance.
+    pub fn noise(&self) -> R {
+        self.noise
+    }
+
+    /// The policy applied when full.
+    pub fn when_full(&self) -> WhenFull {
+        self.when_full
+    }
+
+    /// Stored inputs, oldest first.
+    pub fn inputs(&self) -> &[[R; D]] {
+        &self.x[..self.len]
+    }
+
+    /// Stored outputs, oldest first.
+    pub fn outputs(&self) -> &[R] {
+        &self.y[..self.len]
+    }
+
+    /// Jitter added to each stored observation's diagonal (zero unless it was needed).
+    pub fn jitters(&self) -> &[R] {
+        &self.jitter[..self.len]
+    }
+
+    /// The packed Cholesky factor of `K + σₙ² I + diag(jitter)`.
+    pub fn factor(&self) -> &[R] {
+        &self.factor.as_ref()[..tri_len(self.len)]
+    }
+
+    /// `K_y⁻¹ (y − m)`.
+    pub fn alpha(&self) -> &[R] {
+        &self.alpha[..self.len]
+    }
+
+    /// Current hyperparameters in fitting coordinates.
+    pub fn hyperparameters(&self) -> Hyperparameters<R, D> {
+        Hyperparameters {
+            log_lengthscales: core::array::from_fn(|i| self.kernel.lengthscales()[i].ln()),
+            log_outputscale: self.kernel.outputscale().ln(),
+            log_noise: self.noise.ln(),
+            mean: self.mean,
+        }
+    }
+
+    /// Adds one observation. When full, follows the [`WhenFull`] policy.
+    pub fn push(&mut self, x: &[R; D], y: R) -> Result<(), GpError> {
+        if !all_finite(x) || !y.is_finite() {
+            return Err(GpError::NonFinite);
+        }
+        if self.len == N {
+            match self.when_full {
+                WhenFull::Reject => return Err(GpError::Full),
+                WhenFull::DropOldest => {
+                    let (old_x, old_y, old_j) = (self.x[0], self.y[0], self.jitter[0]);
+                    self.remove_oldest()?;
+                    if let Err(e) = self.push_unchecked(x, y) {
+                        self.restore_front(old_x, old_y, old_j);
+                        return Err(e);
+                    }
+                    return Ok(());
+                }
+            }
+        }
+        self.push_unchecked(x, y)
+    }
+
+    /// Forgets the oldest observation in O(n²).
+    pub fn remove_oldest(&mut self) -> Result<(), GpError> {
+        if self.len == 0 {
+            return Err(GpError::NoData);
+        }
+        let n = self.len;
+        linalg::remove_first(self.factor.as_mut(), n, &mut self.work);
+        self.x.copy_within(1..n, 0);
+        self.y.copy_within(1..n, 0);
+        self.jitter.copy_within(1..n, 0);
+        self.len = n - 1;
+        self.update_alpha();
+        Ok(())
+    }
+
+    /// Forgets every observation.
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Replaces the kernel, prior mean and noise, and refactors in O(n³).
+    pub fn set_hyperparameters(
+        &mut self,
+        kernel: Kernel<R, D>,
+        mean: R,
+        noise: R,
+    ) -> Result<(), GpError> {
+        check_mean_noise(mean, noise)?;
+        let saved = (self.kernel, self.mean, self.noise);
+        let saved_jitter = self.jitter;
+        self.kernel = kernel;
+        self.mean = mean;
+        self.noise = noise;
+        if let Err(e) = self.refactor() {
+            (self.kernel, self.mean, self.noise) = saved;
+            self.jitter = saved_jitter;
+            // The saved hyperparameters factorised before with these jitters.
+            let _ = self.refactor_keeping_jitter();
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Like [`set_hyperparameters`](Self::set_hyperparameters), from fitting coordinates.
+    pub fn set_log_hyperparameters(&mut self, h: &Hyperparameters<R, D>) -> Result<(), GpError> {
+        if !h.is_finite() {
+            return Err(GpError::NonFinite);
+        }
+        let kernel = self.kernel_from(h)?;
+        self.set_hyperparameters(kernel, h.mean, h.log_noise.exp())
+    }
+
+    /// Posterior mean and latent variance at `x`.
+    pub fn predict(&self, x: &[R; D]) -> Result<Prediction<R>, GpError> {
+        if !all_finite(x) {
+            return Err(GpError::NonFinite);
+        }
+        let n = self.len;
+        let mut v = [R::ZERO; N];
+        self.cross_covariance(x, &mut v[..n]);
+        let mean = self.mean + dot(&v[..n], &self.alpha[..n]);
+        solve_lower(self.factor.as_ref(), n, &mut v);
+        let variance = (self.kernel.outputscale() - dot(&v[..n], &v[..n])).max(R::ZERO);
+        Ok(Prediction { mean, variance })
+    }
+
+    /// Posterior mean only, in O(n).
+    pub fn predict_mean(&self, x: &[R; D]) -> Result<R, GpError> {
+        if !all_finite(x) {
+            return Err(GpError::NonFinite);
+        }
+        let mut s = self.mean;
+        for (xi, ai) in self.x[..self.len].iter().zip(&self.alpha) {
+            s += self.kernel.eval(x, xi) * *ai;
+        }
+        Ok(s)
+    }
+
+    /// Posterior mean and latent variance at every point of `xs`.
+    pub fn predict_batch(
+        &self,
+        xs: &[[R; D]],
+        means: &mut [R],
+        variances: &mut [R],
+    ) -> Result<(), GpError> {
+        if means.len() != xs.len() || variances.len() != xs.len() {
+            return Err(GpError::LengthMismatch);
+        }
+        if !xs.iter().all(|x| all_finite(x)) {
+            return Err(GpError::NonFinite);
+        }
+        for ((x, m), v) in xs.iter().zip(means.iter_mut()).zip(variances.iter_mut()) {
+            let p = self.predict(x)?;
+            *m = p.mean;
+            *v = p.variance;
+        }
+        Ok(())
+    }
+
+    /// Posterior covariance of the latent function between `a` and `b`.
+    pub fn covariance(&self, a: &[R; D], b: &[R; D]) -> Result<R, GpError> {
+        if !all_finite(a) || !all_finite(b) {
+            return Err(GpError::NonFinite);
+        }
+        let n = self.len;
+        let l = self.factor.as_ref();
+        let mut va = [R::ZERO; N];
+        let mut vb = [R::ZERO; N];
+        self.cross_covariance(a, &mut va[..n]);
+        self.cross_covariance(b, &mut vb[..n]);
+        solve_lower(l, n, &mut va);
+        solve_lower(l, n, &mut vb);
+        Ok(self.kernel.eval(a, b) - dot(&va[..n], &vb[..n]))
+    }
+
+    /// Posterior mean, variance, standard deviation and their input gradients at `x`.
+    ///
+    /// With `v = L⁻¹k` and `w = L⁻ᵀv = K_y⁻¹k`: `∂μ = Σ αⱼ ∂kⱼ`, `∂σ² = −2 Σ wⱼ ∂kⱼ`
+    /// (the kernel's diagonal does not depend on `x`), `∂σ = ∂σ² / 2σ`.
+    pub fn predict_with_gradient(&self, x: &[R; D]) -> Result<PredictionGradient<R, D>, GpError> {
+        if !all_finite(x) {
+            return Err(GpError::NonFinite);
+        }
+        let n = self.len;
+        let l = self.factor.as_ref();
+        let mut v = [R::ZERO; N];
+        self.cross_covariance(x, &mut v[..n]);
+        let mean = self.mean + dot(&v[..n], &self.alpha[..n]);
+        solve_lower(l, n, &mut v);
+        let variance = (self.kernel.outputscale() - dot(&v[..n], &v[..n])).max(R::ZERO);
+        solve_upper_transposed(l, n, &mut v);
+        let mut d_mean = [R::ZERO; D];
+        let mut d_var = [R::ZERO; D];
+        let mut g = [R::ZERO; D];
+        for j in 0..n {
+            self.kernel.eval_with_grad(x, &self.x[j], &mut g);
+            for i in 0..D {
+                d_mean[i] += self.alpha[j] * g[i];
+                d_var[i] -= R::TWO * v[j] * g[i];
+            }
+        }
+        let std = variance.sqrt();
+        let d_std = if std > R::ZERO {
+            core::array::from_fn(|i| d_var[i] / (R::TWO * std))
+        } else {
+            [R::ZERO; D]
+        };
+        Ok(PredictionGradient {
+            mean,
+            variance,
+            std,
+            d_mean,
+            d_std,
+        })
+    }
+
+    /// Log marginal likelihood `−½ rᵀα − ½ ln|K_y| − (n/2) ln 2π` with `r = y − m`.
+    pub fn log_marginal_likelihood(&self) -> R {
+        let n = self.len;
+        let mut quad = R::ZERO;
+        for i in 0..n {
+            quad += (self.y[i] - self.mean) * self.alpha[i];
+        }
+        -R::HALF * (quad + log_det(self.factor.as_ref(), n) + R::from_usize(n) * R::LN_2PI)
+    }
+
+    /// The log marginal likelihood and its gradient with respect to the fitting coordinates.
+    /// `workspace` needs [`tri_len`]`(len())` elements; O(n³).
+    pub fn log_marginal_likelihood_gradient(
+        &self,
+        workspace: &mut [R],
+    ) -> Result<(R, Hyperparameters<R, D>), GpError> {
+        let n = self.len;
+        if workspace.len() < tri_len(n) {
+            return Err(GpError::StorageTooSmall {
+                needed: tri_len(n),
+                got: workspace.len(),
+            });
+        }
+        workspace[..tri_len(n)].copy_from_slice(self.factor());
+        Ok((
+            self.log_marginal_likelihood(),
+            lml_gradient(
+                &self.kernel,
+                self.noise,
+                self.inputs(),
+                self.alpha(),
+                workspace,
+            ),
+        ))
+    }
+
+    /// Fits the hyperparameters by maximising the log marginal likelihood (plus log prior, if
+    /// given) within box bounds; see [`FitConfig`]. On error the model is unchanged.
+    pub fn fit(&mut self, config: &FitConfig<R, D>) -> Result<FitReport<R, D>, GpError> {
+        fit::fit(self, config)
+    }
+
+    // ---- internals -------------------------------------------------------------------------
+
+    fn kernel_from(&self, h: &Hyperparameters<R, D>) -> Result<Kernel<R, D>, GpError> {
+        let ls = core::array::from_fn(|i| h.log_lengthscales[i].exp());
+        Ok(Kernel::new(
+            self.kernel.shape(),
+            ls,
+            h.log_outputscale.exp(),
+        )?)
+    }
+
+    /// `out[j] = k(x, xⱼ)`.
+    fn cross_covariance(&self, x: &[R; D], out: &mut [R]) {
+        for (o, xj) in out.iter_mut().zip(&self.x[..self.len]) {
+            *o = self.kernel.eval(x, xj);
+        }
+    }
+
+    /// Stores the observation in slot `len` and extends the factor.
+    fn push_unchecked(&mut self, x: &[R; D], y: R) -> Result<(), GpError> {
+        let i = self.len;
+        self.x[i] = *x;
+        self.y[i] = y;
+        self.extend_factor(i, None)?;
+        self.len = i + 1;
+        self.update_alpha();
+        Ok(())
+    }
+
+    /// Re-inserts an observation at the front after a failed replacement (rare error path, so
+    /// the O(n³) refactorisation is acceptable). The restored state factorised before.
+    fn restore_front(&mut self, x: [R; D], y: R, jitter: R) {
+        let n = self.len;
+        self.x.copy_within(0..n, 1);
+        self.y.copy_within(0..n, 1);
+        self.jitter.copy_within(0..n, 1);
+        self.x[0] = x;
+        self.y[0] = y;
+        self.jitter[0] = jitter;
+        self.len = n + 1;
+        let _ = self.refactor_keeping_jitter();
+    }
+
+    /// Appends row `i` (observation `i`) to a factor of order `i`. With `fixed_jitter` the
+    /// stored jitter is reused; otherwise a per-observation jitter is escalated from zero while
+    /// the pivot is not safely positive (duplicate or near-duplicate inputs).
+    fn extend_factor(&mut self, i: usize, fixed_jitter: Option<R>) -> Result<(), GpError> {
+        let diag = self.kernel.outputscale() + self.noise;
+        let xi = self.x[i];
+        for j in 0..i {
+            self.work[j] = self.kernel.eval(&xi, &self.x[j]);
+        }
+        self.work[i] = diag;
+        let l = self.factor.as_mut();
+        let (done, rest) = l.split_at_mut(row_start(i));
+        let pivot = factor_row(done, i, &mut self.work[..=i]);
+        if !pivot.is_finite() || !all_finite(&self.work[..i]) {
+            return Err(GpError::NotPositiveDefinite);
+        }
+        let (jitter, p) = match fixed_jitter {
+            Some(j) if pivot + j > R::ZERO => (j, pivot + j),
+            Some(_) => return Err(GpError::NotPositiveDefinite),
+            None => escalate_jitter(pivot, diag)?,
+        };
+        rest[..i].copy_from_slice(&self.work[..i]);
+        rest[i] = p.sqrt();
+        self.jitter[i] = jitter;
+        Ok(())
+    }
+
+    /// Rebuilds the factor from scratch with fresh jitter decisions.
+    fn refactor(&mut self) -> Result<(), GpError> {
+        for i in 0..self.len {
+            self.extend_factor(i, None)?;
+        }
+        self.update_alpha();
+        Ok(())
+    }
+
+    /// Rebuilds the factor with the stored jitters.
+    fn refactor_keeping_jitter(&mut self) -> Result<(), GpError> {
+        for i in 0..self.len {
+            self.extend_factor(i, Some(self.jitter[i]))?;
+        }
+        self.update_alpha();
+        Ok(())
+    }
+
+    fn update_alpha(&mut self) {
+        let n = self.len;
+        for i in 0..n {
+            self.alpha[i] = self.y[i] - self.mean;
+        }
+        let l = self.factor.as_ref();
+        solve_lower(l, n, &mut self.alpha);
+        solve_upper_transposed(l, n, &mut self.alpha);
+    }
+}
+
+/// Gradient of the log marginal likelihood with respect to the fitting coordinates, given the
+/// factor `L` in `linv` (inverted in place).
+///
+/// `∂/∂θ = ½ tr((ααᵀ − K_y⁻¹) ∂K_y/∂θ)`; `K_y⁻¹ = L⁻ᵀL⁻¹` is formed one entry at a time from
+/// columns of `L⁻¹`, so no second n×n buffer is needed.
+fn lml_gradient<R: Real, const D: usize>(
+    kernel: &Kernel<R, D>,
+    noise: R,
+    x: &[[R; D]],
+    alpha: &[R],
+    linv: &mut [R],
+) -> Hyperparameters<R, D> {
+    let n = x.len();
+    invert_lower_in_place(linv, n);
+    let mut grad = Hyperparameters::splat(R::ZERO);
+    let mut gl = [R::ZERO; D];
+    for i in 0..n {
+        for j in 0..=i {
+            let mut kinv = R::ZERO;
+            for k in i..n {
+                kinv += linv[linalg::idx(k, i)] * linv[linalg::idx(k, j)];
+            }
+            let mut w = alpha[i] * alpha[j] - kinv;
+            if i == j {
+                w *= R::HALF;
+                grad.log_noise += w * noise;
+            }
+            let kv = kernel.eval_with_lengthscale_grad(&x[i], &x[j], &mut gl);
+            grad.log_outputscale += w * kv;
+            for d in 0..D {
+                grad.log_lengthscales[d] += w * gl[d];
+            }
+        }
+    }
+    for a in alpha {
+        grad.mean += *a;
+    }
+    grad
+}
+
+/// The smallest jitter (zero, then `√ε·diag` growing tenfold) that makes `pivot + jitter`
+/// safely positive, with the resulting pivot.
+fn escalate_jitter<R: Real>(pivot: R, diag: R) -> Result<(R, R), GpError> {
+    let tiny = diag * R::EPSILON * R::from_f64(32.0);
+    if pivot > tiny {
+        return Ok((R::ZERO, pivot));
+    }
+    let mut jitter = diag * R::EPSILON.sqrt();
+    while jitter <= diag * R::from_f64(MAX_RELATIVE_JITTER) {
+        if pivot + jitter > tiny {
+            return Ok((jitter, pivot + jitter));
+        }
+        jitter *= R::from_f64(10.0);
+    }
+    Err(GpError::NotPositiveDefinite)
+}
+
+fn check_mean_noise<R: Real>(mean: R, noise: R) -> Result<(), GpError> {
+    if !mean.is_finite() || !noise.is_finite() {
+        return Err(GpError::NonFinite);
+    }
+    if noise < R::ZERO {
+        return Err(GpError::InvalidHyperparameter);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

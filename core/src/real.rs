@@ -1,0 +1,280 @@
+//! The floating-point abstraction: every algorithm in the core is written once over [`Real`]
+//! and instantiated for `f32` (microcontrollers with a single-precision FPU) and `f64`
+//! (desktop, references).
+//!
+//! `core` on stable Rust has no `sqrt`, `exp` and friends, so the special functions come from
+//! [`libm`], which is pure Rust and identical on every target.
+
+use core::fmt::{Debug, Display};
+use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+
+/// A real scalar type: `f32` or `f64`.
+///
+/// The trait is sealed in spirit (only the two IEEE types implement it) but left open so that
+/// tests may wrap a type to count operations.
+pub trait Real:
+    Copy
+    + Default
+    + Debug
+    + Display
+    + PartialOrd
+    + PartialEq
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + DivAssign
+    + 'static
+{
+    /// Additive identity.
+    const ZERO: Self;
+    /// Multiplicative identity.
+    const ONE: Self;
+    /// Two.
+    const TWO: Self;
+    /// One half.
+    const HALF: Self;
+    /// Machine epsilon (distance from 1 to the next larger value).
+    const EPSILON: Self;
+    /// Largest finite value.
+    const MAX: Self;
+    /// Smallest positive normal value.
+    const MIN_POSITIVE: Self;
+    /// Positive infinity.
+    const INFINITY: Self;
+    /// The constant π.
+    const PI: Self;
+    /// ln(2π), used by Gaussian log densities.
+    const LN_2PI: Self;
+
+    /// Converts from `f64`, rounding to nearest.
+    fn from_f64(v: f64) -> Self;
+    /// Converts to `f64` exactly.
+    fn to_f64(self) -> f64;
+    /// Converts a count; exact for every count the core stores.
+    fn from_usize(v: usize) -> Self;
+
+    /// Square root.
+    fn sqrt(self) -> Self;
+    /// Natural exponential.
+    fn exp(self) -> Self;
+    /// `exp(self) - 1`, accurate near zero.
+    fn exp_m1(self) -> Self;
+    /// Natural logarithm.
+    fn ln(self) -> Self;
+    /// `ln(1 + self)`, accurate near zero.
+    fn ln_1p(self) -> Self;
+    /// Error function.
+    fn erf(self) -> Self;
+    /// Complementary error function `1 - erf(self)`, accurate in the tail.
+    fn erfc(self) -> Self;
+    /// Sine.
+    fn sin(self) -> Self;
+    /// Cosine.
+    fn cos(self) -> Self;
+    /// `self` raised to the real power `e`.
+    fn powf(self, e: Self) -> Self;
+    /// Absolute value.
+    fn abs(self) -> Self;
+    /// Fused (or at least correctly rounded) `self * a + b`.
+    fn mul_add(self, a: Self, b: Self) -> Self;
+    /// Largest integer not greater than `self`.
+    fn floor(self) -> Self;
+
+    /// True when the value is neither NaN nor infinite.
+    fn is_finite(self) -> bool;
+
+    /// The larger of two values; NaN-free inputs assumed.
+    #[inline]
+    fn max(self, other: Self) -> Self {
+        if other > self {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// The smaller of two values; NaN-free inputs assumed.
+    #[inline]
+    fn min(self, other: Self) -> Self {
+        if other < self {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// Clamps into `[lo, hi]`.
+    #[inline]
+    fn clamp_to(self, lo: Self, hi: Self) -> Self {
+        self.max(lo).min(hi)
+    }
+
+    /// `self * self`.
+    #[inline]
+    fn sq(self) -> Self {
+        self * self
+    }
+}
+
+macro_rules! impl_real {
+    ($t:ty, $sqrt:path, $exp:path, $expm1:path, $ln:path, $ln1p:path, $erf:path, $erfc:path,
+     $sin:path, $cos:path, $pow:path, $fabs:path, $fma:path, $floor:path) => {
+        impl Real for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            const TWO: Self = 2.0;
+            const HALF: Self = 0.5;
+            const EPSILON: Self = <$t>::EPSILON;
+            const MAX: Self = <$t>::MAX;
+            const MIN_POSITIVE: Self = <$t>::MIN_POSITIVE;
+            const INFINITY: Self = <$t>::INFINITY;
+            const PI: Self = core::f64::consts::PI as $t;
+            const LN_2PI: Self = 1.837_877_066_409_345_5_f64 as $t;
+
+            #[inline]
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline]
+            fn from_usize(v: usize) -> Self {
+                v as $t
+            }
+            #[inline]
+            fn sqrt(self) -> Self {
+                $sqrt(self)
+            }
+            #[inline]
+            fn exp(self) -> Self {
+                $exp(self)
+            }
+            #[inline]
+            fn exp_m1(self) -> Self {
+                $expm1(self)
+            }
+            #[inline]
+            fn ln(self) -> Self {
+                $ln(self)
+            }
+            #[inline]
+            fn ln_1p(self) -> Self {
+                $ln1p(self)
+            }
+            #[inline]
+            fn erf(self) -> Self {
+                $erf(self)
+            }
+            #[inline]
+            fn erfc(self) -> Self {
+                $erfc(self)
+            }
+            #[inline]
+            fn sin(self) -> Self {
+                $sin(self)
+            }
+            #[inline]
+            fn cos(self) -> Self {
+                $cos(self)
+            }
+            #[inline]
+            fn powf(self, e: Self) -> Self {
+                $pow(self, e)
+            }
+            #[inline]
+            fn abs(self) -> Self {
+                $fabs(self)
+            }
+            #[inline]
+            fn mul_add(self, a: Self, b: Self) -> Self {
+                $fma(self, a, b)
+            }
+            #[inline]
+            fn floor(self) -> Self {
+                $floor(self)
+            }
+            #[inline]
+            fn is_finite(self) -> bool {
+                <$t>::is_finite(self)
+            }
+        }
+    };
+}
+
+impl_real!(
+    f32,
+    libm::sqrtf,
+    libm::expf,
+    libm::expm1f,
+    libm::logf,
+    libm::log1pf,
+    libm::erff,
+    libm::erfcf,
+    libm::sinf,
+    libm::cosf,
+    libm::powf,
+    libm::fabsf,
+    libm::fmaf,
+    libm::floorf
+);
+impl_real!(
+    f64,
+    libm::sqrt,
+    libm::exp,
+    libm::expm1,
+    libm::log,
+    libm::log1p,
+    libm::erf,
+    libm::erfc,
+    libm::sin,
+    libm::cos,
+    libm::pow,
+    libm::fabs,
+    libm::fma,
+    libm::floor
+);
+
+/// True when every element of the slice is finite.
+#[inline]
+pub fn all_finite<R: Real>(xs: &[R]) -> bool {
+    xs.iter().all(|v| v.is_finite())
+}
+
+/// Dot product of two equally long slices (the shorter length is used).
+#[inline]
+pub fn dot<R: Real>(a: &[R], b: &[R]) -> R {
+    let mut s = R::ZERO;
+    for (x, y) in a.iter().zip(b) {
+        s += *x * *y;
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constants_agree_between_precisions() {
+        // ln 2π = 1.83787706640934548356…; within one ulp of the libm value.
+        assert!((<f64 as Real>::LN_2PI - libm::log(2.0 * core::f64::consts::PI)).abs() <= 2.3e-16);
+        assert!((<f32 as Real>::LN_2PI as f64 - (2.0 * core::f64::consts::PI).ln()).abs() < 1e-6);
+    }
+
+    #[test]
+    fn special_functions_match_std() {
+        for &x in &[-3.0f64, -0.5, 1e-9, 0.3, 2.0, 10.0] {
+            assert_eq!(Real::exp(x), x.exp());
+            assert!((Real::erf(x) - libm::erf(x)).abs() == 0.0);
+            assert!(((Real::exp(x as f32) as f64) - x.exp()).abs() <= 2e-7 * x.exp());
+        }
+        assert!((Real::erfc(5.0f64) - 1.537_459_794_428_034_8e-12).abs() < 1e-25);
+    }
+}
