@@ -543,3 +543,88 @@ fn fixed_coordinates_do_not_move() {
     assert_eq!(r.hyperparameters.mean, 0.2);
     assert_eq!(r.hyperparameters.log_noise, 1e-4f64.ln());
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    type Small = Gp<f64, 16, 2, [f64; tri_len(16)]>;
+
+    fn arb_problem() -> impl Strategy<Value = (Vec<([f64; 2], f64)>, [f64; 2], f64, f64, bool)> {
+        (
+            prop::collection::vec(((0.0..1.0f64, 0.0..1.0f64), -2.0..2.0f64), 1..40),
+            (0.1..2.0f64, 0.1..2.0f64),
+            0.2..3.0f64,
+            1e-3..0.5f64,
+            any::<bool>(),
+        )
+            .prop_map(|(obs, ls, s, noise, matern)| {
+                let obs = obs.into_iter().map(|((a, b), y)| ([a, b], y)).collect();
+                (obs, [ls.0, ls.1], s, noise, matern)
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Whatever the data, a sliding-window model predicts what a dense solve on the window
+        /// predicts, and its factor reproduces the kernel matrix.
+        #[test]
+        fn sliding_window_matches_dense((obs, ls, s, noise, matern) in arb_problem(),
+                                        probe in (0.0..1.0f64, 0.0..1.0f64)) {
+            let shape = if matern { Shape::Matern52 } else { Shape::SquaredExponential };
+            let k = Kernel::new(shape, ls, s).unwrap();
+            let mut gp: Small = Gp::new(k, 0.1, noise, WhenFull::DropOldest, [0.0; tri_len(16)]).unwrap();
+            for (x, y) in &obs {
+                gp.push(x, *y).unwrap();
+            }
+            let window = &obs[obs.len().saturating_sub(16)..];
+            prop_assert_eq!(gp.len(), window.len());
+            let n = window.len();
+            let l = gp.factor();
+            for i in 0..n {
+                for j in 0..=i {
+                    let llt: f64 = (0..=j).map(|m| l[idx(i, m)] * l[idx(j, m)]).sum();
+                    let want = k.eval(&window[i].0, &window[j].0) + if i == j { noise } else { 0.0 };
+                    prop_assert!((llt - want).abs() < 1e-10 * s, "({}, {}): {} vs {}", i, j, llt, want);
+                }
+            }
+            let xs: Vec<[f64; 2]> = window.iter().map(|o| o.0).collect();
+            let ys: Vec<f64> = window.iter().map(|o| o.1).collect();
+            let a: Vec<Vec<f64>> = (0..n)
+                .map(|i| (0..n).map(|j| k.eval(&xs[i], &xs[j]) + if i == j { noise } else { 0.0 }).collect())
+                .collect();
+            let t = [probe.0, probe.1];
+            let ks: Vec<f64> = xs.iter().map(|x| k.eval(&t, x)).collect();
+            let b: Vec<Vec<f64>> = (0..n).map(|i| std::vec![ys[i] - 0.1, ks[i]]).collect();
+            let sol = gauss_jordan(a, b);
+            let mean = 0.1 + (0..n).map(|i| ks[i] * sol[i][0]).sum::<f64>();
+            let var = s - (0..n).map(|i| ks[i] * sol[i][1]).sum::<f64>();
+            let p = gp.predict(&t).unwrap();
+            prop_assert!((p.mean - mean).abs() < 1e-8 * (1.0 + mean.abs()), "{} vs {}", p.mean, mean);
+            prop_assert!((p.variance - var.max(0.0)).abs() < 1e-8 * s);
+            prop_assert!(p.variance >= 0.0 && p.variance <= s * (1.0 + 1e-12));
+        }
+
+        /// Failed pushes (non-finite data, full buffer) never change the model.
+        #[test]
+        fn rejected_pushes_change_nothing((obs, ls, s, noise, _m) in arb_problem(), bad in 0usize..3) {
+            let k = Kernel::squared_exponential(ls, s).unwrap();
+            let mut gp: Small = Gp::new(k, 0.0, noise, WhenFull::Reject, [0.0; tri_len(16)]).unwrap();
+            for (x, y) in obs.iter().take(16) {
+                gp.push(x, *y).unwrap();
+            }
+            let before = (gp.inputs().to_vec(), gp.factor().to_vec(), gp.alpha().to_vec());
+            let full = gp.len() == 16;
+            let r = match bad {
+                0 => gp.push(&[f64::NAN, 0.5], 0.0),
+                1 => gp.push(&[0.5, 0.5], f64::NEG_INFINITY),
+                _ => gp.push(&[0.5, 0.5], 0.0),
+            };
+            if bad < 2 || full {
+                prop_assert!(r.is_err());
+                prop_assert_eq!(before, (gp.inputs().to_vec(), gp.factor().to_vec(), gp.alpha().to_vec()));
+            }
+        }
+    }
+}
