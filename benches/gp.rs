@@ -17,9 +17,17 @@ type Model<R> = Gp<R, N, D, Vec<R>>;
 
 fn model<R: Real>(n: usize) -> Model<R> {
     let k = Kernel::matern52([R::from_f64(0.4); D], R::ONE).unwrap();
-    let mut gp = Gp::new(k, R::ZERO, R::from_f64(1e-3), WhenFull::Reject, vec![R::ZERO; tri_len(N)]).unwrap();
+    let mut gp = Gp::new(
+        k,
+        R::ZERO,
+        R::from_f64(1e-3),
+        WhenFull::Reject,
+        vec![R::ZERO; tri_len(N)],
+    )
+    .unwrap();
     for x in points::<D>(n, 1) {
-        gp.push(&x.map(R::from_f64), R::from_f64(objective(&x))).unwrap();
+        gp.push(&x.map(R::from_f64), R::from_f64(objective(&x)))
+            .unwrap();
     }
     gp
 }
@@ -64,7 +72,11 @@ fn bench_precision<R: Real>(c: &mut Criterion, name: &str) {
         cfg.starts = 2;
         cfg.evaluations_per_start = 30;
         g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
-            b.iter_batched_ref(|| gp.clone(), |gp| gp.fit(&cfg).unwrap(), criterion::BatchSize::LargeInput)
+            b.iter_batched_ref(
+                || gp.clone(),
+                |gp| gp.fit(&cfg).unwrap(),
+                criterion::BatchSize::LargeInput,
+            )
         });
     }
     g.finish();

@@ -6,7 +6,9 @@ pub fn points<const D: usize>(n: usize, seed: u64) -> Vec<[f64; D]> {
     (0..n)
         .map(|_| {
             core::array::from_fn(|_| {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 (s >> 11) as f64 / (1u64 << 53) as f64
             })
         })

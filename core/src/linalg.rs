@@ -56,7 +56,8 @@ pub fn cholesky_in_place<R: Real>(a: &mut [R], n: usize) -> Result<(), NotPositi
         let (done, rest) = a.split_at_mut(row_start(i));
         let row_i = &mut rest[..i + 1];
         let pivot = factor_row(done, i, row_i);
-        if !(pivot > R::ZERO) || !pivot.is_finite() {
+        // Also rejects NaN, for which every comparison is false.
+        if !pivot.is_finite() || pivot <= R::ZERO {
             return Err(NotPositiveDefinite { row: i });
         }
         row_i[i] = pivot.sqrt();
@@ -204,6 +205,7 @@ fn hypot<R: Real>(a: R, b: R) -> R {
 }
 
 #[cfg(test)]
+#[allow(clippy::needless_range_loop)] // dense matrix loops read best with indices
 mod tests {
     use super::*;
 

@@ -1,6 +1,6 @@
 //! The `costbo` command.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -143,7 +143,7 @@ fn full(v: f64, precision: Precision) -> String {
     }
 }
 
-fn read(path: &PathBuf) -> Result<Table, String> {
+fn read(path: &Path) -> Result<Table, String> {
     Table::read(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 

@@ -246,7 +246,10 @@ fn ascend<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>(
             slope += di * g.get(i);
             dmax = dmax.max(di.abs());
         }
-        if dmax <= R::from_f64(1e-9) || !(slope > R::ZERO) {
+        // `slope <= 0` also catches NaN through the negated comparison.
+        if dmax <= R::from_f64(1e-9)
+            || slope.partial_cmp(&R::ZERO) != Some(core::cmp::Ordering::Greater)
+        {
             break; // projected stationary point
         }
         // Armijo backtracking along d.

@@ -434,11 +434,11 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
         let mut d_mean = [R::ZERO; D];
         let mut d_var = [R::ZERO; D];
         let mut g = [R::ZERO; D];
-        for j in 0..n {
-            self.kernel.eval_with_grad(x, &self.x[j], &mut g);
+        for ((xj, aj), wj) in self.x[..n].iter().zip(&self.alpha).zip(&v) {
+            self.kernel.eval_with_grad(x, xj, &mut g);
             for i in 0..D {
-                d_mean[i] += self.alpha[j] * g[i];
-                d_var[i] -= R::TWO * v[j] * g[i];
+                d_mean[i] += *aj * g[i];
+                d_var[i] -= R::TWO * *wj * g[i];
             }
         }
         let std = variance.sqrt();
@@ -626,8 +626,8 @@ fn lml_gradient<R: Real, const D: usize>(
             }
             let kv = kernel.eval_with_lengthscale_grad(&x[i], &x[j], &mut gl);
             grad.log_outputscale += w * kv;
-            for d in 0..D {
-                grad.log_lengthscales[d] += w * gl[d];
+            for (gd, gld) in grad.log_lengthscales.iter_mut().zip(&gl) {
+                *gd += w * *gld;
             }
         }
     }

@@ -1,5 +1,6 @@
 //! Unit tests of the GP against independent references: a dense Gauss–Jordan solve with
 //! partial pivoting (no Cholesky anywhere), closed forms for tiny cases, and finite differences.
+#![allow(clippy::needless_range_loop, clippy::type_complexity)]
 extern crate std;
 
 use std::vec::Vec;
