@@ -11,14 +11,31 @@
 //! 2. [`linalg`]: packed lower-triangular Cholesky factors with O(n²) append and downdate.
 //! 3. [`kernel`]: stationary ARD kernels (squared exponential, Matérn-5/2).
 //! 4. [`gp`]: exact GP regression with fixed capacity, gradients, likelihood and fitting.
+//! 5. [`dist`]: distributions of uncontrolled variables (truncated normal, uniform, discrete,
+//!    constant) with inverse-CDF sampling; [`qmc`]: scrambled quasi-random sequences.
+//! 6. [`problem`]: variables, bounds, control sets and costs; [`expectation`]: sample banks and
+//!    expected bounds over the uncontrolled variables.
+//! 7. [`thompson`]: posterior sample paths (random Fourier features, pathwise conditioning).
+//! 8. [`optimize`] (projected gradient ascent) and [`inner`]: maximisation over one control set.
+//! 9. [`policy`]: the decision rules, one file per paper's rule.
+//! 10. [`driver`]: the ask/tell [`Controller`](driver::Controller) with its budget ledger.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod dist;
+pub mod driver;
+pub mod expectation;
 pub mod gp;
+pub mod inner;
 pub mod kernel;
 pub mod linalg;
+pub mod optimize;
+pub mod policy;
+pub mod problem;
+pub mod qmc;
 pub mod real;
+pub mod thompson;
 
 pub use gp::{Gp, GpError, Hyperparameters, Prediction, PredictionGradient, WhenFull};
 pub use kernel::{Kernel, Shape};

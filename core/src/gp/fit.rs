@@ -1,14 +1,13 @@
 //! Hyperparameter fitting: maximum likelihood or MAP within box bounds, multi-start, with a
 //! fixed evaluation budget so that a microcontroller knows what a fit costs.
 //!
-//! The optimiser is spectral projected gradient ascent (Barzilai–Borwein steps projected onto
-//! the box, Armijo backtracking): it needs only gradients and O(D) memory, handles bounds
-//! exactly, and is robust to the badly scaled coordinates of GP likelihoods.
+//! The optimiser is the crate's spectral projected gradient ascent ([`crate::optimize`]).
 
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro128PlusPlus;
 
 use super::{Gp, GpError, Hyperparameters};
+use crate::optimize;
 use crate::real::Real;
 
 /// Independent Gaussian priors on the fitting coordinates (log-normal on the positive
@@ -93,13 +92,6 @@ impl<R: Real, const D: usize> FitConfig<R, D> {
         }
         Ok(())
     }
-
-    fn project(&self, h: &mut Hyperparameters<R, D>) {
-        for i in 0..Hyperparameters::<R, D>::LEN {
-            let v = h.get(i).clamp_to(self.lower.get(i), self.upper.get(i));
-            *h.get_mut(i) = v;
-        }
-    }
 }
 
 /// What a fit found.
@@ -115,12 +107,13 @@ pub struct FitReport<R, const D: usize> {
     pub evaluations: usize,
 }
 
-/// Objective value and gradient at `h`, or `None` where the kernel matrix cannot be factored.
+/// Objective (log likelihood plus log prior) and its gradient at `h`, or `None` where the
+/// kernel matrix cannot be factored.
 fn evaluate<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>(
     gp: &mut Gp<R, N, D, S>,
     config: &FitConfig<R, D>,
     h: &Hyperparameters<R, D>,
-) -> Option<(R, R, Hyperparameters<R, D>)> {
+) -> Option<(R, Hyperparameters<R, D>)> {
     gp.kernel = gp.kernel_from(h).ok()?;
     gp.mean = h.mean;
     gp.noise = h.log_noise.exp();
@@ -145,7 +138,7 @@ fn evaluate<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>
             *grad.get_mut(i) = R::ZERO;
         }
     }
-    (objective.is_finite() && grad.is_finite()).then_some((objective, lml, grad))
+    (objective.is_finite() && grad.is_finite()).then_some((objective, grad))
 }
 
 pub(super) fn fit<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>(
@@ -158,10 +151,10 @@ pub(super) fn fit<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut
     }
     let original = (gp.kernel, gp.mean, gp.noise, gp.jitter);
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(config.seed);
-    let mut best: Option<(R, R, Hyperparameters<R, D>)> = None;
+    let mut best: Option<(R, Hyperparameters<R, D>)> = None;
     let mut evaluations = 0;
     for start in 0..config.starts {
-        let mut h = if start == 0 {
+        let h = if start == 0 {
             let mut h = gp_hyperparameters(&original.0, original.1, original.2);
             if !h.is_finite() {
                 h = random_point(config, &mut rng);
@@ -170,12 +163,17 @@ pub(super) fn fit<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut
         } else {
             random_point(config, &mut rng)
         };
-        config.project(&mut h);
-        let (h, f, lml, used) = ascend(gp, config, h);
-        evaluations += used;
-        if let Some(f) = f {
-            if best.is_none_or(|(bf, _, _)| f > bf) {
-                best = Some((f, lml, h));
+        let ascent = optimize::maximize(
+            |h: &Hyperparameters<R, D>| evaluate(gp, config, h),
+            h,
+            &config.lower,
+            &config.upper,
+            config.evaluations_per_start,
+        );
+        evaluations += ascent.map_or(1, |a| a.evaluations);
+        if let Some(a) = ascent {
+            if best.is_none_or(|(bf, _)| a.value > bf) {
+                best = Some((a.value, a.point));
             }
         }
     }
@@ -183,7 +181,7 @@ pub(super) fn fit<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut
         (gp.kernel, gp.mean, gp.noise, gp.jitter) = original;
         let _ = gp.refactor_keeping_jitter();
     };
-    let Some((objective, lml, h)) = best else {
+    let Some((objective, h)) = best else {
         restore(gp);
         return Err(GpError::NotPositiveDefinite);
     };
@@ -201,101 +199,10 @@ pub(super) fn fit<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut
     Ok(FitReport {
         // Read back from the model: exp/ln round trips may move the last bit.
         hyperparameters: gp.hyperparameters(),
-        log_marginal_likelihood: lml,
+        log_marginal_likelihood: gp.log_marginal_likelihood(),
         objective,
         evaluations,
     })
-}
-
-/// One run of projected Barzilai–Borwein gradient ascent from `h`.
-/// Returns the best point, its objective and likelihood (if any evaluation succeeded), and the
-/// number of evaluations used.
-#[allow(clippy::type_complexity)]
-fn ascend<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>(
-    gp: &mut Gp<R, N, D, S>,
-    config: &FitConfig<R, D>,
-    mut h: Hyperparameters<R, D>,
-) -> (Hyperparameters<R, D>, Option<R>, R, usize) {
-    let len = Hyperparameters::<R, D>::LEN;
-    let budget = config.evaluations_per_start;
-    let mut used = 1;
-    let Some((mut f, mut lml, mut g)) = evaluate(gp, config, &h) else {
-        return (h, None, R::ZERO, used);
-    };
-    // First step: move at most 1 in log space along the steepest coordinate.
-    let gmax = (0..len).fold(R::ZERO, |m, i| m.max(g.get(i).abs()));
-    let mut step = if gmax > R::ZERO {
-        R::ONE / gmax
-    } else {
-        R::ONE
-    };
-    let (step_min, step_max) = (R::from_f64(1e-10), R::from_f64(1e10));
-    while used < budget {
-        // Projected direction d = P(h + step·g) − h.
-        let mut trial = h;
-        for i in 0..len {
-            *trial.get_mut(i) += step * g.get(i);
-        }
-        config.project(&mut trial);
-        let mut d = Hyperparameters::<R, D>::splat(R::ZERO);
-        let mut slope = R::ZERO;
-        let mut dmax = R::ZERO;
-        for i in 0..len {
-            let di = trial.get(i) - h.get(i);
-            *d.get_mut(i) = di;
-            slope += di * g.get(i);
-            dmax = dmax.max(di.abs());
-        }
-        // `slope <= 0` also catches NaN through the negated comparison.
-        if dmax <= R::from_f64(1e-9)
-            || slope.partial_cmp(&R::ZERO) != Some(core::cmp::Ordering::Greater)
-        {
-            break; // projected stationary point
-        }
-        // Armijo backtracking along d.
-        let mut lambda = R::ONE;
-        let accepted = loop {
-            if used >= budget {
-                break None;
-            }
-            let mut cand = h;
-            for i in 0..len {
-                *cand.get_mut(i) += lambda * d.get(i);
-            }
-            config.project(&mut cand);
-            used += 1;
-            if let Some((fc, lc, gc)) = evaluate(gp, config, &cand) {
-                if fc >= f + R::from_f64(1e-4) * lambda * slope {
-                    break Some((cand, fc, lc, gc));
-                }
-            }
-            lambda *= R::HALF;
-            if lambda < R::from_f64(1e-6) {
-                break None;
-            }
-        };
-        let Some((cand, fc, lc, gc)) = accepted else {
-            break;
-        };
-        // Barzilai–Borwein step for the minimisation of −f: s = Δh, y = −Δg.
-        let (mut ss, mut sy) = (R::ZERO, R::ZERO);
-        for i in 0..len {
-            let si = cand.get(i) - h.get(i);
-            let yi = g.get(i) - gc.get(i);
-            ss += si * si;
-            sy += si * yi;
-        }
-        step = if sy > R::ZERO {
-            (ss / sy).clamp_to(step_min, step_max)
-        } else {
-            step_max.min(step * R::from_f64(10.0))
-        };
-        h = cand;
-        f = fc;
-        lml = lc;
-        g = gc;
-    }
-    (h, Some(f), lml, used)
 }
 
 fn random_point<R: Real, const D: usize>(

@@ -113,6 +113,18 @@ pub struct Hyperparameters<R, const D: usize> {
     pub mean: R,
 }
 
+impl<R: Real, const D: usize> crate::optimize::Coordinates<R> for Hyperparameters<R, D> {
+    fn len(&self) -> usize {
+        Self::LEN
+    }
+    fn get(&self, i: usize) -> R {
+        Hyperparameters::get(self, i)
+    }
+    fn get_mut(&mut self, i: usize) -> &mut R {
+        Hyperparameters::get_mut(self, i)
+    }
+}
+
 impl<R: Real, const D: usize> Hyperparameters<R, D> {
     /// Number of coordinates, `D + 3`.
     pub const LEN: usize = D + 3;
@@ -376,6 +388,23 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
             s += self.kernel.eval(x, xi) * *ai;
         }
         Ok(s)
+    }
+
+    /// Posterior mean and its input gradient, in O(nD) (no triangular solve).
+    pub fn predict_mean_with_gradient(&self, x: &[R; D]) -> Result<(R, [R; D]), GpError> {
+        if !all_finite(x) {
+            return Err(GpError::NonFinite);
+        }
+        let mut mean = self.mean;
+        let mut grad = [R::ZERO; D];
+        let mut g = [R::ZERO; D];
+        for (xj, aj) in self.x[..self.len].iter().zip(&self.alpha) {
+            mean += self.kernel.eval_with_grad(x, xj, &mut g) * *aj;
+            for (gi, gji) in grad.iter_mut().zip(&g) {
+                *gi += *aj * *gji;
+            }
+        }
+        Ok((mean, grad))
     }
 
     /// Posterior mean and latent variance at every point of `xs`.

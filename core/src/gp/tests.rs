@@ -629,3 +629,20 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn mean_gradient_agrees_with_full_gradient() {
+    let mut rng = Lcg(59);
+    let mut gp = new_gp(Shape::Matern52, 1e-3, WhenFull::Reject);
+    for _ in 0..10 {
+        let x = rng.point();
+        gp.push(&x, objective(&x)).unwrap();
+    }
+    let t = rng.point();
+    let (m, g) = gp.predict_mean_with_gradient(&t).unwrap();
+    let full = gp.predict_with_gradient(&t).unwrap();
+    assert!((m - full.mean).abs() < 1e-14);
+    for i in 0..3 {
+        assert!((g[i] - full.d_mean[i]).abs() < 1e-13);
+    }
+}

@@ -30,6 +30,7 @@ mod firmware {
         suite::gp::errors_leave_model_unchanged_f32,
         suite::gp::input_gradients_match_finite_differences_f64,
         suite::gp::fit_improves_likelihood_f32,
+        suite::decision::etc_ada_20_rounds_on_hartmann3,
     ];
 
     #[entry]

@@ -5,5 +5,6 @@
 //! The harness fails the run if the stack high-water mark reaches 90%.
 
 pub mod basic;
+pub mod decision;
 pub mod gp;
 pub mod reference_cases;

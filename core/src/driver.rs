@@ -1,0 +1,423 @@
+//! The ask/tell driver: the object a controller talks to every round.
+//!
+//! [`Controller::suggest`] returns which control set to pay for and the values of its variables
+//! in physical units; the caller applies them, measures every variable (the uncontrolled ones
+//! are whatever chance gave), reads the outcome and calls [`Controller::observe`] with the full
+//! measured point, the outcome and the cost actually paid. The controller keeps the budget
+//! ledger, refuses to decide when the budget cannot pay for the next decision, and recommends
+//! the best (control set, values) by expected posterior mean.
+
+use crate::expectation::{Bound, SampleBank};
+use crate::gp::{Gp, GpError};
+use crate::inner::{InnerConfig, InnerResult};
+use crate::policy::explore_then_commit::{ExploreThenCommit, PlaysPerGroup};
+use crate::policy::ucb_cvs::{self, EpsilonSchedule};
+use crate::policy::unknown_cost::{UnknownCost, UnknownCostConfig};
+use crate::policy::{per_unit_cost, score_sets, thompson_psq};
+use crate::problem::{ControlSet, Costs, Problem};
+use crate::real::Real;
+use crate::thompson::PosteriorSample;
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro128PlusPlus;
+
+/// The decision rule a controller follows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Rule<R> {
+    /// UCB-CVS with an ε-schedule (paper 000); `EpsilonSchedule::Constant(0)` is UCB-PSQ.
+    UcbCvs(EpsilonSchedule<R>),
+    /// Explore-then-commit over cost groups: ETC-50, ETC-100 (`Fixed`) or ETC-Ada (paper 000).
+    ExploreThenCommit(PlaysPerGroup),
+    /// Expected UCB divided by cost (a baseline the paper shows failing).
+    UcbPerUnitCost,
+    /// Unknown random costs (paper 001).
+    UnknownCost(UnknownCostConfig<R>),
+    /// Thompson sampling over partial queries: one posterior path per round, best expected
+    /// value over all (set, values) (paper 000's TS-PSQ baseline).
+    ThompsonPsq,
+    /// TS-PSQ with each set's best expected sample divided by its cost (a failing baseline).
+    ThompsonPerUnitCost,
+}
+
+/// Settings of a controller.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings<R> {
+    /// The decision rule.
+    pub rule: Rule<R>,
+    /// Width of the confidence bounds, `μ ± βσ` (the papers use 2).
+    pub beta: R,
+    /// Total budget.
+    pub budget: R,
+    /// Inner optimiser budget per control set.
+    pub inner: InnerConfig,
+    /// Seed of the candidate pools.
+    pub seed: u64,
+}
+
+/// What the controller decided for this round.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Decision<R, const D: usize> {
+    /// Index of the control set in the problem.
+    pub set: usize,
+    /// The control set.
+    pub control: ControlSet,
+    /// Physical value of each controlled variable; `None` for variables left to chance.
+    pub values: [Option<R>; D],
+    /// The acquisition value that won (expected UCB for the UCB rules).
+    pub score: R,
+}
+
+/// Errors of the driver. The controller is unchanged whenever one is returned.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DriverError {
+    /// The remaining budget cannot pay for the next decision.
+    BudgetExhausted,
+    /// `observe` was called without a pending decision.
+    NoPendingDecision,
+    /// A value is NaN or infinite.
+    NonFinite,
+    /// A measured variable lies outside its bounds.
+    OutOfBounds(usize),
+    /// A controlled variable differs from the decided value by more than the tolerance.
+    InconsistentWithDecision(usize),
+    /// The cost is not a positive finite number.
+    InvalidCost,
+    /// The rule cannot be used with this problem (for example ETC without known costs).
+    RuleNeedsKnownCosts,
+    /// No control set's acquisition could be evaluated.
+    NoScore,
+    /// The GP rejected the observation (for example its buffer is full under `Reject`).
+    Gp(GpError),
+}
+
+impl From<GpError> for DriverError {
+    fn from(e: GpError) -> Self {
+        DriverError::Gp(e)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum RuleState<R, const M: usize> {
+    Stateless,
+    Etc(ExploreThenCommit<R, M>),
+    Unknown(UnknownCost<R, M>),
+}
+
+/// An ask/tell controller for `problem` with a GP of capacity `N` (factor storage `S`), a
+/// sample bank in storage `B`, and `F` random Fourier features for the Thompson rules (unused
+/// by the others; a posterior path takes `F × (D + 2) + N` scalars of stack while a Thompson
+/// decision is made).
+#[derive(Debug, Clone)]
+pub struct Controller<R, const N: usize, const D: usize, const M: usize, const F: usize, S, B> {
+    problem: Problem<R, D, M>,
+    gp: Gp<R, N, D, S>,
+    bank: SampleBank<R, D, B>,
+    settings: Settings<R>,
+    state: RuleState<R, M>,
+    // Budget spent, summed with Neumaier compensation: thousands of small costs must add up to
+    // the budget exactly enough that the last affordable round is not refused.
+    spent: R,
+    spent_error: R,
+    rounds: usize,
+    pending: Option<Decision<R, D>>,
+    rng: Xoshiro128PlusPlus,
+}
+
+/// Relative tolerance (of a variable's range) between a decided and a measured controlled value.
+const APPLY_TOLERANCE: f64 = 1e-3;
+
+impl<R, const N: usize, const D: usize, const M: usize, const F: usize, S, B>
+    Controller<R, N, D, M, F, S, B>
+where
+    R: Real,
+    S: AsRef<[R]> + AsMut<[R]>,
+    B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+{
+    /// A controller. The GP's inputs live in the unit cube of `problem`.
+    pub fn new(
+        problem: Problem<R, D, M>,
+        gp: Gp<R, N, D, S>,
+        bank: SampleBank<R, D, B>,
+        settings: Settings<R>,
+    ) -> Result<Self, DriverError> {
+        if !settings.budget.is_finite() || !settings.beta.is_finite() || settings.budget < R::ZERO {
+            return Err(DriverError::NonFinite);
+        }
+        let known: Option<&[R]> = match problem.costs() {
+            Costs::Known(c) => Some(&c[..problem.num_sets()]),
+            Costs::Unknown => None,
+        };
+        let state = match (settings.rule, known) {
+            (Rule::ExploreThenCommit(plays), Some(c)) => {
+                RuleState::Etc(ExploreThenCommit::new(c, plays))
+            }
+            (Rule::UnknownCost(cfg), _) => {
+                RuleState::Unknown(UnknownCost::new(problem.num_sets(), cfg))
+            }
+            (
+                Rule::ExploreThenCommit(_)
+                | Rule::UcbCvs(_)
+                | Rule::UcbPerUnitCost
+                | Rule::ThompsonPerUnitCost,
+                None,
+            ) => return Err(DriverError::RuleNeedsKnownCosts),
+            _ => RuleState::Stateless,
+        };
+        Ok(Controller {
+            problem,
+            gp,
+            bank,
+            settings,
+            state,
+            spent: R::ZERO,
+            spent_error: R::ZERO,
+            rounds: 0,
+            pending: None,
+            rng: Xoshiro128PlusPlus::seed_from_u64(settings.seed),
+        })
+    }
+
+    /// The problem.
+    pub fn problem(&self) -> &Problem<R, D, M> {
+        &self.problem
+    }
+
+    /// The GP (inputs in unit coordinates).
+    pub fn gp(&self) -> &Gp<R, N, D, S> {
+        &self.gp
+    }
+
+    /// Budget spent so far.
+    pub fn spent(&self) -> R {
+        self.spent + self.spent_error
+    }
+
+    /// Budget left.
+    pub fn remaining(&self) -> R {
+        (self.settings.budget - self.spent) - self.spent_error
+    }
+
+    /// True when a cost can still be paid: up to a few units in the last place of the budget,
+    /// so that costs that add up to the budget on paper are all affordable.
+    fn affordable(&self, cost: R) -> bool {
+        cost <= self.remaining() + R::from_f64(4.0) * R::EPSILON * self.settings.budget
+    }
+
+    /// Rounds observed (charged observations).
+    pub fn rounds(&self) -> usize {
+        self.rounds
+    }
+
+    /// The decision awaiting its observation, if any.
+    pub fn pending(&self) -> Option<&Decision<R, D>> {
+        self.pending.as_ref()
+    }
+
+    /// Adds an observation that is not charged to the budget and not tied to a decision
+    /// (initial design points).
+    pub fn observe_initial(&mut self, x: &[R; D], y: R) -> Result<(), DriverError> {
+        let u = self.check_point(x, y)?;
+        self.gp.push(&u, y)?;
+        Ok(())
+    }
+
+    /// Decides the next round. Calling it again before [`observe`](Self::observe) returns
+    /// the same decision.
+    pub fn suggest(&mut self) -> Result<Decision<R, D>, DriverError> {
+        if let Some(d) = self.pending {
+            return Ok(d);
+        }
+        if !self.affordable(R::MIN_POSITIVE) {
+            return Err(DriverError::BudgetExhausted);
+        }
+        let m = self.problem.num_sets();
+        let seed = self.settings.seed ^ (self.rounds as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+        if matches!(
+            self.settings.rule,
+            Rule::ThompsonPsq | Rule::ThompsonPerUnitCost
+        ) {
+            return self.suggest_thompson(seed);
+        }
+        let mut ucb: [Option<InnerResult<R, D>>; M] = [None; M];
+        score_sets(
+            &self.problem,
+            &self.gp,
+            &self.bank,
+            Bound::Upper(self.settings.beta),
+            &self.settings.inner,
+            seed,
+            &mut ucb[..m],
+        );
+        let scores: [R; M] = core::array::from_fn(|i| ucb[i].map_or(-R::INFINITY, |r| r.value));
+        let costs: [R; M] = core::array::from_fn(|i| self.problem.known_cost(i).unwrap_or(R::ONE));
+        let (scores, costs) = (&scores[..m], &costs[..m]);
+        let spent = self.spent();
+        let chosen = match (&mut self.state, self.settings.rule) {
+            (RuleState::Etc(etc), _) => etc.select(scores, costs),
+            (RuleState::Unknown(rule), _) => {
+                let mut lcb: [Option<InnerResult<R, D>>; M] = [None; M];
+                score_sets(
+                    &self.problem,
+                    &self.gp,
+                    &self.bank,
+                    Bound::Lower(self.settings.beta),
+                    &self.settings.inner,
+                    seed ^ 1,
+                    &mut lcb[..m],
+                );
+                let lcb_max = lcb[..m]
+                    .iter()
+                    .flatten()
+                    .map(|r| r.value)
+                    .fold(-R::INFINITY, R::max);
+                if !scores.iter().all(|s| s.is_finite()) || !lcb_max.is_finite() {
+                    return Err(DriverError::NoScore);
+                }
+                rule.select(scores, lcb_max, spent, self.settings.budget)
+                    .ok()
+            }
+            (_, Rule::UcbCvs(schedule)) => ucb_cvs::select(scores, costs, schedule.at(self.rounds)),
+            (_, Rule::UcbPerUnitCost) => per_unit_cost::select(scores, costs),
+            _ => None,
+        };
+        let i = chosen.ok_or(DriverError::NoScore)?;
+        let best = ucb[i].ok_or(DriverError::NoScore)?;
+        self.commit(i, best)
+    }
+
+    /// One Thompson decision: a fresh posterior path, maximised per set.
+    fn suggest_thompson(&mut self, seed: u64) -> Result<Decision<R, D>, DriverError> {
+        let m = self.problem.num_sets();
+        let mut out: [Option<InnerResult<R, D>>; M] = [None; M];
+        {
+            let path = PosteriorSample::<R, D, F, N>::draw(&self.gp, &mut self.rng)?;
+            thompson_psq::score_sets(
+                &self.problem,
+                &path,
+                &self.bank,
+                &self.settings.inner,
+                seed,
+                &mut out[..m],
+            );
+        }
+        let scores: [R; M] = core::array::from_fn(|i| out[i].map_or(-R::INFINITY, |r| r.value));
+        let chosen = if self.settings.rule == Rule::ThompsonPerUnitCost {
+            let costs: [R; M] =
+                core::array::from_fn(|i| self.problem.known_cost(i).unwrap_or(R::ONE));
+            per_unit_cost::select(&scores[..m], &costs[..m])
+        } else {
+            // Cost-blind argmax: ε = 0 with equal costs.
+            ucb_cvs::select(&scores[..m], &[R::ONE; M][..m], R::ZERO)
+        };
+        let i = chosen.ok_or(DriverError::NoScore)?;
+        let best = out[i].ok_or(DriverError::NoScore)?;
+        self.commit(i, best)
+    }
+
+    /// Turns the chosen set and maximiser into the pending decision, if the budget can pay.
+    fn commit(&mut self, i: usize, best: InnerResult<R, D>) -> Result<Decision<R, D>, DriverError> {
+        if let Some(c) = self.problem.known_cost(i) {
+            if !self.affordable(c) {
+                return Err(DriverError::BudgetExhausted);
+            }
+        }
+        let control = self.problem.sets()[i];
+        let phys = self.problem.to_physical(&best.x);
+        let decision = Decision {
+            set: i,
+            control,
+            values: core::array::from_fn(|l| control.contains(l).then_some(phys[l])),
+            score: best.value,
+        };
+        self.pending = Some(decision);
+        Ok(decision)
+    }
+
+    /// Records the outcome of the pending decision: the full measured point `x` (physical
+    /// units: controlled values as applied, the others as measured), the outcome `y` and the
+    /// cost paid. With known costs, `cost` should be the set's cost; it is what is charged.
+    pub fn observe(&mut self, x: &[R; D], y: R, cost: R) -> Result<(), DriverError> {
+        let decision = self.pending.ok_or(DriverError::NoPendingDecision)?;
+        if !cost.is_finite() || cost <= R::ZERO {
+            return Err(DriverError::InvalidCost);
+        }
+        let u = self.check_point(x, y)?;
+        for (l, (xl, decided)) in x.iter().zip(&decision.values).enumerate() {
+            if let Some(v) = decided {
+                let range = self.problem.upper()[l] - self.problem.lower()[l];
+                if (*xl - *v).abs() > R::from_f64(APPLY_TOLERANCE) * range {
+                    return Err(DriverError::InconsistentWithDecision(l));
+                }
+            }
+        }
+        self.gp.push(&u, y)?;
+        // Nothing below can fail: the ledger and the rule state change together.
+        let spent_before = self.spent();
+        let t = self.spent + cost;
+        self.spent_error += if self.spent.abs() >= cost.abs() {
+            (self.spent - t) + cost
+        } else {
+            (cost - t) + self.spent
+        };
+        self.spent = t;
+        match &mut self.state {
+            RuleState::Etc(etc) => {
+                if let Some(c) = self.problem.known_cost(decision.set) {
+                    etc.record_play(c);
+                }
+            }
+            RuleState::Unknown(rule) => {
+                rule.record(decision.set, cost, spent_before, self.settings.budget)
+            }
+            RuleState::Stateless => {}
+        }
+        self.rounds += 1;
+        self.pending = None;
+        Ok(())
+    }
+
+    /// The best (control set, values) by expected posterior mean, with that expectation.
+    pub fn recommend(&self) -> Result<Decision<R, D>, DriverError> {
+        let m = self.problem.num_sets();
+        let mut mean: [Option<InnerResult<R, D>>; M] = [None; M];
+        score_sets(
+            &self.problem,
+            &self.gp,
+            &self.bank,
+            Bound::Mean,
+            &self.settings.inner,
+            self.settings.seed ^ 0xA5A5,
+            &mut mean[..m],
+        );
+        let (i, best) = mean[..m]
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.map(|r| (i, r)))
+            .fold(
+                None,
+                |b: Option<(usize, InnerResult<R, D>)>, (i, r)| match b {
+                    Some((_, br)) if br.value >= r.value => b,
+                    _ => Some((i, r)),
+                },
+            )
+            .ok_or(DriverError::NoScore)?;
+        let control = self.problem.sets()[i];
+        let phys = self.problem.to_physical(&best.x);
+        Ok(Decision {
+            set: i,
+            control,
+            values: core::array::from_fn(|l| control.contains(l).then_some(phys[l])),
+            score: best.value,
+        })
+    }
+
+    /// Validates a measured point and outcome; returns the point in unit coordinates.
+    fn check_point(&self, x: &[R; D], y: R) -> Result<[R; D], DriverError> {
+        if !y.is_finite() || !x.iter().all(|v| v.is_finite()) {
+            return Err(DriverError::NonFinite);
+        }
+        if let Some(l) = (0..D).find(|&l| !self.problem.contains_coordinate(l, x[l])) {
+            return Err(DriverError::OutOfBounds(l));
+        }
+        Ok(self.problem.to_unit(x))
+    }
+}

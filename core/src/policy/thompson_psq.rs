@@ -1,0 +1,67 @@
+//! TS-PSQ (Hayashi et al., paper 000's baseline): draw one posterior sample path, maximise its
+//! expectation over the uncontrolled variables for every control set, and play the best
+//! (set, values) overall — or, for the per-unit-cost variant, the best expectation per unit
+//! cost.
+
+use crate::expectation::{merge, SampleBank};
+use crate::inner::{maximize_over_set, InnerConfig, InnerResult};
+use crate::problem::Problem;
+use crate::real::Real;
+use crate::thompson::PosteriorSample;
+
+/// `E[f([x^set, X])]` over the bank for a sample path `f`, and its gradient in `x`.
+pub fn expected_sample<R: Real, const D: usize, const F: usize, const N: usize, B>(
+    path: &PosteriorSample<'_, R, D, F, N>,
+    bank: &SampleBank<R, D, B>,
+    set: crate::problem::ControlSet,
+    x: &[R; D],
+) -> (R, [R; D])
+where
+    B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+{
+    let full = (0..D).all(|l| set.contains(l));
+    let points = if full {
+        &bank.points()[..1]
+    } else {
+        bank.points()
+    };
+    let mut value = R::ZERO;
+    let mut grad = [R::ZERO; D];
+    let mut g = [R::ZERO; D];
+    for random in points {
+        value += path.value_and_gradient(&merge(set, x, random), &mut g);
+        for l in 0..D {
+            if set.contains(l) {
+                grad[l] += g[l];
+            }
+        }
+    }
+    let inv = R::ONE / R::from_usize(points.len());
+    (value * inv, grad.map(|v| v * inv))
+}
+
+/// Maximises the sample's expectation over every control set of `problem` into `out`.
+pub fn score_sets<R, const D: usize, const M: usize, const F: usize, const N: usize, B>(
+    problem: &Problem<R, D, M>,
+    path: &PosteriorSample<'_, R, D, F, N>,
+    bank: &SampleBank<R, D, B>,
+    inner: &InnerConfig,
+    seed: u64,
+    out: &mut [Option<InnerResult<R, D>>],
+) where
+    R: Real,
+    B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+{
+    for (i, (set, slot)) in problem.sets().iter().zip(out.iter_mut()).enumerate() {
+        let f = |x: &[R; D]| {
+            let (v, g) = expected_sample(path, bank, *set, x);
+            v.is_finite().then_some((v, g))
+        };
+        *slot = maximize_over_set(
+            *set,
+            f,
+            inner,
+            seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        );
+    }
+}

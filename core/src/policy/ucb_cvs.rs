@@ -1,0 +1,102 @@
+//! UCB-CVS (paper 000, Algorithm 1): among the control sets whose best expected UCB is within
+//! `ε_t` of the best, play the cheapest (ties: the higher score). `ε_t = 0` is UCB-PSQ, which
+//! ignores cost.
+
+use crate::real::Real;
+
+/// The relaxation `ε_t` as a function of the round.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum EpsilonSchedule<R> {
+    /// The same `ε` every round (`0` gives UCB-PSQ).
+    Constant(R),
+    /// Linear decay from `start` at round 0 to 0 at round `cutoff`, then 0 (the schedule of
+    /// the paper's early code).
+    Linear {
+        /// `ε_0`.
+        start: R,
+        /// First round at which `ε` is 0.
+        cutoff: usize,
+    },
+}
+
+impl<R: Real> EpsilonSchedule<R> {
+    /// `ε_t` for round `t` (0-based).
+    pub fn at(&self, t: usize) -> R {
+        match *self {
+            EpsilonSchedule::Constant(e) => e,
+            EpsilonSchedule::Linear { start, cutoff } => {
+                if t >= cutoff {
+                    R::ZERO
+                } else {
+                    start * (R::ONE - R::from_usize(t) / R::from_usize(cutoff))
+                }
+            }
+        }
+    }
+}
+
+/// Algorithm 1's choice: `g = max aᵢ`, `S₁ = {i : aᵢ + ε ≥ g}`, `S₂` = cheapest of `S₁`, play
+/// the highest score in `S₂`. Scores that are not finite are never chosen. `None` when no score
+/// is finite or the lengths differ.
+pub fn select<R: Real>(scores: &[R], costs: &[R], epsilon: R) -> Option<usize> {
+    if scores.len() != costs.len() {
+        return None;
+    }
+    let g = scores
+        .iter()
+        .filter(|s| s.is_finite())
+        .fold(None, |m: Option<R>, &s| Some(m.map_or(s, |m| m.max(s))))?;
+    let eligible = |i: usize| scores[i].is_finite() && scores[i] + epsilon >= g;
+    let cheapest = (0..scores.len())
+        .filter(|&i| eligible(i))
+        .map(|i| costs[i])
+        .fold(R::INFINITY, R::min);
+    (0..scores.len())
+        .filter(|&i| eligible(i) && costs[i] == cheapest)
+        .fold(None, |best: Option<usize>, i| match best {
+            Some(b) if scores[b] >= scores[i] => Some(b),
+            _ => Some(i),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relaxation_picks_the_cheaper_set() {
+        // Set 2 (full, cost 1) is best; set 0 (cost 0.01) is 0.05 behind, set 1 0.3 behind.
+        let scores = [1.95, 1.7, 2.0];
+        let costs = [0.01, 0.1, 1.0];
+        assert_eq!(select(&scores, &costs, 0.1), Some(0));
+        assert_eq!(select(&scores, &costs, 0.04), Some(2));
+        assert_eq!(
+            select(&scores, &costs, 0.0),
+            Some(2),
+            "UCB-PSQ is the argmax"
+        );
+        assert_eq!(select(&scores, &costs, 0.5), Some(0));
+        // Within S₂ (equal cheapest costs) the higher score wins.
+        assert_eq!(select(&[1.9, 1.95, 2.0], &[0.1, 0.1, 1.0], 0.2), Some(1));
+    }
+
+    #[test]
+    fn non_finite_scores_are_never_chosen() {
+        assert_eq!(select(&[f64::NAN, 1.0], &[0.1, 1.0], 10.0), Some(1));
+        assert_eq!(select::<f64>(&[f64::NAN], &[0.1], 1.0), None);
+        assert_eq!(select(&[1.0, 2.0], &[0.1], 1.0), None);
+    }
+
+    #[test]
+    fn linear_schedule_decays_to_zero() {
+        let s = EpsilonSchedule::Linear {
+            start: 2.0,
+            cutoff: 10,
+        };
+        assert_eq!(s.at(0), 2.0);
+        assert_eq!(s.at(5), 1.0);
+        assert_eq!(s.at(10), 0.0);
+        assert_eq!(s.at(1000), 0.0);
+        assert_eq!(EpsilonSchedule::Constant(0.3).at(77), 0.3);
+    }
+}

@@ -1,0 +1,289 @@
+//! Unknown, random costs per control set (paper 001, Algorithm 1): explore every set round
+//! robin, then keep the sets whose running upper bound can still reach within a tolerance `α`
+//! of the best running lower bound, and among them play the one whose cost has the smallest
+//! lower confidence bound.
+//!
+//! Pitfalls of the paper handled here (see `../shared/notes/seed-001.md`):
+//! - round-robin index `((t − 1) mod m) + 1` (the paper's `t mod m` yields 0);
+//! - the cost statistics are updated in exploitation too (the paper's loop forgets them);
+//! - the horizon `T` of the cost width `√(2 ln T / Tᵢ)` is unknown under a budget: the current
+//!   round `t` is used, as the authors' code does;
+//! - `(1 − α)·lcb` presumes `f ≥ 0`; for a negative bound it would tighten instead of relax, so
+//!   the threshold is `lcb − α·|lcb|`, which equals `(1 − α)·lcb` when `lcb ≥ 0`;
+//! - the filter is strict (`>`) as in the pseudo-code; if it empties, the running bounds are
+//!   reset to this round's values (lines 17–21);
+//! - running bounds: every round scores every set, so `ucb̄ᵢ` is the minimum over all rounds
+//!   (a valid and at least as tight intersection as the minimum over set `i`'s own visits);
+//! - α may decay: halved every `halve_every` exploitation rounds (the paper's "halved after d
+//!   evaluations", read as a repeated halving; `None` keeps it fixed).
+
+use crate::real::Real;
+
+/// How long exploration lasts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Exploration<R> {
+    /// Every set is played `τ` times (the paper's analysis).
+    Rounds(u32),
+    /// Explore while the budget spent is below this fraction of the total (the paper's
+    /// experiments: 0.6).
+    BudgetFraction(R),
+}
+
+/// Settings of the unknown-cost rule.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UnknownCostConfig<R> {
+    /// Exploration length.
+    pub exploration: Exploration<R>,
+    /// Tolerance `α` at the start of exploitation (paper: 0.1).
+    pub alpha: R,
+    /// Halve `α` every this many exploitation rounds (`None`: fixed).
+    pub halve_every: Option<u32>,
+}
+
+/// State of the unknown-cost rule for up to `M` sets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnknownCost<R, const M: usize> {
+    config: UnknownCostConfig<R>,
+    sets: usize,
+    plays: [u32; M],
+    cost_sums: [R; M],
+    ucb_bar: [R; M],
+    lcb_bar: R,
+    rounds: u32,
+    exploit_rounds: u32,
+}
+
+/// Why a round could not be decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnknownCostError {
+    /// Slices of the wrong length.
+    LengthMismatch,
+    /// A score was not finite.
+    NonFinite,
+}
+
+impl<R: Real, const M: usize> UnknownCost<R, M> {
+    /// A fresh state for `sets` control sets (at most `M`).
+    pub fn new(sets: usize, config: UnknownCostConfig<R>) -> Self {
+        UnknownCost {
+            config,
+            sets: sets.min(M),
+            plays: [0; M],
+            cost_sums: [R::ZERO; M],
+            ucb_bar: [R::INFINITY; M],
+            lcb_bar: -R::INFINITY,
+            rounds: 0,
+            exploit_rounds: 0,
+        }
+    }
+
+    /// True while the round-robin exploration lasts.
+    pub fn exploring(&self, spent: R, budget: R) -> bool {
+        match self.config.exploration {
+            Exploration::Rounds(tau) => self.plays[..self.sets].iter().any(|&p| p < tau),
+            Exploration::BudgetFraction(f) => spent < f * budget,
+        }
+    }
+
+    /// The tolerance in force.
+    pub fn alpha(&self) -> R {
+        let mut a = self.config.alpha;
+        if let Some(halvings) = self
+            .config
+            .halve_every
+            .and_then(|k| self.exploit_rounds.checked_div(k))
+        {
+            for _ in 0..halvings.min(64) {
+                a *= R::HALF;
+            }
+        }
+        a
+    }
+
+    /// Empirical mean cost of set `i` (`None` before its first play).
+    pub fn mean_cost(&self, i: usize) -> Option<R> {
+        (i < self.sets && self.plays[i] > 0)
+            .then(|| self.cost_sums[i] / R::from_usize(self.plays[i] as usize))
+    }
+
+    /// Lower confidence bound `max(ĉᵢ − √(2 ln t / Tᵢ), 0)`; −∞ before the first play.
+    pub fn cost_lcb(&self, i: usize) -> R {
+        match self.mean_cost(i) {
+            None => -R::INFINITY,
+            Some(c) => {
+                let t = R::from_usize((self.rounds as usize).max(1));
+                let width = (R::TWO * t.ln() / R::from_usize(self.plays[i] as usize)).sqrt();
+                (c - width).max(R::ZERO)
+            }
+        }
+    }
+
+    /// Decides this round. `ucb[i]` is set `i`'s best expected UCB, `lcb_max` the best expected
+    /// LCB over all sets and values; `spent`/`budget` decide the phase.
+    pub fn select(
+        &mut self,
+        ucb: &[R],
+        lcb_max: R,
+        spent: R,
+        budget: R,
+    ) -> Result<usize, UnknownCostError> {
+        if ucb.len() != self.sets {
+            return Err(UnknownCostError::LengthMismatch);
+        }
+        if !ucb.iter().all(|u| u.is_finite()) || !lcb_max.is_finite() {
+            return Err(UnknownCostError::NonFinite);
+        }
+        // Running intersections: lcb̄ only rises, ucb̄ᵢ only falls.
+        self.lcb_bar = self.lcb_bar.max(lcb_max);
+        for (bar, &u) in self.ucb_bar.iter_mut().zip(ucb) {
+            *bar = bar.min(u);
+        }
+        if self.exploring(spent, budget) {
+            return Ok(self.rounds as usize % self.sets);
+        }
+        let threshold = |lcb: R, alpha: R| lcb - alpha * lcb.abs();
+        let alpha = self.alpha();
+        let survives = |bar: &[R; M], lcb: R, i: usize| bar[i] > threshold(lcb, alpha);
+        if !(0..self.sets).any(|i| survives(&self.ucb_bar, self.lcb_bar, i)) {
+            self.lcb_bar = lcb_max;
+            self.ucb_bar[..self.sets].copy_from_slice(ucb);
+        }
+        let s1 = |i: usize| survives(&self.ucb_bar, self.lcb_bar, i);
+        let min_lcb = (0..self.sets)
+            .filter(|&i| s1(i))
+            .map(|i| self.cost_lcb(i))
+            .fold(R::INFINITY, R::min);
+        // Ties on the cost bound go to the higher expected UCB.
+        let chosen = (0..self.sets)
+            .filter(|&i| s1(i) && self.cost_lcb(i) == min_lcb)
+            .fold(None, |b: Option<usize>, i| match b {
+                Some(b) if ucb[b] >= ucb[i] => Some(b),
+                _ => Some(i),
+            });
+        // The threshold lies below lcb̄ ≤ max ucb after a reset, so S₁ is never empty here;
+        // fall back to the UCB argmax rather than fail if rounding says otherwise.
+        Ok(chosen
+            .unwrap_or_else(|| (0..self.sets).fold(0, |b, i| if ucb[i] > ucb[b] { i } else { b })))
+    }
+
+    /// Records the play of set `i` and the cost paid; counts the round.
+    pub fn record(&mut self, i: usize, cost: R, spent_before: R, budget: R) {
+        let exploring = self.exploring(spent_before, budget);
+        if i < self.sets {
+            self.plays[i] += 1;
+            self.cost_sums[i] += cost;
+        }
+        self.rounds += 1;
+        if !exploring {
+            self.exploit_rounds += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(tau: u32) -> UnknownCostConfig<f64> {
+        UnknownCostConfig {
+            exploration: Exploration::Rounds(tau),
+            alpha: 0.1,
+            halve_every: None,
+        }
+    }
+
+    #[test]
+    fn explores_round_robin_from_the_first_set() {
+        let mut u = UnknownCost::<f64, 3>::new(3, config(2));
+        let mut order = std::vec::Vec::new();
+        for _ in 0..6 {
+            let i = u.select(&[1.0, 1.0, 1.0], 0.5, 0.0, 100.0).unwrap();
+            order.push(i);
+            u.record(i, 0.3, 0.0, 100.0);
+        }
+        assert_eq!(order, [0, 1, 2, 0, 1, 2]);
+        assert!(!u.exploring(1.8, 100.0));
+    }
+
+    #[test]
+    fn exploits_the_cheapest_acceptable_set() {
+        let mut u = UnknownCost::<f64, 3>::new(3, config(50));
+        // Observed mean costs: set 0 cheap but poor, set 1 moderate and good, set 2 expensive
+        // and best.
+        let costs = [0.05, 0.3, 1.0];
+        for _ in 0..50 {
+            for (i, c) in costs.iter().enumerate() {
+                u.record(i, *c, 0.0, 100.0);
+            }
+        }
+        // UCB of set 0 (1.0) is below (1 − α)·lcb̄ = 0.9·1.5; sets 1 and 2 survive.
+        let pick = u.select(&[1.0, 2.0, 2.2], 1.5, 10.0, 100.0).unwrap();
+        assert_eq!(pick, 1, "cheapest surviving set by cost LCB");
+        // Cost bounds after 150 rounds: width √(2 ln 150 / 50) = 0.448, so set 1's bound is
+        // clamped to 0 while set 2's is 0.552.
+        assert_eq!(u.cost_lcb(1), 0.0);
+        assert!((u.cost_lcb(2) - (1.0 - (2.0 * 150f64.ln() / 50.0).sqrt())).abs() < 1e-12);
+        assert!((u.mean_cost(0).unwrap() - 0.05).abs() < 1e-15);
+    }
+
+    #[test]
+    fn cost_lcb_tightens_and_ties_go_to_higher_ucb() {
+        let mut u = UnknownCost::<f64, 2>::new(2, config(1));
+        for _ in 0..200 {
+            u.record(0, 0.5, 0.0, 1e9);
+            u.record(1, 0.9, 0.0, 1e9);
+        }
+        let w = (2.0 * (400f64).ln() / 200.0).sqrt();
+        assert!((u.cost_lcb(0) - (0.5 - w)).abs() < 1e-12);
+        assert_eq!(u.select(&[2.0, 2.1], 1.0, 5.0, 10.0).unwrap(), 0);
+        let mut v = UnknownCost::<f64, 2>::new(2, config(1));
+        v.record(0, 0.5, 0.0, 10.0);
+        v.record(1, 0.5, 0.0, 10.0);
+        assert_eq!(v.select(&[2.0, 2.1], 1.0, 5.0, 10.0).unwrap(), 1);
+    }
+
+    #[test]
+    fn negative_objectives_relax_rather_than_tighten() {
+        // lcb̄ = −1: threshold −1.1, so set 0 (UCB −1.05) survives and set 1 (−1.2) does not.
+        // With (1 − α)·lcb̄ = −0.9 neither would, and the filter would reset.
+        let mut u = UnknownCost::<f64, 2>::new(2, config(1));
+        u.record(0, 1.0, 0.0, 10.0);
+        u.record(1, 0.1, 0.0, 10.0);
+        assert_eq!(u.select(&[-1.05, -1.2], -1.0, 5.0, 10.0).unwrap(), 0);
+    }
+
+    #[test]
+    fn empty_filter_resets_the_running_bounds() {
+        let mut u = UnknownCost::<f64, 2>::new(2, config(1));
+        u.record(0, 0.1, 0.0, 10.0);
+        u.record(1, 1.0, 0.0, 10.0);
+        // Round 1: lcb̄ = 5 (an outlier); round 2 sees UCBs far below it: the bounds reset to
+        // this round's, both sets survive, cost bounds tie at 0, the higher UCB wins.
+        let _ = u.select(&[6.0, 6.0], 5.0, 5.0, 10.0).unwrap();
+        assert_eq!(u.select(&[1.0, 2.0], 0.5, 5.0, 10.0).unwrap(), 1);
+        // The running bounds keep falling: ucb̄₁ is now 0.9, below ucb̄₀ = 1.
+        assert_eq!(u.select(&[1.0, 0.9], 0.5, 5.0, 10.0).unwrap(), 0);
+    }
+
+    #[test]
+    fn alpha_halves_on_schedule() {
+        let mut u = UnknownCost::<f64, 1>::new(
+            1,
+            UnknownCostConfig {
+                exploration: Exploration::Rounds(0),
+                alpha: 0.1,
+                halve_every: Some(5),
+            },
+        );
+        for _ in 0..10 {
+            u.record(0, 0.1, 0.0, 10.0);
+        }
+        assert_eq!(u.alpha(), 0.025);
+        assert!(matches!(
+            u.select(&[f64::NAN], 0.0, 0.0, 1.0),
+            Err(UnknownCostError::NonFinite)
+        ));
+    }
+
+    extern crate std;
+}

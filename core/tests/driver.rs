@@ -1,0 +1,287 @@
+//! The ask/tell controller end to end on Hartmann-3 with the control sets and costs of
+//! paper 000, and its error paths.
+
+use costbo_core::dist::{Distribution, TruncatedNormal};
+use costbo_core::driver::{Controller, Decision, DriverError, Rule, Settings};
+use costbo_core::expectation::SampleBank;
+use costbo_core::gp::{Gp, WhenFull};
+use costbo_core::inner::InnerConfig;
+use costbo_core::kernel::Kernel;
+use costbo_core::linalg::tri_len;
+use costbo_core::policy::explore_then_commit::PlaysPerGroup;
+use costbo_core::policy::ucb_cvs::EpsilonSchedule;
+use costbo_core::policy::unknown_cost::{Exploration, UnknownCostConfig};
+use costbo_core::problem::{ControlSet, Problem, Variable};
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro128PlusPlus;
+
+const N: usize = 64;
+const D: usize = 3;
+const M: usize = 7;
+const BANK: usize = 64;
+/// A light inner budget for tests about the rules rather than the optimum.
+const LIGHT: InnerConfig = InnerConfig {
+    pool: 16,
+    starts: 2,
+    evaluations_per_start: 8,
+};
+type Ctl = Controller<f64, N, D, M, 128, Vec<f64>, Vec<[f64; D]>>;
+
+/// Hartmann-3, negated so that it is maximised; maximum 3.86278 at (0.114614, 0.555649, 0.852547).
+fn hartmann3(x: &[f64; 3]) -> f64 {
+    const ALPHA: [f64; 4] = [1.0, 1.2, 3.0, 3.2];
+    const A: [[f64; 3]; 4] = [
+        [3.0, 10.0, 30.0],
+        [0.1, 10.0, 35.0],
+        [3.0, 10.0, 30.0],
+        [0.1, 10.0, 35.0],
+    ];
+    const P: [[f64; 3]; 4] = [
+        [0.3689, 0.1170, 0.2673],
+        [0.4699, 0.4387, 0.7470],
+        [0.1091, 0.8732, 0.5547],
+        [0.03815, 0.5743, 0.8828],
+    ];
+    (0..4)
+        .map(|r| {
+            ALPHA[r]
+                * (-(0..3)
+                    .map(|j| A[r][j] * (x[j] - P[r][j]).powi(2))
+                    .sum::<f64>())
+                .exp()
+        })
+        .sum()
+}
+
+fn sets() -> [ControlSet; M] {
+    [
+        ControlSet::of(&[0]),
+        ControlSet::of(&[1]),
+        ControlSet::of(&[2]),
+        ControlSet::of(&[0, 1]),
+        ControlSet::of(&[0, 2]),
+        ControlSet::of(&[1, 2]),
+        ControlSet::of(&[0, 1, 2]),
+    ]
+}
+
+fn variables() -> [Variable<f64>; D] {
+    let tn = TruncatedNormal::with_truncated_variance(0.5, 0.04, 0.0, 1.0).unwrap();
+    [Variable {
+        lower: 0.0,
+        upper: 1.0,
+        uncontrolled: Distribution::TruncatedNormal(tn),
+    }; D]
+}
+
+const CHEAP: [f64; M] = [0.01, 0.01, 0.01, 0.1, 0.1, 0.1, 1.0];
+
+fn controller(rule: Rule<f64>, costs: Option<&[f64]>, budget: f64, inner: InnerConfig) -> Ctl {
+    let problem = Problem::new(&variables(), &sets(), costs).unwrap();
+    let kernel = Kernel::squared_exponential([0.1; D], 1.0).unwrap();
+    let gp = Gp::new(kernel, 0.0, 1e-4, WhenFull::Reject, vec![0.0; tri_len(N)]).unwrap();
+    let bank = SampleBank::quasi_random(&problem, vec![[0.0; D]; BANK], 11).unwrap();
+    let settings = Settings {
+        rule,
+        beta: 2.0,
+        budget,
+        inner,
+        seed: 3,
+    };
+    Controller::new(problem, gp, bank, settings).unwrap()
+}
+
+/// Plays one round: applies the decision, draws the uncontrolled variables, observes.
+fn play(
+    ctl: &mut Ctl,
+    rng: &mut Xoshiro128PlusPlus,
+    cost: f64,
+) -> Result<Decision<f64, D>, DriverError> {
+    let d = ctl.suggest()?;
+    let tn = TruncatedNormal::with_truncated_variance(0.5, 0.04, 0.0, 1.0).unwrap();
+    let x: [f64; D] = core::array::from_fn(|l| {
+        d.values[l].unwrap_or_else(|| tn.sample((rng.next_u32() as f64 + 0.5) / 4_294_967_296.0))
+    });
+    ctl.observe(&x, hartmann3(&x), cost)?;
+    Ok(d)
+}
+
+fn initial_design(ctl: &mut Ctl, rng: &mut Xoshiro128PlusPlus) {
+    for _ in 0..5 {
+        let x: [f64; D] = core::array::from_fn(|_| (rng.next_u32() as f64 + 0.5) / 4_294_967_296.0);
+        ctl.observe_initial(&x, hartmann3(&x)).unwrap();
+    }
+}
+
+#[test]
+fn etc_ada_spends_its_budget_cheapest_groups_first() {
+    let mut ctl = controller(
+        Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
+        Some(&CHEAP),
+        0.3,
+        LIGHT,
+    );
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(1);
+    initial_design(&mut ctl, &mut rng);
+    let mut played = Vec::new();
+    loop {
+        match ctl.suggest() {
+            Err(DriverError::BudgetExhausted) => break,
+            Err(e) => panic!("{e:?}"),
+            Ok(d) => {
+                let cost = CHEAP[d.set];
+                play(&mut ctl, &mut rng, cost).unwrap();
+                played.push(d.set);
+                if ctl.gp().len() == N {
+                    break;
+                }
+            }
+        }
+    }
+    // ETC-Ada gives the 0.01 group floor(4/0.01) = 400 plays: with a budget of 0.3 only cheap
+    // single-variable sets can have been played (30 rounds), and every decision is one of them.
+    assert!(played.iter().all(|&i| i < 3), "{played:?}");
+    let spent: f64 = played.iter().map(|&i| CHEAP[i]).sum();
+    assert!((ctl.spent() - spent).abs() < 1e-12);
+    assert!(ctl.spent() <= 0.3 + 1e-12);
+    assert_eq!(played.len(), 30);
+}
+
+#[test]
+fn ucb_cvs_finds_a_good_point_on_hartmann3() {
+    // ε = 0.1 lets cheaper sets within 0.1 of the best expected UCB be played.
+    let mut ctl = controller(
+        Rule::UcbCvs(EpsilonSchedule::Constant(0.1)),
+        Some(&CHEAP),
+        12.0,
+        InnerConfig::default(),
+    );
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(2);
+    initial_design(&mut ctl, &mut rng);
+    while ctl.gp().len() < N {
+        match ctl.suggest() {
+            Err(DriverError::BudgetExhausted) => break,
+            Err(e) => panic!("{e:?}"),
+            Ok(d) => {
+                play(&mut ctl, &mut rng, CHEAP[d.set]).unwrap();
+            }
+        }
+    }
+    // The full set can reach 3.86; its recommendation must be within 0.3 of the optimum
+    // (expected value of a full-set recommendation is the function value itself).
+    let rec = ctl.recommend().unwrap();
+    assert_eq!(
+        rec.set, 6,
+        "only the full set can attain the optimum: {rec:?}"
+    );
+    let x: [f64; D] = core::array::from_fn(|l| rec.values[l].unwrap());
+    assert!(
+        hartmann3(&x) > 3.86278 - 0.3,
+        "recommended {x:?} has value {}",
+        hartmann3(&x)
+    );
+}
+
+#[test]
+fn errors_leave_the_controller_unchanged() {
+    let mut ctl = controller(
+        Rule::ExploreThenCommit(PlaysPerGroup::Fixed(50)),
+        Some(&CHEAP),
+        1.0,
+        LIGHT,
+    );
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(3);
+    initial_design(&mut ctl, &mut rng);
+    assert_eq!(
+        ctl.observe(&[0.5; D], 1.0, 0.1),
+        Err(DriverError::NoPendingDecision)
+    );
+    let d = ctl.suggest().unwrap();
+    assert_eq!(
+        ctl.suggest().unwrap(),
+        d,
+        "suggest is idempotent until observed"
+    );
+    let x: [f64; D] = core::array::from_fn(|l| d.values[l].unwrap_or(0.5));
+    let (n, spent) = (ctl.gp().len(), ctl.spent());
+    assert_eq!(ctl.observe(&x, f64::NAN, 0.01), Err(DriverError::NonFinite));
+    assert_eq!(ctl.observe(&x, 1.0, 0.0), Err(DriverError::InvalidCost));
+    assert_eq!(
+        ctl.observe(&x, 1.0, f64::INFINITY),
+        Err(DriverError::InvalidCost)
+    );
+    let mut outside = x;
+    outside[0] = 1.5;
+    assert_eq!(
+        ctl.observe(&outside, 1.0, 0.01),
+        Err(DriverError::OutOfBounds(0))
+    );
+    let l = (0..D).find(|&l| d.values[l].is_some()).unwrap();
+    let mut wrong = x;
+    wrong[l] = if x[l] > 0.5 { x[l] - 0.3 } else { x[l] + 0.3 };
+    assert_eq!(
+        ctl.observe(&wrong, 1.0, 0.01),
+        Err(DriverError::InconsistentWithDecision(l))
+    );
+    assert_eq!(
+        (ctl.gp().len(), ctl.spent(), ctl.pending()),
+        (n, spent, Some(&d))
+    );
+    ctl.observe(&x, hartmann3(&x), 0.01).unwrap();
+    assert_eq!(ctl.gp().len(), n + 1);
+    assert!(ctl.pending().is_none());
+}
+
+#[test]
+fn rules_that_need_known_costs_refuse_unknown_ones() {
+    let problem = Problem::new(&variables(), &sets(), None).unwrap();
+    let kernel = Kernel::squared_exponential([0.1; D], 1.0).unwrap();
+    let gp: Gp<f64, N, D, Vec<f64>> =
+        Gp::new(kernel, 0.0, 1e-4, WhenFull::Reject, vec![0.0; tri_len(N)]).unwrap();
+    let bank = SampleBank::quasi_random(&problem, vec![[0.0; D]; 8], 1).unwrap();
+    let settings = Settings {
+        rule: Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
+        beta: 2.0,
+        budget: 1.0,
+        inner: InnerConfig::default(),
+        seed: 0,
+    };
+    let r: Result<Controller<f64, N, D, M, 16, _, _>, _> =
+        Controller::new(problem, gp, bank, settings);
+    assert_eq!(r.err(), Some(DriverError::RuleNeedsKnownCosts));
+}
+
+#[test]
+fn unknown_costs_explore_round_robin_then_exploit() {
+    let rule = Rule::UnknownCost(UnknownCostConfig {
+        exploration: Exploration::Rounds(2),
+        alpha: 0.1,
+        halve_every: None,
+    });
+    let mut ctl = controller(rule, None, 100.0, LIGHT);
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(4);
+    initial_design(&mut ctl, &mut rng);
+    let mut played = Vec::new();
+    for _ in 0..20 {
+        let d = ctl.suggest().unwrap();
+        // Random costs around the cheap means, never non-positive.
+        let cost = (CHEAP[d.set] * (1.0 + 0.1 * ((rng.next_u32() as f64) / 4e9 - 0.5))).max(1e-3);
+        play(&mut ctl, &mut rng, cost).unwrap();
+        played.push(d.set);
+    }
+    assert_eq!(&played[..14], &[0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6]);
+}
+
+#[test]
+fn thompson_sampling_runs_and_is_reproducible() {
+    let run = || {
+        let mut ctl = controller(Rule::ThompsonPsq, Some(&CHEAP), 100.0, LIGHT);
+        let mut rng = Xoshiro128PlusPlus::seed_from_u64(5);
+        initial_design(&mut ctl, &mut rng);
+        (0..6)
+            .map(|_| play(&mut ctl, &mut rng, 1.0).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (run(), run());
+    assert_eq!(a, b, "same seeds, same decisions");
+}

@@ -1,0 +1,56 @@
+//! Instructions per decision of the core's controller on Cortex-M (run by hand; the counts go to
+//! `docs/performance.md`):
+//!
+//! ```text
+//! QEMU_ICOUNT=3 cargo run --profile firmware -p costbo-firmware --target thumbv7em-none-eabihf --bin bench_decision
+//! QEMU_ICOUNT=3 cargo run --profile firmware -p costbo-firmware --target thumbv6m-none-eabi --bin bench_decision
+//! ```
+//!
+//! ETC-Ada on Hartmann-3 (7 control sets), capacity 64 with 63 observations, f32, a 64-point
+//! bank; the inner optimiser scores a 16-point pool and refines 2 starts with 10 evaluations
+//! each, per control set.
+#![cfg_attr(all(target_arch = "arm", target_os = "none"), no_std, no_main)]
+
+#[cfg(all(target_arch = "arm", target_os = "none"))]
+mod firmware {
+    use cortex_m_rt::entry;
+    use costbo_core::inner::InnerConfig;
+    use costbo_firmware::icount::Icount;
+    use costbo_firmware::semihosting::exit;
+    use costbo_firmware::suite::decision::{controller, hartmann3, N};
+    use costbo_firmware::testdata::Lcg;
+    use costbo_firmware::{println, MACHINE};
+
+    #[entry]
+    fn main() -> ! {
+        let cp = cortex_m::Peripherals::take().unwrap();
+        let ic = Icount::init(cp.SYST);
+        let inner = InnerConfig {
+            pool: 16,
+            starts: 2,
+            evaluations_per_start: 10,
+        };
+        let mut ctl = controller(100.0, inner).unwrap();
+        let mut rng = Lcg::new(9);
+        for _ in 0..N - 1 {
+            let x: [f32; 3] = core::array::from_fn(|_| rng.next_unit() as f32);
+            ctl.observe_initial(&x, hartmann3(&x)).unwrap();
+        }
+        let (d, insns) = ic.insns(|| ctl.suggest());
+        let d = d.unwrap();
+        match insns {
+            Some(n) => println!(
+                "bench decision_etc_ada_n63_bank64_f32 insns={} (set {}) on {}",
+                n, d.set, MACHINE
+            ),
+            None => println!("bench decision: run with QEMU_ICOUNT=3"),
+        }
+        exit(0)
+    }
+}
+
+#[cfg(not(all(target_arch = "arm", target_os = "none")))]
+fn main() {
+    eprintln!("bench_decision is Cortex-M firmware; see its header for the command");
+    std::process::exit(2);
+}

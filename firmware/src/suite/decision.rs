@@ -1,0 +1,148 @@
+//! On-target test of the whole decision loop: the core's ask/tell controller running ETC-Ada on
+//! Hartmann-3 with paper 000's control sets and cheap costs, f32. On the Cortex-M4F (4 MiB of
+//! RAM) the GP holds 64 observations and the bank 64 points; the microbit's 16 KiB of RAM cannot
+//! hold that controller (about 20 KiB of stack with the harness), so there it holds 24 and 16.
+
+use costbo_core::dist::{Distribution, TruncatedNormal};
+use costbo_core::driver::{Controller, DriverError, Rule, Settings};
+use costbo_core::expectation::SampleBank;
+use costbo_core::gp::{Gp, GpError, WhenFull};
+use costbo_core::inner::InnerConfig;
+use costbo_core::kernel::Kernel;
+use costbo_core::linalg::tri_len;
+use costbo_core::policy::explore_then_commit::PlaysPerGroup;
+use costbo_core::problem::{ControlSet, Problem, Variable};
+
+use crate::harness::TestResult;
+use crate::testdata::Lcg;
+
+/// Capacity of the GP.
+#[cfg(not(costbo_machine = "microbit"))]
+pub const N: usize = 64;
+/// Capacity of the GP.
+#[cfg(costbo_machine = "microbit")]
+pub const N: usize = 24;
+/// Number of variables.
+pub const D: usize = 3;
+/// Number of control sets.
+pub const M: usize = 7;
+/// Size of the sample bank.
+#[cfg(not(costbo_machine = "microbit"))]
+pub const BANK: usize = 64;
+/// Size of the sample bank.
+#[cfg(costbo_machine = "microbit")]
+pub const BANK: usize = 16;
+/// Paper 000's cheap costs, in control-set order.
+pub const COSTS: [f32; M] = [0.01, 0.01, 0.01, 0.1, 0.1, 0.1, 1.0];
+
+/// The controller type of the on-target tests and benchmarks.
+pub type Ctl = Controller<f32, N, D, M, 1, [f32; tri_len(N)], [[f32; D]; BANK]>;
+
+/// Hartmann-3, negated so that it is maximised (maximum 3.86278).
+pub fn hartmann3(x: &[f32; 3]) -> f32 {
+    const ALPHA: [f32; 4] = [1.0, 1.2, 3.0, 3.2];
+    const A: [[f32; 3]; 4] = [
+        [3.0, 10.0, 30.0],
+        [0.1, 10.0, 35.0],
+        [3.0, 10.0, 30.0],
+        [0.1, 10.0, 35.0],
+    ];
+    const P: [[f32; 3]; 4] = [
+        [0.3689, 0.1170, 0.2673],
+        [0.4699, 0.4387, 0.7470],
+        [0.1091, 0.8732, 0.5547],
+        [0.03815, 0.5743, 0.8828],
+    ];
+    let mut f = 0.0;
+    for r in 0..4 {
+        let mut e = 0.0;
+        for j in 0..3 {
+            e += A[r][j] * (x[j] - P[r][j]) * (x[j] - P[r][j]);
+        }
+        f += ALPHA[r] * libm::expf(-e);
+    }
+    f
+}
+
+/// The uncontrolled variables' distribution: normal at 0.5 truncated to [0, 1], variance 0.04.
+pub fn random_variable() -> TruncatedNormal<f32> {
+    // Validated constants: cannot fail.
+    TruncatedNormal::with_truncated_variance(0.5, 0.04, 0.0, 1.0).unwrap()
+}
+
+/// A fresh ETC-Ada controller with budget `budget` and the given inner budget.
+pub fn controller(budget: f32, inner: InnerConfig) -> Result<Ctl, DriverError> {
+    let v = Variable {
+        lower: 0.0,
+        upper: 1.0,
+        uncontrolled: Distribution::TruncatedNormal(random_variable()),
+    };
+    let sets = [
+        ControlSet::of(&[0]),
+        ControlSet::of(&[1]),
+        ControlSet::of(&[2]),
+        ControlSet::of(&[0, 1]),
+        ControlSet::of(&[0, 2]),
+        ControlSet::of(&[1, 2]),
+        ControlSet::of(&[0, 1, 2]),
+    ];
+    let problem = Problem::new(&[v; D], &sets, Some(&COSTS)).map_err(|_| DriverError::NoScore)?;
+    let kernel = Kernel::squared_exponential([0.1; D], 1.0).map_err(GpError::from)?;
+    let gp = Gp::new(kernel, 0.0, 1e-4, WhenFull::DropOldest, [0.0; tri_len(N)])?;
+    let bank = SampleBank::quasi_random(&problem, [[0.0; D]; BANK], 7)
+        .map_err(|_| DriverError::NoScore)?;
+    let settings = Settings {
+        rule: Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
+        beta: 2.0,
+        budget,
+        inner,
+        seed: 1,
+    };
+    Controller::new(problem, gp, bank, settings)
+}
+
+/// Plays one round against Hartmann-3: returns the set played.
+pub fn play(ctl: &mut Ctl, rng: &mut Lcg) -> Result<usize, DriverError> {
+    let d = ctl.suggest()?;
+    let tn = random_variable();
+    let x: [f32; D] =
+        core::array::from_fn(|l| d.values[l].unwrap_or_else(|| tn.sample(rng.next_unit() as f32)));
+    ctl.observe(&x, hartmann3(&x), COSTS[d.set])?;
+    Ok(d.set)
+}
+
+/// 20 rounds of ETC-Ada: every round goes to the cheapest cost group (which has 400 plays),
+/// the observations reach the GP and the budget ledger adds up.
+pub fn etc_ada_20_rounds_on_hartmann3() -> TestResult {
+    let inner = InnerConfig {
+        pool: 16,
+        starts: 2,
+        evaluations_per_start: 10,
+    };
+    let mut ctl = match controller(10.0, inner) {
+        Ok(c) => c,
+        Err(e) => fail!("controller: {:?}", e),
+    };
+    let mut rng = Lcg::new(3);
+    for _ in 0..5 {
+        let x: [f32; D] = core::array::from_fn(|_| rng.next_unit() as f32);
+        check!(ctl.observe_initial(&x, hartmann3(&x)).is_ok());
+    }
+    let mut spent = 0.0f32;
+    for round in 0..20 {
+        match play(&mut ctl, &mut rng) {
+            Ok(set) => {
+                // floor(4/0.01) = 400 plays for the 0.01 group: all 20 rounds stay in it.
+                check!(set < 3, "round {}: played set {}", round, set);
+                spent += COSTS[set];
+            }
+            Err(e) => fail!("round {}: {:?}", round, e),
+        }
+    }
+    check_eq!(ctl.rounds(), 20);
+    // 5 initial points and 20 rounds; beyond capacity the oldest are dropped.
+    check_eq!(ctl.gp().len(), 25.min(N));
+    check_close!(ctl.spent(), spent, 1e-5);
+    check_close!(ctl.remaining(), 10.0 - spent, 1e-5);
+    Ok(())
+}
