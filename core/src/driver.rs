@@ -13,7 +13,7 @@ use crate::inner::{InnerConfig, InnerResult};
 use crate::policy::explore_then_commit::{ExploreThenCommit, PlaysPerGroup};
 use crate::policy::ucb_cvs::{self, EpsilonSchedule};
 use crate::policy::unknown_cost::{UnknownCost, UnknownCostConfig};
-use crate::policy::{per_unit_cost, score_sets, thompson_psq};
+use crate::policy::{ei_psq, per_unit_cost, score_sets, thompson_psq};
 use crate::problem::{ControlSet, Costs, Problem};
 use crate::real::Real;
 use crate::thompson::PosteriorSample;
@@ -36,6 +36,10 @@ pub enum Rule<R> {
     ThompsonPsq,
     /// TS-PSQ with each set's best expected sample divided by its cost (a failing baseline).
     ThompsonPerUnitCost,
+    /// Expected improvement over partial queries with 32 fantasy models (paper 000's EI-PSQ).
+    ExpectedImprovementPsq,
+    /// EI-PSQ with each set's best EI divided by its cost (a failing baseline).
+    EiPerUnitCost,
 }
 
 /// Settings of a controller.
@@ -120,6 +124,10 @@ pub struct Controller<R, const N: usize, const D: usize, const M: usize, const F
     rounds: usize,
     pending: Option<Decision<R, D>>,
     rng: Xoshiro128PlusPlus,
+    // Past queries (control set, point in unit coordinates), oldest first, for EI-PSQ's
+    // incumbents; a sliding window of the last N like the GP's.
+    history: [(ControlSet, [R; D]); N],
+    history_len: usize,
 }
 
 /// Relative tolerance (of a variable's range) between a decided and a measured controlled value.
@@ -173,6 +181,8 @@ where
             rounds: 0,
             pending: None,
             rng: Xoshiro128PlusPlus::seed_from_u64(settings.seed),
+            history: [(ControlSet(0), [R::ZERO; D]); N],
+            history_len: 0,
         })
     }
 
@@ -217,7 +227,21 @@ where
     pub fn observe_initial(&mut self, x: &[R; D], y: R) -> Result<(), DriverError> {
         let u = self.check_point(x, y)?;
         self.gp.push(&u, y)?;
+        self.remember(ControlSet::full(D), u);
         Ok(())
+    }
+
+    /// Appends a query to the history window.
+    fn remember(&mut self, set: ControlSet, u: [R; D]) {
+        if N == 0 {
+            return;
+        }
+        if self.history_len == N {
+            self.history.copy_within(1.., 0);
+            self.history_len -= 1;
+        }
+        self.history[self.history_len] = (set, u);
+        self.history_len += 1;
     }
 
     /// Decides the next round. Calling it again before [`observe`](Self::observe) returns
@@ -236,6 +260,12 @@ where
             Rule::ThompsonPsq | Rule::ThompsonPerUnitCost
         ) {
             return self.suggest_thompson(seed);
+        }
+        if matches!(
+            self.settings.rule,
+            Rule::ExpectedImprovementPsq | Rule::EiPerUnitCost
+        ) {
+            return self.suggest_ei(seed);
         }
         let mut ucb: [Option<InnerResult<R, D>>; M] = [None; M];
         score_sets(
@@ -313,6 +343,46 @@ where
         self.commit(i, best)
     }
 
+    /// One EI-PSQ decision: fresh fantasies, their incumbents over the history, EI per set.
+    fn suggest_ei(&mut self, seed: u64) -> Result<Decision<R, D>, DriverError> {
+        let m = self.problem.num_sets();
+        let mut out: [Option<InnerResult<R, D>>; M] = [None; M];
+        {
+            let mut paths: [Option<PosteriorSample<'_, R, D, F, N>>; ei_psq::FANTASIES] =
+                [const { None }; ei_psq::FANTASIES];
+            for p in paths.iter_mut() {
+                *p = Some(PosteriorSample::draw(&self.gp, &mut self.rng)?);
+            }
+            let mut tau = [R::ZERO; ei_psq::FANTASIES];
+            ei_psq::incumbents(
+                &paths,
+                &self.bank,
+                &self.history[..self.history_len],
+                &mut tau,
+            );
+            ei_psq::score_sets(
+                &self.problem,
+                &paths,
+                &tau,
+                &self.bank,
+                &self.settings.inner,
+                seed,
+                &mut out[..m],
+            );
+        }
+        let scores: [R; M] = core::array::from_fn(|i| out[i].map_or(-R::INFINITY, |r| r.value));
+        let chosen = if self.settings.rule == Rule::EiPerUnitCost {
+            let costs: [R; M] =
+                core::array::from_fn(|i| self.problem.known_cost(i).unwrap_or(R::ONE));
+            per_unit_cost::select(&scores[..m], &costs[..m])
+        } else {
+            ucb_cvs::select(&scores[..m], &[R::ONE; M][..m], R::ZERO)
+        };
+        let i = chosen.ok_or(DriverError::NoScore)?;
+        let best = out[i].ok_or(DriverError::NoScore)?;
+        self.commit(i, best)
+    }
+
     /// Turns the chosen set and maximiser into the pending decision, if the budget can pay.
     fn commit(&mut self, i: usize, best: InnerResult<R, D>) -> Result<Decision<R, D>, DriverError> {
         if let Some(c) = self.problem.known_cost(i) {
@@ -370,6 +440,7 @@ where
             }
             RuleState::Stateless => {}
         }
+        self.remember(decision.control, u);
         self.rounds += 1;
         self.pending = None;
         Ok(())

@@ -285,3 +285,25 @@ fn thompson_sampling_runs_and_is_reproducible() {
     let (a, b) = (run(), run());
     assert_eq!(a, b, "same seeds, same decisions");
 }
+
+#[test]
+fn expected_improvement_prefers_promising_queries_and_is_reproducible() {
+    let run = |rule| {
+        let mut ctl = controller(rule, Some(&CHEAP), 100.0, LIGHT);
+        let mut rng = Xoshiro128PlusPlus::seed_from_u64(6);
+        initial_design(&mut ctl, &mut rng);
+        (0..3)
+            .map(|_| play(&mut ctl, &mut rng, 1.0).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let a = run(Rule::ExpectedImprovementPsq);
+    assert_eq!(
+        a,
+        run(Rule::ExpectedImprovementPsq),
+        "same seeds, same decisions"
+    );
+    // EI is non-negative by construction and a decision's score is its EI.
+    assert!(a.iter().all(|d| d.score >= 0.0), "{a:?}");
+    let b = run(Rule::EiPerUnitCost);
+    assert!(b.iter().all(|d| d.score.is_finite() && d.score >= 0.0));
+}

@@ -4,6 +4,7 @@
 //! the scores and costs, so it can be tested with hand-built numbers; [`score_sets`] computes
 //! the scores from a GP and a sample bank.
 
+pub mod ei_psq;
 pub mod explore_then_commit;
 pub mod per_unit_cost;
 pub mod thompson_psq;
