@@ -91,6 +91,8 @@ pub enum DriverError {
     NoScore,
     /// The GP rejected the observation (for example its buffer is full under `Reject`).
     Gp(GpError),
+    /// A snapshot does not fit this controller (another rule, lengths, or invalid values).
+    InvalidSnapshot,
 }
 
 impl From<GpError> for DriverError {
@@ -123,7 +125,6 @@ pub struct Controller<R, const N: usize, const D: usize, const M: usize, const F
     spent_error: R,
     rounds: usize,
     pending: Option<Decision<R, D>>,
-    rng: Xoshiro128PlusPlus,
     // Past queries (control set, point in unit coordinates), oldest first, for EI-PSQ's
     // incumbents; a sliding window of the last N like the GP's.
     history: [(ControlSet, [R; D]); N],
@@ -180,7 +181,6 @@ where
             spent_error: R::ZERO,
             rounds: 0,
             pending: None,
-            rng: Xoshiro128PlusPlus::seed_from_u64(settings.seed),
             history: [(ControlSet(0), [R::ZERO; D]); N],
             history_len: 0,
         })
@@ -319,7 +319,10 @@ where
         let m = self.problem.num_sets();
         let mut out: [Option<InnerResult<R, D>>; M] = [None; M];
         {
-            let path = PosteriorSample::<R, D, F, N>::draw(&self.gp, &mut self.rng)?;
+            // A generator per round, from the seed and the round: decisions are reproducible and
+            // a saved state needs no generator state.
+            let mut rng = Xoshiro128PlusPlus::seed_from_u64(seed);
+            let path = PosteriorSample::<R, D, F, N>::draw(&self.gp, &mut rng)?;
             thompson_psq::score_sets(
                 &self.problem,
                 &path,
@@ -350,8 +353,9 @@ where
         {
             let mut paths: [Option<PosteriorSample<'_, R, D, F, N>>; ei_psq::FANTASIES] =
                 [const { None }; ei_psq::FANTASIES];
+            let mut rng = Xoshiro128PlusPlus::seed_from_u64(seed);
             for p in paths.iter_mut() {
-                *p = Some(PosteriorSample::draw(&self.gp, &mut self.rng)?);
+                *p = Some(PosteriorSample::draw(&self.gp, &mut rng)?);
             }
             let mut tau = [R::ZERO; ei_psq::FANTASIES];
             ei_psq::incumbents(
@@ -479,6 +483,170 @@ where
             values: core::array::from_fn(|l| control.contains(l).then_some(phys[l])),
             score: best.value,
         })
+    }
+
+    /// Saves the state (see [`crate::snapshot`]).
+    #[cfg(feature = "serde")]
+    pub fn snapshot(&self) -> crate::snapshot::Snapshot<R, N, D, M> {
+        use crate::snapshot::*;
+        let mut observations = BoundedVec::from_slice(&[]);
+        for (x, y) in self.gp.inputs().iter().zip(self.gp.outputs()) {
+            observations.items[observations.len] = ObservationRecord {
+                x: FixedArray(*x),
+                y: *y,
+            };
+            observations.len += 1;
+        }
+        let mut history = BoundedVec::from_slice(&[]);
+        for (set, x) in &self.history[..self.history_len] {
+            history.items[history.len] = QueryRecord {
+                set: set.0,
+                x: FixedArray(*x),
+            };
+            history.len += 1;
+        }
+        let rule = match &self.state {
+            RuleState::Stateless => RuleRecord::Stateless,
+            RuleState::Etc(etc) => {
+                let (c, p) = etc.parts();
+                RuleRecord::ExploreThenCommit {
+                    group_cost: BoundedVec::from_slice(c),
+                    plays_left: BoundedVec::from_slice(p),
+                }
+            }
+            RuleState::Unknown(u) => {
+                let (plays, sums, ucb, lcb, rounds, exploit) = u.parts();
+                RuleRecord::UnknownCost {
+                    plays: BoundedVec::from_slice(plays),
+                    cost_sums: BoundedVec::from_slice(sums),
+                    ucb_bar: BoundedVec::from_slice(ucb),
+                    lcb_bar: lcb,
+                    rounds,
+                    exploit_rounds: exploit,
+                }
+            }
+        };
+        let pending = self.pending.map(|d| {
+            let u = self.problem.to_unit(&core::array::from_fn(|l| {
+                d.values[l].unwrap_or(self.problem.lower()[l])
+            }));
+            PendingRecord {
+                set: d.set,
+                x: FixedArray(u),
+                score: d.score,
+            }
+        });
+        let k = self.gp.kernel();
+        Snapshot {
+            observations,
+            lengthscales: FixedArray(*k.lengthscales()),
+            outputscale: k.outputscale(),
+            noise: self.gp.noise(),
+            mean: self.gp.prior_mean(),
+            spent: (self.spent, self.spent_error),
+            rounds: self.rounds,
+            rule,
+            history,
+            pending,
+        }
+    }
+
+    /// Rebuilds a controller from a snapshot and the configuration it was saved with. `gp`
+    /// provides the storage and the kernel shape (its observations are discarded).
+    #[cfg(feature = "serde")]
+    pub fn restore(
+        problem: Problem<R, D, M>,
+        gp: Gp<R, N, D, S>,
+        bank: SampleBank<R, D, B>,
+        settings: Settings<R>,
+        snap: &crate::snapshot::Snapshot<R, N, D, M>,
+    ) -> Result<Self, DriverError> {
+        use crate::snapshot::RuleRecord;
+        let bad = DriverError::InvalidSnapshot;
+        let mut ctl = Controller::new(problem, gp, bank, settings)?;
+        let kernel = crate::kernel::Kernel::new(
+            ctl.gp.kernel().shape(),
+            snap.lengthscales.0,
+            snap.outputscale,
+        )
+        .map_err(|_| bad)?;
+        ctl.gp.clear();
+        ctl.gp
+            .set_hyperparameters(kernel, snap.mean, snap.noise)
+            .map_err(|_| bad)?;
+        let in_cube = |x: &[R; D]| {
+            x.iter()
+                .all(|v| v.is_finite() && *v >= R::ZERO && *v <= R::ONE)
+        };
+        for o in snap.observations.as_slice() {
+            if !in_cube(&o.x.0) {
+                return Err(bad);
+            }
+            ctl.gp.push(&o.x.0, o.y).map_err(|_| bad)?;
+        }
+        let (spent, err) = snap.spent;
+        if !spent.is_finite() || !err.is_finite() || spent < R::ZERO {
+            return Err(bad);
+        }
+        ctl.spent = spent;
+        ctl.spent_error = err;
+        ctl.rounds = snap.rounds;
+        match (&mut ctl.state, &snap.rule) {
+            (RuleState::Stateless, RuleRecord::Stateless) => {}
+            (
+                RuleState::Etc(etc),
+                RuleRecord::ExploreThenCommit {
+                    group_cost,
+                    plays_left,
+                },
+            ) => {
+                *etc = ExploreThenCommit::from_parts(group_cost.as_slice(), plays_left.as_slice())
+                    .ok_or(bad)?;
+            }
+            (
+                RuleState::Unknown(u),
+                RuleRecord::UnknownCost {
+                    plays,
+                    cost_sums,
+                    ucb_bar,
+                    lcb_bar,
+                    rounds,
+                    exploit_rounds,
+                },
+            ) => {
+                if !u.restore_parts(
+                    plays.as_slice(),
+                    cost_sums.as_slice(),
+                    ucb_bar.as_slice(),
+                    *lcb_bar,
+                    *rounds,
+                    *exploit_rounds,
+                ) {
+                    return Err(bad);
+                }
+            }
+            _ => return Err(bad),
+        }
+        for q in snap.history.as_slice() {
+            if !in_cube(&q.x.0) {
+                return Err(bad);
+            }
+            ctl.remember(ControlSet(q.set), q.x.0);
+        }
+        if let Some(p) = &snap.pending {
+            let control = ctl.problem.set(p.set).ok_or(bad)?;
+            if !in_cube(&p.x.0) || !p.score.is_finite() {
+                return Err(bad);
+            }
+            let phys = ctl.problem.to_physical(&p.x.0);
+            ctl.pending = Some(Decision {
+                set: p.set,
+                control,
+                values: core::array::from_fn(|l| control.contains(l).then_some(phys[l])),
+                score: p.score,
+            });
+        }
+        Ok(ctl)
     }
 
     /// Validates a measured point and outcome; returns the point in unit coordinates.

@@ -35,6 +35,8 @@ pub mod policy;
 pub mod problem;
 pub mod qmc;
 pub mod real;
+#[cfg(feature = "serde")]
+pub mod snapshot;
 pub mod thompson;
 
 pub use gp::{Gp, GpError, Hyperparameters, Prediction, PredictionGradient, WhenFull};

@@ -88,6 +88,9 @@ pub trait Real:
     /// True when the value is neither NaN nor infinite.
     fn is_finite(self) -> bool;
 
+    /// True when the value is NaN.
+    fn is_nan(self) -> bool;
+
     /// The larger of two values; NaN-free inputs assumed.
     #[inline]
     fn max(self, other: Self) -> Self {
@@ -203,6 +206,10 @@ macro_rules! impl_real {
             #[inline]
             fn is_finite(self) -> bool {
                 <$t>::is_finite(self)
+            }
+            #[inline]
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
             }
         }
     };

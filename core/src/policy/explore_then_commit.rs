@@ -97,6 +97,33 @@ impl<R: Real, const M: usize> ExploreThenCommit<R, M> {
         argmax(&|_| true)
     }
 
+    /// Group costs and remaining plays, for saving the state.
+    pub fn parts(&self) -> (&[R], &[u32]) {
+        (
+            &self.group_cost[..self.groups],
+            &self.plays_left[..self.groups],
+        )
+    }
+
+    /// Rebuilds a state saved with [`parts`](Self::parts); `None` if the lengths differ, exceed
+    /// `M`, or a cost is not positive and finite.
+    pub fn from_parts(group_cost: &[R], plays_left: &[u32]) -> Option<Self> {
+        if group_cost.len() != plays_left.len() || group_cost.len() > M {
+            return None;
+        }
+        if !group_cost.iter().all(|c| c.is_finite() && *c > R::ZERO) {
+            return None;
+        }
+        let mut s = ExploreThenCommit {
+            group_cost: [R::ZERO; M],
+            plays_left: [0; M],
+            groups: group_cost.len(),
+        };
+        s.group_cost[..s.groups].copy_from_slice(group_cost);
+        s.plays_left[..s.groups].copy_from_slice(plays_left);
+        Some(s)
+    }
+
     /// Records that a set of cost `cost` was played: its group loses one play.
     pub fn record_play(&mut self, cost: R) {
         if let Some(g) = (0..self.groups).find(|&g| self.group_cost[g] == cost) {

@@ -166,6 +166,51 @@ impl<R: Real, const M: usize> UnknownCost<R, M> {
             .unwrap_or_else(|| (0..self.sets).fold(0, |b, i| if ucb[i] > ucb[b] { i } else { b })))
     }
 
+    /// The learned state: plays, cost sums and running upper bounds per set, the running lower
+    /// bound, rounds and exploitation rounds.
+    pub fn parts(&self) -> (&[u32], &[R], &[R], R, u32, u32) {
+        let m = self.sets;
+        (
+            &self.plays[..m],
+            &self.cost_sums[..m],
+            &self.ucb_bar[..m],
+            self.lcb_bar,
+            self.rounds,
+            self.exploit_rounds,
+        )
+    }
+
+    /// Restores a state saved with [`parts`](Self::parts) into a fresh rule for the same
+    /// number of sets; `false` (and no change) if the lengths differ or a value is NaN.
+    pub fn restore_parts(
+        &mut self,
+        plays: &[u32],
+        cost_sums: &[R],
+        ucb_bar: &[R],
+        lcb_bar: R,
+        rounds: u32,
+        exploit_rounds: u32,
+    ) -> bool {
+        let m = self.sets;
+        let not_nan = |v: &R| !v.is_nan();
+        if plays.len() != m || cost_sums.len() != m || ucb_bar.len() != m {
+            return false;
+        }
+        if !cost_sums.iter().all(|c| c.is_finite())
+            || !ucb_bar.iter().all(not_nan)
+            || !not_nan(&lcb_bar)
+        {
+            return false;
+        }
+        self.plays[..m].copy_from_slice(plays);
+        self.cost_sums[..m].copy_from_slice(cost_sums);
+        self.ucb_bar[..m].copy_from_slice(ucb_bar);
+        self.lcb_bar = lcb_bar;
+        self.rounds = rounds;
+        self.exploit_rounds = exploit_rounds;
+        true
+    }
+
     /// Records the play of set `i` and the cost paid; counts the round.
     pub fn record(&mut self, i: usize, cost: R, spent_before: R, budget: R) {
         let exploring = self.exploring(spent_before, budget);

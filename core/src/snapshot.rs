@@ -1,0 +1,227 @@
+//! Saving and restoring a controller's state with serde (feature `serde`).
+//!
+//! A [`Snapshot`] holds what a controller has learned and decided: the observations (unit
+//! coordinates), the GP hyperparameters, the budget ledger, the rule's state, the query history
+//! and the pending decision (the Thompson and EI rules draw from a generator seeded by the
+//! settings' seed and the round, so there is no generator state to save). The problem, the bank and the settings are
+//! configuration: restore with the same ones. Restoring replays the observations into an empty
+//! GP, so every value is validated again and a damaged snapshot yields a typed error instead of
+//! a broken model (with the drop-oldest policy the factor then equals the saved one to rounding,
+//! not bit for bit).
+//!
+//! Arrays whose length is a const generic have no serde implementation of their own, so
+//! [`FixedArray`] and [`BoundedVec`] carry them (as sequences).
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use serde::de::{Error as _, SeqAccess, Visitor};
+use serde::ser::SerializeSeq;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// An array of exactly `K` values, serialised as a sequence.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FixedArray<T, const K: usize>(pub [T; K]);
+
+impl<T: Serialize, const K: usize> Serialize for FixedArray<T, K> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(K))?;
+        for v in &self.0 {
+            seq.serialize_element(v)?;
+        }
+        seq.end()
+    }
+}
+
+impl<'de, T: Deserialize<'de> + Copy + Default, const K: usize> Deserialize<'de>
+    for FixedArray<T, K>
+{
+    fn deserialize<De: Deserializer<'de>>(d: De) -> Result<Self, De::Error> {
+        let v: BoundedVec<T, K> = d.deserialize_seq(BoundedVisitor(PhantomData))?;
+        if v.len != K {
+            return Err(De::Error::invalid_length(
+                v.len,
+                &"exactly the array's length",
+            ));
+        }
+        Ok(FixedArray(v.items))
+    }
+}
+
+/// Up to `K` values (the first `len` of `items`), serialised as a sequence of `len`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoundedVec<T, const K: usize> {
+    /// Storage; entries from `len` on are unused.
+    pub items: [T; K],
+    /// Number of values.
+    pub len: usize,
+}
+
+impl<T: Copy + Default, const K: usize> BoundedVec<T, K> {
+    /// The values of `xs` (at most `K`; extra values are dropped).
+    pub fn from_slice(xs: &[T]) -> Self {
+        let mut items = [T::default(); K];
+        let len = xs.len().min(K);
+        items[..len].copy_from_slice(&xs[..len]);
+        BoundedVec { items, len }
+    }
+
+    /// The values.
+    pub fn as_slice(&self) -> &[T] {
+        &self.items[..self.len.min(K)]
+    }
+}
+
+impl<T: Serialize, const K: usize> Serialize for BoundedVec<T, K> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let n = self.len.min(K);
+        let mut seq = s.serialize_seq(Some(n))?;
+        for v in &self.items[..n] {
+            seq.serialize_element(v)?;
+        }
+        seq.end()
+    }
+}
+
+struct BoundedVisitor<T, const K: usize>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de> + Copy + Default, const K: usize> Visitor<'de>
+    for BoundedVisitor<T, K>
+{
+    type Value = BoundedVec<T, K>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a sequence of at most {K} values")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = BoundedVec {
+            items: [T::default(); K],
+            len: 0,
+        };
+        while let Some(v) = seq.next_element()? {
+            if out.len == K {
+                return Err(A::Error::invalid_length(K + 1, &self));
+            }
+            out.items[out.len] = v;
+            out.len += 1;
+        }
+        Ok(out)
+    }
+}
+
+impl<'de, T: Deserialize<'de> + Copy + Default, const K: usize> Deserialize<'de>
+    for BoundedVec<T, K>
+{
+    fn deserialize<De: Deserializer<'de>>(d: De) -> Result<Self, De::Error> {
+        d.deserialize_seq(BoundedVisitor(PhantomData))
+    }
+}
+
+/// One stored observation: the point in unit coordinates and the outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "R: Serialize",
+    deserialize = "R: Deserialize<'de> + Copy + Default"
+))]
+pub struct ObservationRecord<R: Copy + Default, const D: usize> {
+    /// Inputs in unit coordinates.
+    pub x: FixedArray<R, D>,
+    /// Outcome.
+    pub y: R,
+}
+
+impl<R: Copy + Default, const D: usize> Default for FixedArray<R, D> {
+    fn default() -> Self {
+        FixedArray([R::default(); D])
+    }
+}
+
+/// One past query: the control set (bitmask) and the point in unit coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "R: Serialize",
+    deserialize = "R: Deserialize<'de> + Copy + Default"
+))]
+pub struct QueryRecord<R: Copy + Default, const D: usize> {
+    /// Control set bitmask.
+    pub set: u32,
+    /// Point in unit coordinates.
+    pub x: FixedArray<R, D>,
+}
+
+/// The pending decision.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "R: Serialize",
+    deserialize = "R: Deserialize<'de> + Copy + Default"
+))]
+pub struct PendingRecord<R: Copy + Default, const D: usize> {
+    /// Index of the control set.
+    pub set: usize,
+    /// Values in unit coordinates (meaningful on the controlled variables).
+    pub x: FixedArray<R, D>,
+    /// The winning score.
+    pub score: R,
+}
+
+/// The state of the decision rule.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "R: Serialize",
+    deserialize = "R: Deserialize<'de> + Copy + Default"
+))]
+pub enum RuleRecord<R: Copy + Default, const M: usize> {
+    /// A rule without state.
+    Stateless,
+    /// Explore-then-commit: group costs (cheapest first) and remaining plays.
+    ExploreThenCommit {
+        /// Group costs.
+        group_cost: BoundedVec<R, M>,
+        /// Remaining plays per group.
+        plays_left: BoundedVec<u32, M>,
+    },
+    /// Unknown costs: per-set plays, cost sums and running upper bounds; the running lower
+    /// bound and the round counters.
+    UnknownCost {
+        /// Plays per set.
+        plays: BoundedVec<u32, M>,
+        /// Sums of the costs paid per set.
+        cost_sums: BoundedVec<R, M>,
+        /// Running minimum of each set's expected UCB.
+        ucb_bar: BoundedVec<R, M>,
+        /// Running maximum of the expected LCB.
+        lcb_bar: R,
+        /// Rounds recorded.
+        rounds: u32,
+        /// Exploitation rounds recorded.
+        exploit_rounds: u32,
+    },
+}
+
+/// Everything a controller has learned and decided (see the module documentation).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "R: Serialize",
+    deserialize = "R: Deserialize<'de> + Copy + Default"
+))]
+pub struct Snapshot<R: Copy + Default, const N: usize, const D: usize, const M: usize> {
+    /// Observations in the GP, oldest first.
+    pub observations: BoundedVec<ObservationRecord<R, D>, N>,
+    /// Kernel lengthscales.
+    pub lengthscales: FixedArray<R, D>,
+    /// Kernel outputscale.
+    pub outputscale: R,
+    /// Noise variance.
+    pub noise: R,
+    /// Prior mean.
+    pub mean: R,
+    /// Budget spent (compensated sum: value and error term).
+    pub spent: (R, R),
+    /// Rounds observed.
+    pub rounds: usize,
+    /// The rule's state.
+    pub rule: RuleRecord<R, M>,
+    /// Past queries, oldest first.
+    pub history: BoundedVec<QueryRecord<R, D>, N>,
+    /// The pending decision.
+    pub pending: Option<PendingRecord<R, D>>,
+}
