@@ -314,7 +314,9 @@ where
         self.commit(i, best)
     }
 
-    /// One Thompson decision: a fresh posterior path, maximised per set.
+    /// One Thompson decision: a fresh posterior path, maximised per set. Never inlined: the
+    /// path's stack is only taken when this rule runs.
+    #[inline(never)]
     fn suggest_thompson(&mut self, seed: u64) -> Result<Decision<R, D>, DriverError> {
         let m = self.problem.num_sets();
         let mut out: [Option<InnerResult<R, D>>; M] = [None; M];
@@ -347,6 +349,8 @@ where
     }
 
     /// One EI-PSQ decision: fresh fantasies, their incumbents over the history, EI per set.
+    /// Never inlined: the fantasies' stack (32 paths) is only taken when this rule runs.
+    #[inline(never)]
     fn suggest_ei(&mut self, seed: u64) -> Result<Decision<R, D>, DriverError> {
         let m = self.problem.num_sets();
         let mut out: [Option<InnerResult<R, D>>; M] = [None; M];

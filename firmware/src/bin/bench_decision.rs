@@ -15,9 +15,15 @@
 mod firmware {
     use cortex_m_rt::entry;
     use costbo_core::inner::InnerConfig;
+    use costbo_core::linalg::tri_len;
     use costbo_firmware::icount::Icount;
     use costbo_firmware::semihosting::exit;
-    use costbo_firmware::suite::decision::{controller, hartmann3, N};
+    use costbo_firmware::suite::decision::{controller, hartmann3, D};
+
+    /// Capacity and bank size of the measured configuration (on both machines).
+    const N: usize = 64;
+    const BANK: usize = 64;
+
     use costbo_firmware::testdata::Lcg;
     use costbo_firmware::{println, MACHINE};
 
@@ -30,7 +36,9 @@ mod firmware {
             starts: 2,
             evaluations_per_start: 10,
         };
-        let mut ctl = controller(100.0, inner).unwrap();
+        let mut factor = [0.0f32; tri_len(N)];
+        let mut bank = [[0.0f32; D]; BANK];
+        let mut ctl = controller::<N>(100.0, inner, &mut factor, &mut bank).unwrap();
         let mut rng = Lcg::new(9);
         for _ in 0..N - 1 {
             let x: [f32; 3] = core::array::from_fn(|_| rng.next_unit() as f32);

@@ -35,8 +35,9 @@ pub const BANK: usize = 16;
 /// Paper 000's cheap costs, in control-set order.
 pub const COSTS: [f32; M] = [0.01, 0.01, 0.01, 0.1, 0.1, 0.1, 1.0];
 
-/// The controller type of the on-target tests and benchmarks.
-pub type Ctl = Controller<f32, N, D, M, 1, [f32; tri_len(N)], [[f32; D]; BANK]>;
+/// The controller of the on-target tests and benchmarks, of capacity `C`, over caller-provided
+/// buffers (the packed factor needs `tri_len(C)` values).
+pub type Ctl<'a, const C: usize> = Controller<f32, C, D, M, 1, &'a mut [f32], &'a mut [[f32; D]]>;
 
 /// Hartmann-3, negated so that it is maximised (maximum 3.86278).
 pub fn hartmann3(x: &[f32; 3]) -> f32 {
@@ -70,8 +71,14 @@ pub fn random_variable() -> TruncatedNormal<f32> {
     TruncatedNormal::with_truncated_variance(0.5, 0.04, 0.0, 1.0).unwrap()
 }
 
-/// A fresh ETC-Ada controller with budget `budget` and the given inner budget.
-pub fn controller(budget: f32, inner: InnerConfig) -> Result<Ctl, DriverError> {
+/// A fresh ETC-Ada controller with budget `budget` and the given inner budget, its GP factor in
+/// `factor` and its sample bank in `bank`.
+pub fn controller<'a, const C: usize>(
+    budget: f32,
+    inner: InnerConfig,
+    factor: &'a mut [f32],
+    bank: &'a mut [[f32; D]],
+) -> Result<Ctl<'a, C>, DriverError> {
     let v = Variable {
         lower: 0.0,
         upper: 1.0,
@@ -88,9 +95,8 @@ pub fn controller(budget: f32, inner: InnerConfig) -> Result<Ctl, DriverError> {
     ];
     let problem = Problem::new(&[v; D], &sets, Some(&COSTS)).map_err(|_| DriverError::NoScore)?;
     let kernel = Kernel::squared_exponential([0.1; D], 1.0).map_err(GpError::from)?;
-    let gp = Gp::new(kernel, 0.0, 1e-4, WhenFull::DropOldest, [0.0; tri_len(N)])?;
-    let bank = SampleBank::quasi_random(&problem, [[0.0; D]; BANK], 7)
-        .map_err(|_| DriverError::NoScore)?;
+    let gp = Gp::new(kernel, 0.0, 1e-4, WhenFull::DropOldest, factor)?;
+    let bank = SampleBank::quasi_random(&problem, bank, 7).map_err(|_| DriverError::NoScore)?;
     let settings = Settings {
         rule: Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
         beta: 2.0,
@@ -102,7 +108,7 @@ pub fn controller(budget: f32, inner: InnerConfig) -> Result<Ctl, DriverError> {
 }
 
 /// Plays one round against Hartmann-3: returns the set played.
-pub fn play(ctl: &mut Ctl, rng: &mut Lcg) -> Result<usize, DriverError> {
+pub fn play<const C: usize>(ctl: &mut Ctl<'_, C>, rng: &mut Lcg) -> Result<usize, DriverError> {
     let d = ctl.suggest()?;
     let tn = random_variable();
     let x: [f32; D] =
@@ -119,7 +125,9 @@ pub fn etc_ada_20_rounds_on_hartmann3() -> TestResult {
         starts: 2,
         evaluations_per_start: 10,
     };
-    let mut ctl = match controller(10.0, inner) {
+    let mut factor = [0.0f32; tri_len(N)];
+    let mut bank = [[0.0f32; D]; BANK];
+    let mut ctl = match controller::<N>(10.0, inner, &mut factor, &mut bank) {
         Ok(c) => c,
         Err(e) => fail!("controller: {:?}", e),
     };
