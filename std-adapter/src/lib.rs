@@ -1,9 +1,12 @@
 //! # costbo-std
 //!
 //! The desktop side of costbo: the same core algorithms, with files, processes and a
-//! command-line tool around them. Nothing algorithmic is written here; this crate reads data,
-//! dispatches to `costbo-core` and prints results.
+//! command-line tool around them. No decision or GP algorithm is written here (they come from
+//! `costbo-core`); this crate adds what only a desktop needs: the benchmark objectives and
+//! simulators the experiments run against ([`objectives`]), data files, and the `costbo`
+//! command.
 #![deny(missing_docs)]
 
 pub mod csv_matrix;
 pub mod gp_tool;
+pub mod objectives;

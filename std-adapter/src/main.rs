@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use costbo_core::kernel::Shape;
 use costbo_std::csv_matrix::Table;
 use costbo_std::gp_tool::{self, FitOptions, GpSpec, Precision};
+use costbo_std::objectives::{self, Options, CATALOGUE};
 
 #[derive(Parser)]
 #[command(
@@ -24,6 +25,33 @@ enum Command {
     /// Gaussian-process regression on CSV data.
     #[command(subcommand)]
     Gp(GpCommand),
+    /// Benchmark objectives on the unit cube (maximised).
+    #[command(subcommand)]
+    Objective(ObjectiveCommand),
+}
+
+#[derive(Subcommand)]
+enum ObjectiveCommand {
+    /// Print the value (CSV `value`) at each row of a CSV file of unit-cube points.
+    Eval(ObjectiveEvalArgs),
+    /// List the objectives (CSV `name,dim,dims,optimum,summary`; `dim` is the default).
+    List,
+}
+
+#[derive(Args)]
+struct ObjectiveEvalArgs {
+    /// Objective name (see `costbo objective list`).
+    #[arg(long)]
+    name: String,
+    /// Input dimension, for objectives defined in several (default: the listed `dim`).
+    #[arg(long)]
+    dim: Option<usize>,
+    /// Seed of gp-sample (default 0).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Points CSV: a header row, then one point of the unit cube per row.
+    #[arg(long)]
+    points: PathBuf,
 }
 
 #[derive(Subcommand)]
@@ -196,6 +224,44 @@ fn run(cli: Cli) -> Result<(), String> {
                 full(s.log_marginal_likelihood, precision)
             );
             println!("evaluations,{}", s.evaluations);
+        }
+        Command::Objective(ObjectiveCommand::Eval(a)) => {
+            let options = Options {
+                dim: a.dim,
+                seed: a.seed,
+            };
+            let f = objectives::build(&a.name, &options).map_err(|e| e.to_string())?;
+            let points = read(&a.points)?;
+            if points.width() != f.dim() {
+                return Err(format!(
+                    "{}: {} columns, but {} takes {} inputs",
+                    a.points.display(),
+                    points.width(),
+                    a.name,
+                    f.dim()
+                ));
+            }
+            let values = objectives::eval_rows(f.as_ref(), &points.rows)
+                .map_err(|e| format!("{}: {e}", a.points.display()))?;
+            println!("value");
+            for v in values {
+                println!("{v:?}");
+            }
+        }
+        Command::Objective(ObjectiveCommand::List) => {
+            println!("name,dim,dims,optimum,summary");
+            for e in CATALOGUE {
+                let f =
+                    objectives::build(e.name, &Options::default()).map_err(|e| e.to_string())?;
+                println!(
+                    "{},{},{},{:?},\"{}\"",
+                    e.name,
+                    e.default_dim,
+                    e.dims,
+                    f.optimum(),
+                    e.summary
+                );
+            }
         }
     }
     Ok(())
