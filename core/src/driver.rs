@@ -222,6 +222,15 @@ where
         self.pending.as_ref()
     }
 
+    /// Refits the GP's hyperparameters (see [`Gp::fit`]); on error nothing changes. A pending
+    /// decision stays as it was decided.
+    pub fn fit_hyperparameters(
+        &mut self,
+        config: &crate::gp::FitConfig<R, D>,
+    ) -> Result<crate::gp::FitReport<R, D>, DriverError> {
+        Ok(self.gp.fit(config)?)
+    }
+
     /// Adds an observation that is not charged to the budget and not tied to a decision
     /// (initial design points).
     pub fn observe_initial(&mut self, x: &[R; D], y: R) -> Result<(), DriverError> {

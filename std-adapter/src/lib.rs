@@ -8,5 +8,6 @@
 #![deny(missing_docs)]
 
 pub mod csv_matrix;
+pub mod demo;
 pub mod gp_tool;
 pub mod objectives;

@@ -22,6 +22,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The main job: a simulated nutrient-dosing experiment on the plant simulator (ETC-Ada),
+    /// with progress, a summary of what was learned, a CSV and a plot.
+    Demo(DemoArgs),
     /// Gaussian-process regression on CSV data.
     #[command(subcommand)]
     Gp(GpCommand),
@@ -52,6 +55,19 @@ struct ObjectiveEvalArgs {
     /// Points CSV: a header row, then one point of the unit cube per row.
     #[arg(long)]
     points: PathBuf,
+}
+
+#[derive(Args)]
+struct DemoArgs {
+    /// Total budget (dosing costs: 0.1 per pair of nutrients, 0.2 per triple, 1 for all five).
+    #[arg(long, default_value_t = 20.0)]
+    budget: f64,
+    /// Seed of the simulation.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Directory for demo.csv and demo.svg.
+    #[arg(long, default_value = "results/demo")]
+    out: PathBuf,
 }
 
 #[derive(Subcommand)]
@@ -177,6 +193,14 @@ fn read(path: &Path) -> Result<Table, String> {
 
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
+        Command::Demo(a) => {
+            let options = costbo_std::demo::DemoOptions {
+                budget: a.budget,
+                seed: a.seed,
+                out: a.out,
+            };
+            costbo_std::demo::run(&options)?;
+        }
         Command::Gp(GpCommand::Predict(a)) => {
             let spec = a.model.spec(true)?;
             let (train, test) = (read(&a.model.train)?, read(&a.test)?);
