@@ -343,18 +343,7 @@ where
                 &mut out[..m],
             );
         }
-        let scores: [R; M] = core::array::from_fn(|i| out[i].map_or(-R::INFINITY, |r| r.value));
-        let chosen = if self.settings.rule == Rule::ThompsonPerUnitCost {
-            let costs: [R; M] =
-                core::array::from_fn(|i| self.problem.known_cost(i).unwrap_or(R::ONE));
-            per_unit_cost::select(&scores[..m], &costs[..m])
-        } else {
-            // Cost-blind argmax: ε = 0 with equal costs.
-            ucb_cvs::select(&scores[..m], &[R::ONE; M][..m], R::ZERO)
-        };
-        let i = chosen.ok_or(DriverError::NoScore)?;
-        let best = out[i].ok_or(DriverError::NoScore)?;
-        self.commit(i, best)
+        self.commit_best(&out[..m])
     }
 
     /// One EI-PSQ decision: fresh fantasies, their incumbents over the history, EI per set.
@@ -387,12 +376,31 @@ where
                 &mut out[..m],
             );
         }
-        let scores: [R; M] = core::array::from_fn(|i| out[i].map_or(-R::INFINITY, |r| r.value));
-        let chosen = if self.settings.rule == Rule::EiPerUnitCost {
+        self.commit_best(&out[..m])
+    }
+
+    /// The sample-path rules' choice: the best score overall, or per unit cost for the
+    /// per-unit-cost variants; then [`commit`](Self::commit).
+    fn commit_best(
+        &mut self,
+        out: &[Option<InnerResult<R, D>>],
+    ) -> Result<Decision<R, D>, DriverError> {
+        let m = out.len();
+        let scores: [R; M] = core::array::from_fn(|i| {
+            out.get(i)
+                .copied()
+                .flatten()
+                .map_or(-R::INFINITY, |r| r.value)
+        });
+        let chosen = if matches!(
+            self.settings.rule,
+            Rule::ThompsonPerUnitCost | Rule::EiPerUnitCost
+        ) {
             let costs: [R; M] =
                 core::array::from_fn(|i| self.problem.known_cost(i).unwrap_or(R::ONE));
             per_unit_cost::select(&scores[..m], &costs[..m])
         } else {
+            // Cost-blind argmax: ε = 0 with equal costs.
             ucb_cvs::select(&scores[..m], &[R::ONE; M][..m], R::ZERO)
         };
         let i = chosen.ok_or(DriverError::NoScore)?;

@@ -14,8 +14,8 @@
 //! `K = 32`, `F = 128`, `D = 5`, `N = 100` in f64: about 250 KiB), so this rule is for desktops.
 
 use crate::expectation::SampleBank;
-use crate::inner::{maximize_over_set, InnerConfig, InnerResult};
-use crate::policy::thompson_psq::expected_sample;
+use crate::inner::{InnerConfig, InnerResult};
+use crate::policy::thompson_psq::{expected_sample, maximize_each_set};
 use crate::problem::{ControlSet, Problem};
 use crate::real::Real;
 use crate::thompson::PosteriorSample;
@@ -82,18 +82,9 @@ pub fn score_sets<R, const D: usize, const M: usize, const F: usize, const N: us
     R: Real,
     B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
 {
-    for (i, (set, slot)) in problem.sets().iter().zip(out.iter_mut()).enumerate() {
-        let f = |x: &[R; D]| {
-            let (v, g) = expected_improvement(paths, incumbents, bank, *set, x);
-            v.is_finite().then_some((v, g))
-        };
-        *slot = maximize_over_set(
-            *set,
-            f,
-            inner,
-            seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-        );
-    }
+    maximize_each_set(problem, inner, seed, out, |set, x| {
+        expected_improvement(paths, incumbents, bank, set, x)
+    });
 }
 
 #[cfg(test)]

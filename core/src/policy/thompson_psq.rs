@@ -5,7 +5,7 @@
 
 use crate::expectation::{merge, SampleBank};
 use crate::inner::{maximize_over_set, InnerConfig, InnerResult};
-use crate::problem::Problem;
+use crate::problem::{ControlSet, Problem};
 use crate::real::Real;
 use crate::thompson::PosteriorSample;
 
@@ -13,7 +13,7 @@ use crate::thompson::PosteriorSample;
 pub fn expected_sample<R: Real, const D: usize, const F: usize, const N: usize, B>(
     path: &PosteriorSample<'_, R, D, F, N>,
     bank: &SampleBank<R, D, B>,
-    set: crate::problem::ControlSet,
+    set: ControlSet,
     x: &[R; D],
 ) -> (R, [R; D])
 where
@@ -52,16 +52,26 @@ pub fn score_sets<R, const D: usize, const M: usize, const F: usize, const N: us
     R: Real,
     B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
 {
+    maximize_each_set(problem, inner, seed, out, |set, x| {
+        expected_sample(path, bank, set, x)
+    });
+}
+
+/// Maximises `score(set, x)` over each control set of `problem` into `out`, each set with its
+/// own stream of candidates; non-finite scores count as failures.
+pub fn maximize_each_set<R: Real, const D: usize, const M: usize>(
+    problem: &Problem<R, D, M>,
+    inner: &InnerConfig,
+    seed: u64,
+    out: &mut [Option<InnerResult<R, D>>],
+    score: impl Fn(ControlSet, &[R; D]) -> (R, [R; D]),
+) {
     for (i, (set, slot)) in problem.sets().iter().zip(out.iter_mut()).enumerate() {
         let f = |x: &[R; D]| {
-            let (v, g) = expected_sample(path, bank, *set, x);
+            let (v, g) = score(*set, x);
             v.is_finite().then_some((v, g))
         };
-        *slot = maximize_over_set(
-            *set,
-            f,
-            inner,
-            seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-        );
+        let set_seed = seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        *slot = maximize_over_set(*set, f, inner, set_seed);
     }
 }
