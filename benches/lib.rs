@@ -19,3 +19,136 @@ pub fn points<const D: usize>(n: usize, seed: u64) -> Vec<[f64; D]> {
 pub fn objective<const D: usize>(x: &[f64; D]) -> f64 {
     (6.0 * x[0]).sin() + (4.0 * x[1 % D]).cos() * x[2 % D]
 }
+
+/// Centres of the Gaussian bumps of [`bumps5`].
+const BUMP_CENTRES: [[f64; 5]; 4] = [
+    [0.25, 0.70, 0.40, 0.55, 0.30],
+    [0.80, 0.20, 0.65, 0.35, 0.75],
+    [0.45, 0.50, 0.15, 0.80, 0.60],
+    [0.60, 0.85, 0.75, 0.20, 0.45],
+];
+
+/// A plant-growth-like objective on `[0, 1]⁵`: four Gaussian bumps of heights 1, 0.8, 0.6 and
+/// 0.5 and widths 0.25–0.35 (smooth, multimodal, every variable matters).
+pub fn bumps5(x: &[f64; 5]) -> f64 {
+    const HEIGHT: [f64; 4] = [1.0, 0.8, 0.6, 0.5];
+    const WIDTH: [f64; 4] = [0.3, 0.25, 0.35, 0.3];
+    (0..4)
+        .map(|k| {
+            let r2: f64 = (0..5).map(|l| (x[l] - BUMP_CENTRES[k][l]).powi(2)).sum();
+            HEIGHT[k] * (-r2 / (2.0 * WIDTH[k] * WIDTH[k])).exp()
+        })
+        .sum()
+}
+
+/// The plant-like decision problem of the decision benchmarks (paper 000's plant experiment
+/// shape): d = 5 on `[0, 1]⁵`, every variable a normal at 0.5 truncated to `[0, 1]` with
+/// truncated variance 0.04, the seven plant control sets with the cheap costs, an SE-ARD
+/// kernel with lengthscale 0.2, outputscale 1 and noise 1e-4.
+pub mod plant {
+    use costbo_core::dist::{Distribution, TruncatedNormal};
+    use costbo_core::driver::{Controller, Rule, Settings};
+    use costbo_core::expectation::SampleBank;
+    use costbo_core::gp::{Gp, WhenFull};
+    use costbo_core::inner::InnerConfig;
+    use costbo_core::kernel::Kernel;
+    use costbo_core::linalg::tri_len;
+    use costbo_core::policy::explore_then_commit::PlaysPerGroup;
+    use costbo_core::problem::{ControlSet, Problem, Variable};
+    use costbo_core::Real;
+    use rand_core::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// Number of variables.
+    pub const D: usize = 5;
+    /// Number of control sets.
+    pub const M: usize = 7;
+    /// Paper 000's cheap costs, in control-set order.
+    pub const COSTS: [f64; M] = [0.01, 0.01, 0.01, 0.1, 0.1, 0.1, 1.0];
+
+    /// A controller with capacity `N`, `Vec` storage for the factor and the bank.
+    pub type Ctl<R, const N: usize> = Controller<R, N, D, M, 1, Vec<R>, Vec<[R; D]>>;
+
+    /// The plant control sets {1,2},{3,4},{4,5},{1,2,3},{2,3,4},{3,4,5},{1,…,5} (0-based here).
+    pub fn sets() -> [ControlSet; M] {
+        [
+            ControlSet::of(&[0, 1]),
+            ControlSet::of(&[2, 3]),
+            ControlSet::of(&[3, 4]),
+            ControlSet::of(&[0, 1, 2]),
+            ControlSet::of(&[1, 2, 3]),
+            ControlSet::of(&[2, 3, 4]),
+            ControlSet::of(&[0, 1, 2, 3, 4]),
+        ]
+    }
+
+    /// The problem in precision `R`.
+    pub fn problem<R: Real>() -> Problem<R, D, M> {
+        let tn =
+            TruncatedNormal::with_truncated_variance(R::HALF, R::from_f64(0.04), R::ZERO, R::ONE)
+                .unwrap();
+        let v = Variable {
+            lower: R::ZERO,
+            upper: R::ONE,
+            uncontrolled: Distribution::TruncatedNormal(tn),
+        };
+        let costs = COSTS.map(R::from_f64);
+        Problem::new(&[v; D], &sets(), Some(&costs)).unwrap()
+    }
+
+    /// How the bank is drawn.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum BankKind {
+        /// Independent draws (the paper's choice), from this seed.
+        Iid(u64),
+        /// Scrambled Sobol points, with this scrambling seed.
+        Sobol(u64),
+    }
+
+    /// A bank of `size` points.
+    pub fn bank<R: Real>(size: usize, kind: BankKind) -> SampleBank<R, D, Vec<[R; D]>> {
+        let problem = problem::<R>();
+        match kind {
+            BankKind::Iid(seed) => {
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+                SampleBank::iid(&problem, vec![[R::ZERO; D]; size], &mut rng).unwrap()
+            }
+            BankKind::Sobol(seed) => {
+                SampleBank::quasi_random(&problem, vec![[R::ZERO; D]; size], seed).unwrap()
+            }
+        }
+    }
+
+    /// An ETC-Ada controller (β = 2, large budget) whose GP already holds `n` observations of
+    /// [`crate::bumps5`] at deterministic points (`data_seed`).
+    pub fn controller<R: Real, const N: usize>(
+        n: usize,
+        bank: SampleBank<R, D, Vec<[R; D]>>,
+        inner: InnerConfig,
+        data_seed: u64,
+        seed: u64,
+    ) -> Ctl<R, N> {
+        let kernel = Kernel::squared_exponential([R::from_f64(0.2); D], R::ONE).unwrap();
+        let gp = Gp::new(
+            kernel,
+            R::ZERO,
+            R::from_f64(1e-4),
+            WhenFull::Reject,
+            vec![R::ZERO; tri_len(N)],
+        )
+        .unwrap();
+        let settings = Settings {
+            rule: Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
+            beta: R::TWO,
+            budget: R::from_f64(1000.0),
+            inner,
+            seed,
+        };
+        let mut ctl = Controller::new(problem::<R>(), gp, bank, settings).unwrap();
+        for x in crate::points::<D>(n, data_seed) {
+            ctl.observe_initial(&x.map(R::from_f64), R::from_f64(crate::bumps5(&x)))
+                .unwrap();
+        }
+        ctl
+    }
+}

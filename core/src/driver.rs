@@ -13,7 +13,9 @@ use crate::inner::{InnerConfig, InnerResult};
 use crate::policy::explore_then_commit::{ExploreThenCommit, PlaysPerGroup};
 use crate::policy::ucb_cvs::{self, EpsilonSchedule};
 use crate::policy::unknown_cost::{UnknownCost, UnknownCostConfig};
-use crate::policy::{ei_psq, per_unit_cost, score_sets, thompson_psq};
+use crate::policy::{
+    ei_psq, per_unit_cost, score_sets, score_sets_where, score_sets_with_workspace, thompson_psq,
+};
 use crate::problem::{ControlSet, Costs, Problem};
 use crate::real::Real;
 use crate::thompson::PosteriorSample;
@@ -256,6 +258,23 @@ where
     /// Decides the next round. Calling it again before [`observe`](Self::observe) returns
     /// the same decision.
     pub fn suggest(&mut self) -> Result<Decision<R, D>, DriverError> {
+        self.suggest_with_workspace(&mut [])
+    }
+
+    /// Scalars of workspace that make [`suggest_with_workspace`](Self::suggest_with_workspace)
+    /// use the fast factorised path (about 0.35 MiB in f64 for n = 100 and a 128-point bank).
+    pub fn workspace_len(&self) -> usize {
+        crate::policy::workspace_len(N, self.bank.len())
+    }
+
+    /// [`suggest`](Self::suggest) with a caller-provided workspace: with at least
+    /// [`workspace_len`](Self::workspace_len) scalars the squared-exponential kernel's random
+    /// part is precomputed per set and candidates are screened by an exact bound (same
+    /// decisions, several times faster); a shorter one falls back to the stack path.
+    pub fn suggest_with_workspace(
+        &mut self,
+        workspace: &mut [R],
+    ) -> Result<Decision<R, D>, DriverError> {
         if let Some(d) = self.pending {
             return Ok(d);
         }
@@ -276,8 +295,16 @@ where
         ) {
             return self.suggest_ei(seed);
         }
+        let costs: [R; M] = core::array::from_fn(|i| self.problem.known_cost(i).unwrap_or(R::ONE));
+        // While ETC explores a cost group only that group's sets can be played; a set's score
+        // does not depend on which others are scored, so scoring the group alone gives the same
+        // decision.
+        let exploring: Option<R> = match &self.state {
+            RuleState::Etc(etc) => etc.groups().find(|&(_, left)| left > 0).map(|(c, _)| c),
+            _ => None,
+        };
         let mut ucb: [Option<InnerResult<R, D>>; M] = [None; M];
-        score_sets(
+        score_sets_where(
             &self.problem,
             &self.gp,
             &self.bank,
@@ -285,16 +312,37 @@ where
             &self.settings.inner,
             seed,
             &mut ucb[..m],
+            workspace,
+            |i| exploring.is_none_or(|c| costs[i] == c),
         );
+        if let Some(c) = exploring {
+            if ucb[..m]
+                .iter()
+                .zip(&costs)
+                .all(|(r, ci)| *ci != c || r.is_none())
+            {
+                // Every set of the group failed: ETC moves on, so score the others too.
+                score_sets_where(
+                    &self.problem,
+                    &self.gp,
+                    &self.bank,
+                    Bound::Upper(self.settings.beta),
+                    &self.settings.inner,
+                    seed,
+                    &mut ucb[..m],
+                    workspace,
+                    |i| costs[i] != c,
+                );
+            }
+        }
         let scores: [R; M] = core::array::from_fn(|i| ucb[i].map_or(-R::INFINITY, |r| r.value));
-        let costs: [R; M] = core::array::from_fn(|i| self.problem.known_cost(i).unwrap_or(R::ONE));
         let (scores, costs) = (&scores[..m], &costs[..m]);
         let spent = self.spent();
         let chosen = match (&mut self.state, self.settings.rule) {
             (RuleState::Etc(etc), _) => etc.select(scores, costs),
             (RuleState::Unknown(rule), _) => {
                 let mut lcb: [Option<InnerResult<R, D>>; M] = [None; M];
-                score_sets(
+                score_sets_with_workspace(
                     &self.problem,
                     &self.gp,
                     &self.bank,
@@ -302,6 +350,7 @@ where
                     &self.settings.inner,
                     seed ^ 1,
                     &mut lcb[..m],
+                    workspace,
                 );
                 let lcb_max = lcb[..m]
                     .iter()

@@ -6,6 +6,16 @@
 //! the uncontrolled variables fill in each query. Fixing the bank (common random numbers) makes
 //! the estimated acquisition a smooth deterministic function of `xⁱ`, so it can be maximised with
 //! gradients, and makes comparisons between candidates and between control sets consistent.
+//!
+//! [`expected_bound`] is the reference: one posterior prediction per bank point. The decision
+//! rules use the faster evaluators of the same quantity ([`expected_bound_batched`],
+//! [`FactorisedSe`], [`UcbScreen`]; see `batch.rs`). [`expected_mean_closed_form`] is the exact
+//! expectation of the posterior mean for the squared-exponential kernel, the limit that a bank
+//! approximates.
+
+mod batch;
+
+pub use batch::{expected_bound_batched, Chunk, FactorisedSe, Precision, UcbScreen};
 
 use rand_core::Rng;
 
@@ -64,6 +74,17 @@ impl<R: Real, const D: usize, B: AsRef<[[R; D]]> + AsMut<[[R; D]]>> SampleBank<R
         }
         for p in storage.as_mut().iter_mut() {
             *p = core::array::from_fn(|l| problem.unit_distribution(l).sample(uniform_open(rng)));
+        }
+        Ok(SampleBank {
+            points: storage,
+            _real: core::marker::PhantomData,
+        })
+    }
+
+    /// A bank of given points (unit-cube coordinates, drawn elsewhere).
+    pub fn from_points(storage: B) -> Result<Self, BankError> {
+        if storage.as_ref().is_empty() {
+            return Err(BankError::Empty);
         }
         Ok(SampleBank {
             points: storage,
@@ -158,4 +179,58 @@ where
     }
     let inv = R::ONE / R::from_usize(points.len());
     Ok((value * inv, grad.map(|g| g * inv)))
+}
+
+/// `E[μ([x^set, X])]` in closed form and its gradient in `x` (zero on the uncontrolled
+/// coordinates), for a squared-exponential GP whose inputs are the unit-cube coordinates of
+/// `problem`: `m + Σⱼ αⱼ s Π_{l∈set} e^{−(x_l − x_{jl})²/2ℓ_l²} Π_{l∉set} E[e^{−(X_l − x_{jl})²/2ℓ_l²}]`,
+/// the last factors from [`Distribution::expected_gaussian_factor`](crate::dist::Distribution::expected_gaussian_factor)
+/// (truncated normal, uniform, discrete and constant variables alike). O(n·D) special
+/// functions per call.
+///
+/// This is the limit of [`expected_bound`]`(.., Bound::Mean)` as the bank grows: a reference
+/// for the integration error of a bank. `None` when the kernel is not the squared exponential
+/// or a controlled coordinate of `x` is not finite.
+pub fn expected_mean_closed_form<R, const N: usize, const D: usize, const M: usize, S>(
+    gp: &Gp<R, N, D, S>,
+    problem: &Problem<R, D, M>,
+    set: ControlSet,
+    x: &[R; D],
+) -> Option<(R, [R; D])>
+where
+    R: Real,
+    S: AsRef<[R]> + AsMut<[R]>,
+{
+    let kernel = gp.kernel();
+    if kernel.shape() != crate::kernel::Shape::SquaredExponential
+        || !(0..D).all(|l| !set.contains(l) || x[l].is_finite())
+    {
+        return None;
+    }
+    let ls = kernel.lengthscales();
+    let inv_sq: [R; D] = core::array::from_fn(|l| R::ONE / ls[l].sq());
+    let os = kernel.outputscale();
+    let mut mean = R::ZERO;
+    let mut grad = [R::ZERO; D];
+    for (xj, aj) in gp.inputs().iter().zip(gp.alpha()) {
+        let mut r2 = R::ZERO;
+        let mut random = R::ONE;
+        for l in 0..D {
+            if set.contains(l) {
+                r2 += (x[l] - xj[l]).sq() * inv_sq[l];
+            } else {
+                random *= problem
+                    .unit_distribution(l)
+                    .expected_gaussian_factor(xj[l], ls[l]);
+            }
+        }
+        let t = *aj * os * (-R::HALF * r2).exp() * random;
+        mean += t;
+        for l in 0..D {
+            if set.contains(l) {
+                grad[l] -= t * (x[l] - xj[l]) * inv_sq[l];
+            }
+        }
+    }
+    Some((gp.prior_mean() + mean, grad))
 }

@@ -54,6 +54,28 @@ pub struct InnerResult<R, const D: usize> {
     pub evaluations: usize,
 }
 
+/// What the inner optimiser needs from one evaluation of the acquisition.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Need<R> {
+    /// Value and gradient (the start of a refinement).
+    Gradient,
+    /// A line-search trial of a refinement: it is accepted, and its gradient used, only if its
+    /// value reaches `accept_from`. Below that, any value below `accept_from` (an upper bound,
+    /// say) may be returned in its place, with any gradient.
+    Trial {
+        /// The value needed for acceptance.
+        accept_from: R,
+    },
+    /// The value of a pool candidate. Its gradient is not used, and a value at or below
+    /// `floor` cannot change the result (it neither enters the starts nor beats the best), so
+    /// an upper bound of the value may be returned in its place whenever that bound is at most
+    /// `floor`.
+    Value {
+        /// Values at or below it are ignored; −∞ while every value matters.
+        floor: R,
+    },
+}
+
 /// Maximises `f` over the coordinates of `set` in `[0, 1]`. `f` returns the value and the
 /// gradient, or `None` where it cannot be evaluated. `seed` scrambles the candidate pool.
 /// Returns `None` when `f` fails at every candidate.
@@ -66,6 +88,22 @@ pub fn maximize_over_set<R, const D: usize, F>(
 where
     R: Real,
     F: FnMut(&[R; D]) -> Option<(R, [R; D])>,
+{
+    maximize_over_set_lazy(set, |x: &[R; D], _| f(x), config, seed)
+}
+
+/// [`maximize_over_set`] for an acquisition that is told what each evaluation is for (see
+/// [`Need`]): pool candidates need no gradient and may be screened by an upper bound. With
+/// exact values wherever they matter the result is the same as [`maximize_over_set`]'s.
+pub fn maximize_over_set_lazy<R, const D: usize, F>(
+    set: ControlSet,
+    mut f: F,
+    config: &InnerConfig,
+    seed: u64,
+) -> Option<InnerResult<R, D>>
+where
+    R: Real,
+    F: FnMut(&[R; D], Need<R>) -> Option<(R, [R; D])>,
 {
     let starts = config.starts.min(MAX_STARTS);
     let mut best: [Option<(R, [R; D])>; MAX_STARTS] = [None; MAX_STARTS];
@@ -81,7 +119,16 @@ where
         };
         let x = core::array::from_fn(|l| if set.contains(l) { u[l] } else { fixed });
         evaluations += 1;
-        let Some((v, _)) = f(&x) else { continue };
+        // A full list of starts ignores anything at or below its worst entry; with no starts
+        // only the best so far matters.
+        let floor = match (starts, overall) {
+            (0, Some((b, _))) => b,
+            (0, None) => -R::INFINITY,
+            _ => best[starts - 1].map_or(-R::INFINITY, |(b, _)| b),
+        };
+        let Some((v, _)) = f(&x, Need::Value { floor }) else {
+            continue;
+        };
         if overall.is_none_or(|(b, _)| v > b) {
             overall = Some((v, x));
         }
@@ -90,9 +137,12 @@ where
     let lower: [R; D] = core::array::from_fn(|l| if set.contains(l) { R::ZERO } else { fixed });
     let upper: [R; D] = core::array::from_fn(|l| if set.contains(l) { R::ONE } else { fixed });
     for (_, x0) in best[..starts].iter().flatten() {
-        if let Some(a) =
-            optimize::maximize(&mut f, *x0, &lower, &upper, config.evaluations_per_start)
-        {
+        let g = |x: &[R; D], threshold: Option<R>| match threshold {
+            Some(accept_from) => f(x, Need::Trial { accept_from }),
+            None => f(x, Need::Gradient),
+        };
+        let budget = config.evaluations_per_start;
+        if let Some(a) = optimize::maximize_with_threshold(g, *x0, &lower, &upper, budget) {
             evaluations += a.evaluations;
             if overall.is_none_or(|(b, _)| a.value > b) {
                 overall = Some((a.value, a.point));

@@ -69,11 +69,30 @@ where
     V: Coordinates<R>,
     F: FnMut(&V) -> Option<(R, V)>,
 {
+    maximize_with_threshold(|x: &V, _| f(x), start, lower, upper, budget)
+}
+
+/// [`maximize`] for an `f` that is told, at each line-search trial, the value the trial must
+/// reach to be accepted (`None` at the start point, whose value and gradient are always used).
+/// Below that value the trial is rejected whatever it is: `f` may then return any value below
+/// the threshold (an upper bound, say) with any gradient, and the ascent is unchanged.
+pub fn maximize_with_threshold<R, V, F>(
+    mut f: F,
+    start: V,
+    lower: &V,
+    upper: &V,
+    budget: usize,
+) -> Option<Ascent<R, V>>
+where
+    R: Real,
+    V: Coordinates<R>,
+    F: FnMut(&V, Option<R>) -> Option<(R, V)>,
+{
     let len = start.len();
     let mut h = start;
     project(&mut h, lower, upper);
     let mut used = 1;
-    let (mut fx, mut g) = f(&h)?;
+    let (mut fx, mut g) = f(&h, None)?;
     let fixed = |i: usize| lower.get(i) == upper.get(i);
     // First step: move at most 1 along the steepest free coordinate... scaled to the box.
     let gmax = (0..len)
@@ -121,8 +140,9 @@ where
             }
             project(&mut cand, lower, upper);
             used += 1;
-            if let Some((fc, gc)) = f(&cand) {
-                if fc >= fx + R::from_f64(1e-4) * lambda * slope {
+            let threshold = fx + R::from_f64(1e-4) * lambda * slope;
+            if let Some((fc, gc)) = f(&cand, Some(threshold)) {
+                if fc >= threshold {
                     accepted = Some((cand, fc, gc));
                     break;
                 }

@@ -307,3 +307,36 @@ fn expected_improvement_prefers_promising_queries_and_is_reproducible() {
     let b = run(Rule::EiPerUnitCost);
     assert!(b.iter().all(|d| d.score.is_finite() && d.score >= 0.0));
 }
+
+#[test]
+fn workspace_path_decides_like_the_stack_path() {
+    for rule in [
+        Rule::ExploreThenCommit(PlaysPerGroup::Fixed(3)),
+        Rule::UcbCvs(EpsilonSchedule::Constant(0.1)),
+    ] {
+        let mut a = controller(rule, Some(&CHEAP), 100.0, LIGHT);
+        let mut b = controller(rule, Some(&CHEAP), 100.0, LIGHT);
+        let mut ws = vec![0.0; b.workspace_len()];
+        let (mut ra, mut rb) = (
+            Xoshiro128PlusPlus::seed_from_u64(7),
+            Xoshiro128PlusPlus::seed_from_u64(7),
+        );
+        initial_design(&mut a, &mut ra);
+        initial_design(&mut b, &mut rb);
+        for round in 0..10 {
+            let da = a.suggest().unwrap();
+            let db = b.suggest_with_workspace(&mut ws).unwrap();
+            assert_eq!(da.set, db.set, "{rule:?} round {round}");
+            for l in 0..D {
+                match (da.values[l], db.values[l]) {
+                    (Some(u), Some(v)) => {
+                        assert!((u - v).abs() < 1e-6, "{rule:?} round {round}: {u} vs {v}")
+                    }
+                    (u, v) => assert_eq!(u.is_some(), v.is_some()),
+                }
+            }
+            play(&mut a, &mut ra, CHEAP[da.set]).unwrap();
+            play(&mut b, &mut rb, CHEAP[db.set]).unwrap();
+        }
+    }
+}

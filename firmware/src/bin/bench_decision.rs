@@ -36,9 +36,11 @@ mod firmware {
             starts: 2,
             evaluations_per_start: 10,
         };
-        let mut factor = [0.0f32; tri_len(N)];
-        let mut bank = [[0.0f32; D]; BANK];
-        let mut ctl = controller::<N>(100.0, inner, &mut factor, &mut bank).unwrap();
+        // Static buffers (in .bss, not on the stack): the microbit has 16 KiB of RAM in all and
+        // the packed factor alone takes 8.3 KiB.
+        let factor = cortex_m::singleton!(: [f32; tri_len(N)] = [0.0; tri_len(N)]).unwrap();
+        let bank = cortex_m::singleton!(: [[f32; D]; BANK] = [[0.0; D]; BANK]).unwrap();
+        let mut ctl = controller::<N>(100.0, inner, factor, bank).unwrap();
         let mut rng = Lcg::new(9);
         for _ in 0..N - 1 {
             let x: [f32; 3] = core::array::from_fn(|_| rng.next_unit() as f32);
