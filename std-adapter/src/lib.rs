@@ -9,5 +9,6 @@
 
 pub mod csv_matrix;
 pub mod demo;
+pub mod experiment;
 pub mod gp_tool;
 pub mod objectives;

@@ -25,6 +25,9 @@ enum Command {
     /// The main job: a simulated nutrient-dosing experiment on the plant simulator (ETC-Ada),
     /// with progress, a summary of what was learned, a CSV and a plot.
     Demo(DemoArgs),
+    /// Run an experiment grid from a TOML file (objective × costs × variance × algorithm ×
+    /// seed), in parallel and resumably: one CSV per job and a summary.json.
+    Run(RunArgs),
     /// Gaussian-process regression on CSV data.
     #[command(subcommand)]
     Gp(GpCommand),
@@ -68,6 +71,19 @@ struct DemoArgs {
     /// Directory for demo.csv and demo.svg.
     #[arg(long, default_value = "results/demo")]
     out: PathBuf,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// The settings grid (see std-adapter/configs/quick.toml).
+    #[arg(long)]
+    config: PathBuf,
+    /// Output directory (default: results/<config file stem>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Worker threads (default: available parallelism).
+    #[arg(long)]
+    jobs: Option<usize>,
 }
 
 #[derive(Subcommand)]
@@ -200,6 +216,50 @@ fn run(cli: Cli) -> Result<(), String> {
                 out: a.out,
             };
             costbo_std::demo::run(&options)?;
+        }
+        Command::Run(a) => {
+            let text = std::fs::read_to_string(&a.config)
+                .map_err(|e| format!("{}: {e}", a.config.display()))?;
+            let settings = costbo_std::experiment::Settings::from_toml(&text)
+                .map_err(|e| format!("{}: {e}", a.config.display()))?;
+            let out = a.out.unwrap_or_else(|| {
+                let stem = a
+                    .config
+                    .file_stem()
+                    .map_or("run".into(), |s| s.to_string_lossy());
+                PathBuf::from("results").join(stem.as_ref())
+            });
+            let jobs = a
+                .jobs
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let options = costbo_std::experiment::RunOptions {
+                out: out.clone(),
+                jobs,
+                progress: true,
+            };
+            let start = std::time::Instant::now();
+            let report = costbo_std::experiment::run(&settings, &options)?;
+            println!(
+                "{} jobs: {} run, {} skipped (already done), {} failed, in {:.1}s",
+                report.total,
+                report.ran,
+                report.skipped,
+                report.failed.len(),
+                start.elapsed().as_secs_f64()
+            );
+            for c in &report.summary.cells {
+                match (c.mean_simple_regret, c.stderr_simple_regret) {
+                    (Some(m), Some(s)) => println!(
+                        "  {:<50} simple regret {m:.4} ± {s:.4} ({} seeds)",
+                        c.cell, c.seeds
+                    ),
+                    _ => println!("  {:<50} no rounds played", c.cell),
+                }
+            }
+            println!("wrote {}", out.join("summary.json").display());
+            if !report.failed.is_empty() {
+                return Err(report.failed.join("\n"));
+            }
         }
         Command::Gp(GpCommand::Predict(a)) => {
             let spec = a.model.spec(true)?;

@@ -1,0 +1,154 @@
+//! Honest regret: expected values over an independent i.i.d. bank, and the best expected value
+//! of each control set, computed once and cached on disk.
+
+use std::path::Path;
+
+use costbo_core::dist::TruncatedNormal;
+use costbo_core::expectation::uniform_open;
+use costbo_core::inner::{maximize_over_set_lazy, InnerConfig, Need};
+use costbo_core::problem::ControlSet;
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro128PlusPlus;
+
+use crate::objectives::Objective;
+
+/// FNV-1a, 64 bits: a stable hash for cache keys and judge seeds.
+pub(crate) fn fnv(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// The independent bank that measures regret: i.i.d. draws of every variable (unit cube),
+/// seeded from the (objective, variance) key only, never from a run's seed.
+#[derive(Debug, Clone)]
+pub struct Judge {
+    points: Vec<Vec<f64>>,
+    dim: usize,
+}
+
+impl Judge {
+    /// `size` i.i.d. draws of `dim` variables, each a normal at ½ truncated to `[0, 1]` with
+    /// truncated variance `variance`; `key` seeds the draws.
+    pub fn new(dim: usize, variance: f64, size: usize, key: &str) -> Result<Self, String> {
+        let tn = TruncatedNormal::with_truncated_variance(0.5, variance, 0.0, 1.0)
+            .map_err(|e| format!("variance {variance}: {e:?}"))?;
+        let mut rng = Xoshiro128PlusPlus::seed_from_u64(fnv(key) ^ 0x4A55_4447_4500_0000);
+        let points = (0..size)
+            .map(|_| {
+                (0..dim)
+                    .map(|_| tn.sample(uniform_open(&mut rng)))
+                    .collect()
+            })
+            .collect();
+        Ok(Judge { points, dim })
+    }
+
+    /// `E f([u^set, X^{-set}])` over the bank (`f(u)` itself when `set` holds every variable).
+    pub fn expected(&self, f: &dyn Objective, set: ControlSet, u: &[f64]) -> f64 {
+        if (0..self.dim).all(|l| set.contains(l)) {
+            return f.eval(u);
+        }
+        let mut x = vec![0.0; self.dim];
+        let mut sum = 0.0;
+        for w in &self.points {
+            for l in 0..self.dim {
+                x[l] = if set.contains(l) { u[l] } else { w[l] };
+            }
+            sum += f.eval(&x);
+        }
+        sum / self.points.len() as f64
+    }
+
+    /// The best expected value over the controlled variables of `set`: the core's inner
+    /// optimiser (Sobol pool, then projected gradient ascent with forward-difference
+    /// gradients) on the bank average, also trying the objective's known maximiser.
+    pub fn best<const D: usize>(&self, f: &dyn Objective, set: ControlSet) -> f64 {
+        let config = InnerConfig {
+            pool: 512,
+            starts: 8,
+            evaluations_per_start: 60,
+        };
+        let value = |x: &[f64; D]| self.expected(f, set, x);
+        let found = maximize_over_set_lazy(
+            set,
+            |x: &[f64; D], need| {
+                let v = value(x);
+                if !v.is_finite() {
+                    return None;
+                }
+                let mut g = [0.0; D];
+                if !matches!(need, Need::Value { .. }) {
+                    let h = 1e-6;
+                    for l in (0..D).filter(|&l| set.contains(l)) {
+                        let mut y = *x;
+                        let step = if y[l] + h <= 1.0 { h } else { -h };
+                        y[l] += step;
+                        g[l] = (value(&y) - v) / step;
+                    }
+                }
+                Some((v, g))
+            },
+            &config,
+            fnv(&format!("{set:?}")),
+        )
+        .map_or(f64::NEG_INFINITY, |r| r.value);
+        let known = f
+            .argmax()
+            .map_or(f64::NEG_INFINITY, |a| self.expected(f, set, &a));
+        found.max(known)
+    }
+}
+
+/// The best expected value of every set, from `cache` (a file under the output directory) if
+/// it holds them for `key`, otherwise computed (sets in parallel) and written there.
+pub fn best_values<const D: usize>(
+    f: &dyn Objective,
+    judge: &Judge,
+    sets: &[ControlSet],
+    key: &str,
+    cache: &Path,
+) -> Result<Vec<f64>, String> {
+    if let Ok(text) = std::fs::read_to_string(cache) {
+        if let Some(v) = parse_cache(&text, key, sets.len()) {
+            return Ok(v);
+        }
+    }
+    let values: Vec<f64> = std::thread::scope(|s| {
+        let handles: Vec<_> = sets
+            .iter()
+            .map(|&set| s.spawn(move || judge.best::<D>(f, set)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or(f64::NEG_INFINITY))
+            .collect()
+    });
+    // Exact decimal round trip: `{:?}` prints the shortest text that parses back to the value.
+    let text = serde_json::json!({
+        "key": key,
+        "best": values.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>(),
+    });
+    if let Some(dir) = cache.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    super::write_atomic(cache, &format!("{text:#}\n"))?;
+    Ok(values)
+}
+
+fn parse_cache(text: &str, key: &str, len: usize) -> Option<Vec<f64>> {
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    if v.get("key")?.as_str()? != key {
+        return None;
+    }
+    let best: Vec<f64> = v
+        .get("best")?
+        .as_array()?
+        .iter()
+        .map(|x| x.as_str()?.parse().ok())
+        .collect::<Option<_>>()?;
+    (best.len() == len).then_some(best)
+}

@@ -1,0 +1,624 @@
+//! The experiment runner (`costbo run --config FILE.toml`): a grid of settings (objective ×
+//! costs × variance × algorithm × seed) read from TOML, run in parallel, reproducible from the
+//! seeds and resumable.
+//!
+//! Layout of the output directory:
+//!
+//! ```text
+//! OUT/<cell>/<seed>.csv   one row per round (written atomically; present = job done)
+//! OUT/<cell>/cell.txt     the cell's settings (a rerun with other settings is refused)
+//! OUT/best/<key>.json     best expected value of each control set (the regret reference)
+//! OUT/summary.json        final simple regret per job, mean ± standard error per cell
+//! ```
+//!
+//! Regret is measured honestly: the expected value of each decision (its control set and
+//! values, averaged over the uncontrolled variables) is computed with an independent bank of
+//! [`Settings::judge`] i.i.d. draws, seeded from the (objective, sets, variance) only, never the
+//! algorithm's bank. The best expected value of every control set is found once per
+//! (objective, sets, variance) by maximising the same bank average with the core's inner
+//! optimiser, and cached under `OUT/best/`. Simple regret after round `t` is
+//! `max_i best_i − max_{s ≤ t} E_s`; cumulative regret sums `max_i best_i − E_s`; cost-weighted
+//! regret sums `c_s · (max_i best_i − E_s)`.
+//!
+//! Each job is deterministic in its seed: the initial points, the uncontrolled draws, the noise
+//! and the controller's bank all derive from it, so every algorithm of a cell row sees the same
+//! initial design. Re-running with the same output directory skips jobs whose CSV exists.
+
+pub mod config;
+pub mod judge;
+pub mod simulate;
+
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+pub use config::{Algorithm, Cell, CostSpec, ObjectiveSpec, Seeds, Settings};
+use judge::Judge;
+use simulate::{JobInput, Round};
+
+use crate::objectives::{self, Objective, Options};
+
+/// Stack of each job's thread: the controller holds capacity-sized arrays inline.
+pub const JOB_STACK: usize = 256 << 20;
+
+/// Writes `text` to `path` through a temporary file and a rename, so that a file that exists is
+/// complete.
+pub fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Options of a run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Output directory.
+    pub out: PathBuf,
+    /// Worker threads (at least 1).
+    pub jobs: usize,
+    /// Print a progress line (to stdout).
+    pub progress: bool,
+}
+
+/// Shared progress counters.
+#[derive(Debug, Default)]
+pub struct Progress {
+    rounds: AtomicUsize,
+    jobs_done: AtomicUsize,
+    // Work done in millionths of a job (a job's work is the budget fraction it spent).
+    work: AtomicU64,
+}
+
+impl Progress {
+    fn round(&self, budget_fraction: f64) {
+        self.rounds.fetch_add(1, Ordering::Relaxed);
+        self.work
+            .fetch_add((budget_fraction * 1e6) as u64, Ordering::Relaxed);
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// Jobs in the grid.
+    pub total: usize,
+    /// Jobs run now.
+    pub ran: usize,
+    /// Jobs skipped because their CSV already existed.
+    pub skipped: usize,
+    /// Jobs that failed, with the reason.
+    pub failed: Vec<String>,
+    /// The summary written to `summary.json`.
+    pub summary: Summary,
+}
+
+/// Final numbers of one job.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct JobSummary {
+    /// Cell name.
+    pub cell: String,
+    /// Seed.
+    pub seed: u64,
+    /// Rounds played.
+    pub rounds: usize,
+    /// Budget spent.
+    pub spent: f64,
+    /// Simple regret at the end (`None` if no round was played).
+    pub final_simple_regret: Option<f64>,
+    /// Cumulative regret at the end.
+    pub cumulative_regret: Option<f64>,
+    /// Cost-weighted regret at the end.
+    pub cost_weighted_regret: Option<f64>,
+}
+
+/// Final simple regret of a cell over its seeds.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CellSummary {
+    /// Cell name.
+    pub cell: String,
+    /// Objective label.
+    pub objective: String,
+    /// Cost setting.
+    pub costs: String,
+    /// Truncated variance.
+    pub variance: f64,
+    /// Algorithm.
+    pub algorithm: String,
+    /// Budget.
+    pub budget: f64,
+    /// Best expected value over all control sets (the regret reference).
+    pub optimum: f64,
+    /// Seeds finished.
+    pub seeds: usize,
+    /// Mean final simple regret.
+    pub mean_simple_regret: Option<f64>,
+    /// Standard error of the mean (0 with one seed).
+    pub stderr_simple_regret: Option<f64>,
+}
+
+/// The content of `summary.json`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Summary {
+    /// Every finished job, in grid order.
+    pub jobs: Vec<JobSummary>,
+    /// Every cell, in grid order.
+    pub cells: Vec<CellSummary>,
+}
+
+/// A problem of the grid, prepared: objective, sets, and per variance the judge and the best
+/// values.
+struct Prepared {
+    objective: Arc<dyn Objective>,
+    sets: Vec<costbo_core::problem::ControlSet>,
+    per_variance: Vec<(f64, Judge, Vec<f64>)>,
+}
+
+macro_rules! with_dim {
+    ($d:expr, $body:ident, [$($k:literal),*]) => {
+        match $d {
+            $($k => $body!($k),)*
+            d => Err(format!("{d} variables: the runner supports d in {{3, 5, 6, 12}}")),
+        }
+    };
+}
+
+/// The capacity bucket for at most `rounds` observations (beyond 1024 the oldest are dropped).
+fn capacity(rounds: f64) -> usize {
+    if rounds <= 128.0 {
+        128
+    } else if rounds <= 512.0 {
+        512
+    } else {
+        1024
+    }
+}
+
+fn run_job(input: &JobInput<'_>, progress: &Progress) -> Result<Vec<Round>, String> {
+    let min_cost = input.costs.iter().copied().fold(f64::INFINITY, f64::min);
+    let n = capacity(input.budget / min_cost.max(1e-3) + input.initial as f64);
+    let d = input.objective.dim();
+    macro_rules! go {
+        ($k:literal) => {
+            match n {
+                128 => simulate::run::<128, $k>(input, progress),
+                512 => simulate::run::<512, $k>(input, progress),
+                _ => simulate::run::<1024, $k>(input, progress),
+            }
+        };
+    }
+    with_dim!(d, go, [3, 5, 6, 12])
+}
+
+fn prepare(settings: &Settings, out: &Path) -> Result<Vec<Prepared>, String> {
+    let mut prepared = Vec::new();
+    for o in &settings.objectives {
+        let f: Arc<dyn Objective> = Arc::from(
+            objectives::build(
+                &o.name,
+                &Options {
+                    dim: o.dim,
+                    seed: o.seed,
+                },
+            )
+            .map_err(|e| e.to_string())?,
+        );
+        let d = f.dim();
+        let sets = o.control_sets(d)?;
+        let mut per_variance = Vec::new();
+        for &v in &settings.variances {
+            let key = format!(
+                "{}|sets={:?}|variance={v:?}|judge={}",
+                o.label(),
+                o.sets,
+                settings.judge
+            );
+            let judge = Judge::new(d, v, settings.judge, &key)?;
+            let cache =
+                out.join("best")
+                    .join(format!("{}_v{v}_{:016x}.json", o.label(), judge::fnv(&key)));
+            macro_rules! go {
+                ($k:literal) => {
+                    judge::best_values::<$k>(f.as_ref(), &judge, &sets, &key, &cache)
+                };
+            }
+            let best = with_dim!(d, go, [3, 5, 6, 12])?;
+            per_variance.push((v, judge, best));
+        }
+        prepared.push(Prepared {
+            objective: f,
+            sets,
+            per_variance,
+        });
+    }
+    Ok(prepared)
+}
+
+/// The CSV text of one run over `d` variables.
+pub fn csv(rounds: &[Round], d: usize) -> String {
+    let mut s = String::from("round,spent,cost,set,control,");
+    for l in 1..=d {
+        let _ = write!(s, "u{l},");
+    }
+    s.push_str("y,expected,simple_regret,cumulative_regret,cost_weighted_regret\n");
+    for r in rounds {
+        let control: Vec<String> = (0..d)
+            .filter(|&l| r.control.contains(l))
+            .map(|l| (l + 1).to_string())
+            .collect();
+        let _ = write!(
+            s,
+            "{},{:?},{:?},{},{},",
+            r.round,
+            r.spent,
+            r.cost,
+            r.set,
+            control.join("+")
+        );
+        for v in &r.values {
+            if let Some(v) = v {
+                let _ = write!(s, "{v:?}");
+            }
+            s.push(',');
+        }
+        let _ = writeln!(
+            s,
+            "{:?},{:?},{:?},{:?},{:?}",
+            r.y, r.expected, r.simple_regret, r.cumulative_regret, r.cost_weighted_regret
+        );
+    }
+    s
+}
+
+/// The job summary of a finished CSV.
+fn job_summary(cell: &str, seed: u64, text: &str) -> Result<JobSummary, String> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().ok_or("empty CSV")?.split(',').collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or(format!("no column {name}"))
+    };
+    let (spent, simple, cumulative, weighted) = (
+        col("spent")?,
+        col("simple_regret")?,
+        col("cumulative_regret")?,
+        col("cost_weighted_regret")?,
+    );
+    let rows: Vec<&str> = lines.filter(|l| !l.is_empty()).collect();
+    let mut summary = JobSummary {
+        cell: cell.to_string(),
+        seed,
+        rounds: rows.len(),
+        spent: 0.0,
+        final_simple_regret: None,
+        cumulative_regret: None,
+        cost_weighted_regret: None,
+    };
+    if let Some(last) = rows.last() {
+        let fields: Vec<&str> = last.split(',').collect();
+        let get = |i: usize| -> Result<f64, String> {
+            fields
+                .get(i)
+                .and_then(|v| v.parse().ok())
+                .ok_or(format!("bad value in column {}", header[i]))
+        };
+        summary.spent = get(spent)?;
+        summary.final_simple_regret = Some(get(simple)?);
+        summary.cumulative_regret = Some(get(cumulative)?);
+        summary.cost_weighted_regret = Some(get(weighted)?);
+    }
+    Ok(summary)
+}
+
+fn job_path(out: &Path, cell: &Cell, seed: u64) -> PathBuf {
+    out.join(&cell.name).join(format!("{seed}.csv"))
+}
+
+fn summarise(
+    settings: &Settings,
+    cells: &[Cell],
+    prepared: &[Prepared],
+    out: &Path,
+) -> Result<Summary, String> {
+    let mut jobs = Vec::new();
+    let mut cell_summaries = Vec::new();
+    for cell in cells {
+        let mut finals = Vec::new();
+        let mut n = 0;
+        for seed in settings.seed_list() {
+            let path = job_path(out, cell, seed);
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let j = job_summary(&cell.name, seed, &text)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            n += 1;
+            if let Some(r) = j.final_simple_regret {
+                finals.push(r);
+            }
+            jobs.push(j);
+        }
+        let (mean, stderr) = if finals.is_empty() {
+            (None, None)
+        } else {
+            let k = finals.len() as f64;
+            let mean = finals.iter().sum::<f64>() / k;
+            let var = if finals.len() > 1 {
+                finals.iter().map(|r| (r - mean) * (r - mean)).sum::<f64>() / (k - 1.0)
+            } else {
+                0.0
+            };
+            (Some(mean), Some((var / k).sqrt()))
+        };
+        let o = &settings.objectives[cell.objective];
+        let best = prepared[cell.objective]
+            .per_variance
+            .iter()
+            .find(|(v, _, _)| *v == cell.variance)
+            .map_or(f64::NAN, |(_, _, b)| {
+                b.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+            });
+        cell_summaries.push(CellSummary {
+            cell: cell.name.clone(),
+            objective: o.label(),
+            costs: cell.costs_label.clone(),
+            variance: cell.variance,
+            algorithm: cell.algorithm_name.clone(),
+            budget: o.budget,
+            optimum: best,
+            seeds: n,
+            mean_simple_regret: mean,
+            stderr_simple_regret: stderr,
+        });
+    }
+    Ok(Summary {
+        jobs,
+        cells: cell_summaries,
+    })
+}
+
+fn format_duration(s: f64) -> String {
+    if !s.is_finite() {
+        return "?".into();
+    }
+    let s = s.round() as u64;
+    if s >= 3600 {
+        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+    } else if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+fn progress_line(p: &Progress, pending: usize, skipped: usize, start: Instant) -> String {
+    let done = p.work.load(Ordering::Relaxed) as f64 / 1e6;
+    let elapsed = start.elapsed().as_secs_f64();
+    let left = if done > 0.0 {
+        elapsed * (pending as f64 - done).max(0.0) / done
+    } else {
+        f64::INFINITY
+    };
+    format!(
+        "jobs {}/{} ({} skipped), rounds {}, {:.1}% of budget, elapsed {}, ~{} left",
+        p.jobs_done.load(Ordering::Relaxed),
+        pending,
+        skipped,
+        p.rounds.load(Ordering::Relaxed),
+        100.0 * done / pending.max(1) as f64,
+        format_duration(elapsed),
+        format_duration(left)
+    )
+}
+
+/// Runs every job of the grid whose CSV is missing under `options.out`, then writes
+/// `summary.json` (over every finished job).
+pub fn run(settings: &Settings, options: &RunOptions) -> Result<RunReport, String> {
+    let out = &options.out;
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let cells = settings.cells()?;
+    let prepared = prepare(settings, out)?;
+    let seeds = settings.seed_list();
+    let mut pending = Vec::new();
+    let mut total = 0;
+    for (ci, cell) in cells.iter().enumerate() {
+        // Check the algorithm against this problem's dimension.
+        Algorithm::parse(
+            &cell.algorithm_name,
+            settings.epsilon,
+            prepared[cell.objective].objective.dim(),
+        )?;
+        check_cell_settings(settings, cell, out)?;
+        for &seed in &seeds {
+            total += 1;
+            if !job_path(out, cell, seed).exists() {
+                pending.push((ci, seed));
+            }
+        }
+    }
+    let skipped = total - pending.len();
+    let progress = Progress::default();
+    let next = AtomicUsize::new(0);
+    let failed = Mutex::new(Vec::new());
+    let finished = AtomicBool::new(false);
+    let start = Instant::now();
+    let workers = options.jobs.max(1).min(pending.len().max(1));
+    std::thread::scope(|s| -> Result<(), String> {
+        let mut handles = Vec::new();
+        for w in 0..workers {
+            let (cells, prepared, pending, next, failed, progress) =
+                (&cells, &prepared, &pending, &next, &failed, &progress);
+            let h = std::thread::Builder::new()
+                .name(format!("costbo-job-{w}"))
+                .stack_size(JOB_STACK)
+                .spawn_scoped(s, move || loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(ci, seed)) = pending.get(k) else {
+                        break;
+                    };
+                    let cell = &cells[ci];
+                    let r = run_one(settings, cell, &prepared[cell.objective], seed, progress)
+                        .and_then(|(rounds, d, spent_fraction)| {
+                            let path = job_path(out, cell, seed);
+                            let dir = path.parent().unwrap_or(out);
+                            std::fs::create_dir_all(dir)
+                                .map_err(|e| format!("{}: {e}", dir.display()))?;
+                            write_atomic(&path, &csv(&rounds, d))?;
+                            Ok(spent_fraction)
+                        });
+                    match r {
+                        Ok(fraction) => {
+                            // Count the unspent budget as done: the job is finished.
+                            progress.work.fetch_add(
+                                ((1.0 - fraction).max(0.0) * 1e6) as u64,
+                                Ordering::Relaxed,
+                            );
+                        }
+                        Err(e) => {
+                            if let Ok(mut f) = failed.lock() {
+                                f.push(format!("{} seed {seed}: {e}", cell.name));
+                            }
+                        }
+                    }
+                    progress.jobs_done.fetch_add(1, Ordering::Relaxed);
+                })
+                .map_err(|e| format!("cannot start a job thread: {e}"))?;
+            handles.push(h);
+        }
+        if options.progress && !pending.is_empty() {
+            let (progress, finished) = (&progress, &finished);
+            let n = pending.len();
+            s.spawn(move || {
+                let terminal = std::io::stdout().is_terminal();
+                let period = if terminal {
+                    Duration::from_millis(500)
+                } else {
+                    Duration::from_secs(10)
+                };
+                let mut last = Instant::now();
+                while !finished.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(100));
+                    if last.elapsed() >= period {
+                        last = Instant::now();
+                        let line = progress_line(progress, n, skipped, start);
+                        let mut o = std::io::stdout().lock();
+                        let _ = if terminal {
+                            write!(o, "\r{line}\x1b[K")
+                        } else {
+                            writeln!(o, "{line}")
+                        };
+                        let _ = o.flush();
+                    }
+                }
+            });
+        }
+        for h in handles {
+            let _ = h.join();
+        }
+        finished.store(true, Ordering::Relaxed);
+        Ok(())
+    })?;
+    if options.progress && !pending.is_empty() {
+        let line = progress_line(&progress, pending.len(), skipped, start);
+        if std::io::stdout().is_terminal() {
+            println!("\r{line}\x1b[K");
+        } else {
+            println!("{line}");
+        }
+    }
+    let summary = summarise(settings, &cells, &prepared, out)?;
+    let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
+    write_atomic(&out.join("summary.json"), &format!("{text}\n"))?;
+    let failed = failed.into_inner().unwrap_or_default();
+    Ok(RunReport {
+        total,
+        ran: pending.len() - failed.len(),
+        skipped,
+        failed,
+        summary,
+    })
+}
+
+/// Everything that determines a cell's results except the seed, as text.
+fn cell_fingerprint(settings: &Settings, cell: &Cell) -> String {
+    let o = &settings.objectives[cell.objective];
+    format!(
+        "objective = {:?}\ncosts = {:?}\nvariance = {:?}\nalgorithm = {:?}\nbank = {}\n\
+         judge = {}\ninitial = {}\nnoise = {:?}\nbeta = {:?}\nepsilon = {:?}\n\
+         cost_noise = {:?}\n",
+        o,
+        cell.costs,
+        cell.variance,
+        cell.algorithm_name,
+        settings.bank,
+        settings.judge,
+        settings.initial,
+        settings.noise,
+        settings.beta,
+        settings.epsilon,
+        settings.cost_noise
+    )
+}
+
+/// Writes `OUT/<cell>/cell.txt` (the cell's settings) or checks that the one there matches, so
+/// that a resumed run never mixes results of other settings into a cell.
+fn check_cell_settings(settings: &Settings, cell: &Cell, out: &Path) -> Result<(), String> {
+    let dir = out.join(&cell.name);
+    let path = dir.join("cell.txt");
+    let text = cell_fingerprint(settings, cell);
+    match std::fs::read_to_string(&path) {
+        Ok(old) if old == text => Ok(()),
+        Ok(_) => Err(format!(
+            "{} holds results of other settings for cell {}; use another --out",
+            out.display(),
+            cell.name
+        )),
+        Err(_) => {
+            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            write_atomic(&path, &text)
+        }
+    }
+}
+
+/// Runs one job; returns its rounds, the dimension and the budget fraction spent.
+fn run_one(
+    settings: &Settings,
+    cell: &Cell,
+    p: &Prepared,
+    seed: u64,
+    progress: &Progress,
+) -> Result<(Vec<Round>, usize, f64), String> {
+    let o = &settings.objectives[cell.objective];
+    let d = p.objective.dim();
+    let (_, judge, best) = p
+        .per_variance
+        .iter()
+        .find(|(v, _, _)| *v == cell.variance)
+        .ok_or("variance not prepared")?;
+    let input = JobInput {
+        objective: p.objective.as_ref(),
+        sets: &p.sets,
+        costs: &cell.costs,
+        variance: cell.variance,
+        algorithm: Algorithm::parse(&cell.algorithm_name, settings.epsilon, d)?,
+        seed,
+        budget: o.budget,
+        bank: settings.bank,
+        initial: settings.initial,
+        noise: settings.noise,
+        cost_noise: settings.cost_noise,
+        beta: settings.beta,
+        lengthscale: o.lengthscale_for(d),
+        judge,
+        best,
+    };
+    let rounds = run_job(&input, progress)?;
+    let fraction = rounds.last().map_or(0.0, |r| r.spent / o.budget);
+    Ok((rounds, d, fraction))
+}

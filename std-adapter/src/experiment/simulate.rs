@@ -1,0 +1,189 @@
+//! One run: a grid cell with one seed, simulated like `costbo demo`.
+
+use costbo_core::dist::{Distribution, TruncatedNormal};
+use costbo_core::driver::{Controller, DriverError, Rule, Settings as CtlSettings};
+use costbo_core::expectation::{uniform_open, SampleBank};
+use costbo_core::gp::{Gp, WhenFull};
+use costbo_core::inner::InnerConfig;
+use costbo_core::kernel::Kernel;
+use costbo_core::linalg::tri_len;
+use costbo_core::problem::{ControlSet, Problem, Variable};
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro128PlusPlus;
+
+use super::config::Algorithm;
+use super::judge::Judge;
+use super::Progress;
+use crate::objectives::Objective;
+
+/// Most control sets a problem of the grid may have.
+pub const MAX_SETS: usize = 8;
+/// Random Fourier features of the Thompson and EI rules (paper 000: 1024).
+pub const FEATURES: usize = 1024;
+
+/// Everything one run needs.
+pub struct JobInput<'a> {
+    /// The objective (maximised, unit cube).
+    pub objective: &'a dyn Objective,
+    /// Control sets.
+    pub sets: &'a [ControlSet],
+    /// Cost (mean cost, for the unknown-cost rule) of each set.
+    pub costs: &'a [f64],
+    /// Truncated variance of the uncontrolled variables.
+    pub variance: f64,
+    /// The rule.
+    pub algorithm: Algorithm,
+    /// Seed of the run.
+    pub seed: u64,
+    /// Budget.
+    pub budget: f64,
+    /// Algorithm's bank size.
+    pub bank: usize,
+    /// Initial (uncharged) points.
+    pub initial: usize,
+    /// Observation noise std.
+    pub noise: f64,
+    /// Observed-cost noise std (unknown-cost rule).
+    pub cost_noise: f64,
+    /// β.
+    pub beta: f64,
+    /// SE lengthscale.
+    pub lengthscale: f64,
+    /// The independent bank.
+    pub judge: &'a Judge,
+    /// Best expected value of each set (independent bank).
+    pub best: &'a [f64],
+}
+
+/// One round of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Round {
+    /// 1-based round.
+    pub round: usize,
+    /// Budget spent after the round.
+    pub spent: f64,
+    /// Cost charged this round.
+    pub cost: f64,
+    /// 0-based index of the control set played.
+    pub set: usize,
+    /// The control set.
+    pub control: ControlSet,
+    /// Unit-cube value of each controlled variable (`None`: left to chance).
+    pub values: Vec<Option<f64>>,
+    /// Noisy observation.
+    pub y: f64,
+    /// Expected value of the decision (independent bank).
+    pub expected: f64,
+    /// Best expected value overall minus the best expected value of any decision so far.
+    pub simple_regret: f64,
+    /// Sum of instantaneous regrets (best minus expected value of each decision).
+    pub cumulative_regret: f64,
+    /// Sum of cost × instantaneous regret.
+    pub cost_weighted_regret: f64,
+}
+
+/// A standard normal draw (Box–Muller).
+fn gaussian(rng: &mut Xoshiro128PlusPlus) -> f64 {
+    let (u, v): (f64, f64) = (uniform_open(rng), uniform_open(rng));
+    (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+}
+
+/// Runs one job with GP capacity `N` over `D` variables. Deterministic in `input.seed`.
+pub fn run<const N: usize, const D: usize>(
+    input: &JobInput<'_>,
+    progress: &Progress,
+) -> Result<Vec<Round>, String> {
+    let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
+    let f = input.objective;
+    let tn = TruncatedNormal::with_truncated_variance(0.5, input.variance, 0.0, 1.0)
+        .map_err(|e| err(&e))?;
+    let variables = [Variable {
+        lower: 0.0,
+        upper: 1.0,
+        uncontrolled: Distribution::TruncatedNormal(tn),
+    }; D];
+    let (rule, known) = match input.algorithm {
+        Algorithm::Known(r) => (r, true),
+        Algorithm::UnknownCost(c) => (Rule::UnknownCost(c), false),
+    };
+    let problem =
+        Problem::<f64, D, MAX_SETS>::new(&variables, input.sets, known.then_some(input.costs))
+            .map_err(|e| err(&e))?;
+    let kernel = Kernel::squared_exponential([input.lengthscale; D], 1.0).map_err(|e| err(&e))?;
+    let gp = Gp::new(
+        kernel,
+        0.0,
+        1e-4,
+        WhenFull::DropOldest,
+        vec![0.0; tri_len(N)],
+    )
+    .map_err(|e| err(&e))?;
+    let bank = SampleBank::quasi_random(
+        &problem,
+        vec![[0.0; D]; input.bank],
+        input.seed ^ 0xBA4C_0000_0000_0000,
+    )
+    .map_err(|e| err(&e))?;
+    let settings = CtlSettings {
+        rule,
+        beta: input.beta,
+        budget: input.budget,
+        inner: InnerConfig::default(),
+        seed: input.seed,
+    };
+    let mut ctl: Controller<f64, N, D, MAX_SETS, FEATURES, _, _> =
+        Controller::new(problem, gp, bank, settings).map_err(|e| err(&e))?;
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(input.seed);
+    for _ in 0..input.initial {
+        let u: [f64; D] = core::array::from_fn(|_| uniform_open(&mut rng));
+        ctl.observe_initial(&u, f.eval(&u) + input.noise * gaussian(&mut rng))
+            .map_err(|e| err(&e))?;
+    }
+    let optimum = input.best.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mut rounds: Vec<Round> = Vec::new();
+    let (mut best_so_far, mut cumulative, mut weighted) = (f64::NEG_INFINITY, 0.0, 0.0);
+    loop {
+        let d = match ctl.suggest() {
+            Ok(d) => d,
+            Err(DriverError::BudgetExhausted) => break,
+            Err(e) => return Err(format!("round {}: {e:?}", rounds.len() + 1)),
+        };
+        // Unit cube: physical and unit coordinates coincide.
+        let x: [f64; D] = core::array::from_fn(|l| {
+            d.values[l].unwrap_or_else(|| tn.sample(uniform_open(&mut rng)))
+        });
+        let y = f.eval(&x) + input.noise * gaussian(&mut rng);
+        let cost = if known {
+            input.costs[d.set]
+        } else {
+            // Paper 001's code: mean + 0.01·N(0, 1), clipped to [0.001, 2].
+            (input.costs[d.set] + input.cost_noise * gaussian(&mut rng)).clamp(0.001, 2.0)
+        };
+        if ctl.spent() + cost > input.budget {
+            // Only with unknown costs: the realised cost is over what is left; the round is
+            // not played and the run ends.
+            break;
+        }
+        ctl.observe(&x, y, cost).map_err(|e| err(&e))?;
+        let expected = input.judge.expected(f, d.control, &x);
+        best_so_far = best_so_far.max(expected);
+        let instant = optimum - expected;
+        cumulative += instant;
+        weighted += cost * instant;
+        rounds.push(Round {
+            round: rounds.len() + 1,
+            spent: ctl.spent(),
+            cost,
+            set: d.set,
+            control: d.control,
+            values: d.values.to_vec(),
+            y,
+            expected,
+            simple_regret: optimum - best_so_far,
+            cumulative_regret: cumulative,
+            cost_weighted_regret: weighted,
+        });
+        progress.round(cost / input.budget);
+    }
+    Ok(rounds)
+}
