@@ -304,17 +304,21 @@ where
             _ => None,
         };
         let mut ucb: [Option<InnerResult<R, D>>; M] = [None; M];
-        score_sets_where(
-            &self.problem,
-            &self.gp,
-            &self.bank,
-            Bound::Upper(self.settings.beta),
-            &self.settings.inner,
-            seed,
-            &mut ucb[..m],
-            workspace,
-            |i| exploring.is_none_or(|c| costs[i] == c),
-        );
+        let mut score_ucb = |ucb: &mut [Option<InnerResult<R, D>>],
+                             wanted: &dyn Fn(usize) -> bool| {
+            score_sets_where(
+                &self.problem,
+                &self.gp,
+                &self.bank,
+                Bound::Upper(self.settings.beta),
+                &self.settings.inner,
+                seed,
+                ucb,
+                workspace,
+                wanted,
+            )
+        };
+        score_ucb(&mut ucb[..m], &|i| exploring.is_none_or(|c| costs[i] == c));
         if let Some(c) = exploring {
             if ucb[..m]
                 .iter()
@@ -322,17 +326,7 @@ where
                 .all(|(r, ci)| *ci != c || r.is_none())
             {
                 // Every set of the group failed: ETC moves on, so score the others too.
-                score_sets_where(
-                    &self.problem,
-                    &self.gp,
-                    &self.bank,
-                    Bound::Upper(self.settings.beta),
-                    &self.settings.inner,
-                    seed,
-                    &mut ucb[..m],
-                    workspace,
-                    |i| costs[i] != c,
-                );
+                score_ucb(&mut ucb[..m], &|i| costs[i] != c);
             }
         }
         let scores: [R; M] = core::array::from_fn(|i| ucb[i].map_or(-R::INFINITY, |r| r.value));

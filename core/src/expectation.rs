@@ -145,6 +145,36 @@ where
     S: AsRef<[R]> + AsMut<[R]>,
     B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
 {
+    bank_average(bank, set, x, |p| match bound {
+        Bound::Mean => gp.predict_mean_with_gradient(p),
+        Bound::Upper(beta) | Bound::Lower(beta) => {
+            let beta = if matches!(bound, Bound::Lower(_)) {
+                -beta
+            } else {
+                beta
+            };
+            let pg = gp.predict_with_gradient(p)?;
+            Ok((
+                pg.mean + beta * pg.std,
+                core::array::from_fn(|l| pg.d_mean[l] + beta * pg.d_std[l]),
+            ))
+        }
+    })
+}
+
+/// The average over the bank of `f([x^set, X])` (value and gradient in `x`, zero on the
+/// uncontrolled coordinates): the one expectation loop every acquisition shares. When `set`
+/// controls every variable there is nothing to average and `f` is evaluated once at `x`.
+pub fn bank_average<R, const D: usize, B, E>(
+    bank: &SampleBank<R, D, B>,
+    set: ControlSet,
+    x: &[R; D],
+    mut f: impl FnMut(&[R; D]) -> Result<(R, [R; D]), E>,
+) -> Result<(R, [R; D]), E>
+where
+    R: Real,
+    B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+{
     let full = (0..D).all(|l| set.contains(l));
     let points = if full {
         &bank.points()[..1]
@@ -154,22 +184,7 @@ where
     let mut value = R::ZERO;
     let mut grad = [R::ZERO; D];
     for random in points {
-        let p = merge(set, x, random);
-        let (v, g) = match bound {
-            Bound::Mean => gp.predict_mean_with_gradient(&p)?,
-            Bound::Upper(beta) | Bound::Lower(beta) => {
-                let beta = if matches!(bound, Bound::Lower(_)) {
-                    -beta
-                } else {
-                    beta
-                };
-                let pg = gp.predict_with_gradient(&p)?;
-                (
-                    pg.mean + beta * pg.std,
-                    core::array::from_fn(|l| pg.d_mean[l] + beta * pg.d_std[l]),
-                )
-            }
-        };
+        let (v, g) = f(&merge(set, x, random))?;
         value += v;
         for l in 0..D {
             if set.contains(l) {

@@ -3,7 +3,7 @@
 //! (set, values) overall — or, for the per-unit-cost variant, the best expectation per unit
 //! cost.
 
-use crate::expectation::{merge, SampleBank};
+use crate::expectation::{bank_average, SampleBank};
 use crate::inner::{maximize_over_set, InnerConfig, InnerResult};
 use crate::problem::{ControlSet, Problem};
 use crate::real::Real;
@@ -19,25 +19,15 @@ pub fn expected_sample<R: Real, const D: usize, const F: usize, const N: usize, 
 where
     B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
 {
-    let full = (0..D).all(|l| set.contains(l));
-    let points = if full {
-        &bank.points()[..1]
-    } else {
-        bank.points()
-    };
-    let mut value = R::ZERO;
-    let mut grad = [R::ZERO; D];
     let mut g = [R::ZERO; D];
-    for random in points {
-        value += path.value_and_gradient(&merge(set, x, random), &mut g);
-        for l in 0..D {
-            if set.contains(l) {
-                grad[l] += g[l];
-            }
-        }
+    let averaged: Result<_, core::convert::Infallible> = bank_average(bank, set, x, |p| {
+        let v = path.value_and_gradient(p, &mut g);
+        Ok((v, g))
+    });
+    match averaged {
+        Ok(r) => r,
+        Err(never) => match never {},
     }
-    let inv = R::ONE / R::from_usize(points.len());
-    (value * inv, grad.map(|v| v * inv))
 }
 
 /// Maximises the sample's expectation over every control set of `problem` into `out`.
