@@ -160,8 +160,8 @@ pub fn score_sets_where<R, const N: usize, const D: usize, const M: usize, S, B>
     }
 }
 
-/// Seed of set `i`'s candidate pool.
-fn set_seed(seed: u64, i: usize) -> u64 {
+/// Seed of set `i`'s candidate pool (every rule derives it the same way).
+pub(crate) fn set_seed(seed: u64, i: usize) -> u64 {
     seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 

@@ -61,7 +61,6 @@ pub fn maximize_each_set<R: Real, const D: usize, const M: usize>(
             let (v, g) = score(*set, x);
             v.is_finite().then_some((v, g))
         };
-        let set_seed = seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        *slot = maximize_over_set(*set, f, inner, set_seed);
+        *slot = maximize_over_set(*set, f, inner, super::set_seed(seed, i));
     }
 }
