@@ -95,11 +95,82 @@ pub enum DriverError {
     Gp(GpError),
     /// A snapshot does not fit this controller (another rule, lengths, or invalid values).
     InvalidSnapshot,
+    /// A replayed observation names a control set the problem does not have.
+    InvalidSet(usize),
+    /// A replayed memo does not fit the rule (see [`Memo`]).
+    InvalidMemo,
 }
 
 impl From<GpError> for DriverError {
     fn from(e: GpError) -> Self {
         DriverError::Gp(e)
+    }
+}
+
+/// What a decision changes in the rule's state beyond what its observation records, so that
+/// [`Controller::replay`] can rebuild the state without deciding again.
+///
+/// Only the unknown-cost rule has such state: its running bounds are intersected with every
+/// round's scores when it decides. Every other rule's state follows from the observations
+/// alone (ETC's group counters from the sets played, the ledger from the costs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Memo<R, const M: usize> {
+    /// Nothing beyond the observation.
+    None,
+    /// The unknown-cost rule's running bounds after the decision: the upper bound of each set
+    /// (the first `sets` entries of `ucb`) and the lower bound.
+    RunningBounds {
+        /// Running upper bound per set.
+        ucb: [R; M],
+        /// Number of sets.
+        sets: usize,
+        /// Running lower bound.
+        lcb: R,
+    },
+}
+
+impl<R: Real, const M: usize> Memo<R, M> {
+    /// Number of scalars [`write`](Self::write) produces: 0, or the sets plus one.
+    pub fn len(&self) -> usize {
+        match self {
+            Memo::None => 0,
+            Memo::RunningBounds { sets, .. } => sets + 1,
+        }
+    }
+
+    /// True for [`Memo::None`].
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Writes the memo as a flat list of scalars (the upper bounds, then the lower bound) into
+    /// `out`; returns how many, or `None` (nothing written) if `out` is too short.
+    pub fn write(&self, out: &mut [R]) -> Option<usize> {
+        let n = self.len();
+        let out = out.get_mut(..n)?;
+        if let Memo::RunningBounds { ucb, sets, lcb } = self {
+            out[..*sets].copy_from_slice(&ucb[..*sets]);
+            out[*sets] = *lcb;
+        }
+        Some(n)
+    }
+
+    /// Reads a memo written by [`write`](Self::write): empty is [`Memo::None`]; `None` if more
+    /// than `M + 1` scalars are given.
+    pub fn read(values: &[R]) -> Option<Self> {
+        match values.split_last() {
+            None => Some(Memo::None),
+            Some((lcb, ucb_s)) if ucb_s.len() <= M => {
+                let mut ucb = [R::ZERO; M];
+                ucb[..ucb_s.len()].copy_from_slice(ucb_s);
+                Some(Memo::RunningBounds {
+                    ucb,
+                    sets: ucb_s.len(),
+                    lcb: *lcb,
+                })
+            }
+            Some(_) => None,
+        }
     }
 }
 
@@ -490,13 +561,7 @@ where
         self.gp.push(&u, y)?;
         // Nothing below can fail: the ledger and the rule state change together.
         let spent_before = self.spent();
-        let t = self.spent + cost;
-        self.spent_error += if self.spent.abs() >= cost.abs() {
-            (self.spent - t) + cost
-        } else {
-            (cost - t) + self.spent
-        };
-        self.spent = t;
+        self.charge(cost);
         match &mut self.state {
             RuleState::Etc(etc) => {
                 if let Some(c) = self.problem.known_cost(decision.set) {
@@ -512,6 +577,93 @@ where
         self.rounds += 1;
         self.pending = None;
         Ok(())
+    }
+
+    /// The rule's decision-time state to store with this round's observation (see [`Memo`]
+    /// and [`replay`](Self::replay)); read it after [`observe`](Self::observe).
+    pub fn memo(&self) -> Memo<R, M> {
+        match &self.state {
+            RuleState::Unknown(u) => {
+                let (_, _, ucb_s, lcb, _, _) = u.parts();
+                let mut ucb = [R::ZERO; M];
+                ucb[..ucb_s.len()].copy_from_slice(ucb_s);
+                Memo::RunningBounds {
+                    ucb,
+                    sets: ucb_s.len(),
+                    lcb,
+                }
+            }
+            _ => Memo::None,
+        }
+    }
+
+    /// Records a round that was decided and observed before, without deciding again: the
+    /// control set `set` that was played, the measured point, outcome and cost exactly as
+    /// given to [`observe`](Self::observe) then, and the [`memo`](Self::memo) read after it.
+    /// The GP, the ledger, the round counter, the query history and the rule's state change
+    /// exactly as that round's `suggest` and `observe` changed them, so replaying a run's
+    /// rounds in order into a fresh controller (with the same configuration, and the same
+    /// initial observations and refits at the same points) gives bit-identical decisions after.
+    ///
+    /// Discards a pending decision. On error nothing changes.
+    pub fn replay(
+        &mut self,
+        set: usize,
+        x: &[R; D],
+        y: R,
+        cost: R,
+        memo: &Memo<R, M>,
+    ) -> Result<(), DriverError> {
+        let m = self.problem.num_sets();
+        let control = self.problem.set(set).ok_or(DriverError::InvalidSet(set))?;
+        if !cost.is_finite() || cost <= R::ZERO {
+            return Err(DriverError::InvalidCost);
+        }
+        let u = self.check_point(x, y)?;
+        let bounds = match (&self.state, memo) {
+            (RuleState::Unknown(_), Memo::RunningBounds { ucb, sets, lcb })
+                if *sets == m && !lcb.is_nan() && !ucb[..m].iter().any(|v| v.is_nan()) =>
+            {
+                Some((ucb, *lcb))
+            }
+            (RuleState::Unknown(_), _) | (_, Memo::RunningBounds { .. }) => {
+                return Err(DriverError::InvalidMemo)
+            }
+            (_, Memo::None) => None,
+        };
+        self.gp.push(&u, y)?;
+        // Nothing below can fail.
+        let spent_before = self.spent();
+        self.charge(cost);
+        match &mut self.state {
+            RuleState::Etc(etc) => {
+                if let Some(c) = self.problem.known_cost(set) {
+                    etc.record_play(c);
+                }
+            }
+            RuleState::Unknown(rule) => {
+                rule.record(set, cost, spent_before, self.settings.budget);
+                if let Some((ucb, lcb)) = bounds {
+                    rule.set_running_bounds(&ucb[..m], lcb);
+                }
+            }
+            RuleState::Stateless => {}
+        }
+        self.remember(control, u);
+        self.rounds += 1;
+        self.pending = None;
+        Ok(())
+    }
+
+    /// Adds `cost` to the ledger (Neumaier-compensated sum).
+    fn charge(&mut self, cost: R) {
+        let t = self.spent + cost;
+        self.spent_error += if self.spent.abs() >= cost.abs() {
+            (self.spent - t) + cost
+        } else {
+            (cost - t) + self.spent
+        };
+        self.spent = t;
     }
 
     /// The best (control set, values) by expected posterior mean, with that expectation.

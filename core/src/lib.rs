@@ -19,6 +19,8 @@
 //! 8. [`optimize`] (projected gradient ascent) and [`inner`]: maximisation over one control set.
 //! 9. [`policy`]: the decision rules, one file per paper's rule.
 //! 10. [`driver`]: the ask/tell [`Controller`](driver::Controller) with its budget ledger.
+//! 11. [`link`] (feature `link`): the host–device protocol; [`journal`] (feature `journal`):
+//!     the append-only observation log on NOR flash that a device resumes from.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -28,8 +30,12 @@ pub mod driver;
 pub mod expectation;
 pub mod gp;
 pub mod inner;
+#[cfg(feature = "journal")]
+pub mod journal;
 pub mod kernel;
 pub mod linalg;
+#[cfg(feature = "link")]
+pub mod link;
 pub mod optimize;
 pub mod policy;
 pub mod problem;

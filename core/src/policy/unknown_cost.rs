@@ -211,6 +211,14 @@ impl<R: Real, const M: usize> UnknownCost<R, M> {
         true
     }
 
+    /// Sets the running bounds (as they were after a past decision, for a replay): the first
+    /// `min(ucb.len(), sets)` upper bounds and the lower bound.
+    pub fn set_running_bounds(&mut self, ucb: &[R], lcb: R) {
+        let m = self.sets.min(ucb.len());
+        self.ucb_bar[..m].copy_from_slice(&ucb[..m]);
+        self.lcb_bar = lcb;
+    }
+
     /// Records the play of set `i` and the cost paid; counts the round.
     pub fn record(&mut self, i: usize, cost: R, spent_before: R, budget: R) {
         let exploring = self.exploring(spent_before, budget);

@@ -1,0 +1,368 @@
+//! The host–device protocol (feature `link`): one definition for the firmware and the desktop.
+//!
+//! # Contract (stable; version [`VERSION`])
+//!
+//! **Framing.** A message is serialised with postcard, the CRC-32 (ISO-HDLC, the zlib/Ethernet
+//! CRC) of those bytes is appended little-endian, the whole is COBS-encoded and a `0x00`
+//! delimiter ends the frame: `COBS(postcard(msg) ++ crc32_le) ++ [0x00]`. A frame holds at most
+//! [`MAX_PAYLOAD`] payload bytes and takes at most [`MAX_FRAME`] bytes on the wire. A sender
+//! may put a lone `0x00` before a frame to flush a receiver's partial garbage; the
+//! [`FrameDecoder`] ignores empty frames. Encode with [`encode`] into a caller buffer, decode
+//! byte by byte with [`FrameDecoder::push`]; malformed input gives a typed [`LinkError`] at
+//! its delimiter and never panics.
+//!
+//! **Values** travel as `f32` in *physical units* (the units of the problem's variable bounds),
+//! in the problem's variable order, `D ≤` [`MAX_VARS`] of them. Rounds count charged
+//! observations from 0 (the controller's [`rounds`](crate::driver::Controller::rounds)):
+//! round `r` is the decision made after `r` observations.
+//!
+//! **Conversation.** The device speaks first:
+//!
+//! 1. At boot (and after replaying its journal) the device sends [`DeviceMessage::Hello`] with
+//!    the round it is at; it answers every [`HostMessage::Ping`] with `Hello` too.
+//! 2. The host sends [`HostMessage::Start`]; the device decides and sends
+//!    [`DeviceMessage::Decision`] for the current round (again the same decision if it is
+//!    asked again before the round is observed: decisions are deterministic).
+//! 3. The host sends [`HostMessage::Measurement`] with the sensor reading of *every* variable
+//!    (controlled ones as dosed, the others as the source gave them), then
+//!    [`HostMessage::Outcome`] with the outcome and the cost paid.
+//! 4. The device observes, appends the round to its journal and sends [`DeviceMessage::Ack`]
+//!    once the record is durable; then it decides the next round (back to 2 without waiting
+//!    for another `Start`).
+//! 5. When the budget cannot pay another decision the device sends [`DeviceMessage::Done`]
+//!    with its recommendation. [`HostMessage::Stop`] ends the experiment early (the device
+//!    answers with `Done`).
+//!
+//! Anything out of place (a wrong round, a message the device does not expect, a value it
+//! refuses) is answered with [`DeviceMessage::Error`] and changes nothing; the host may then
+//! send `Ping` to learn where the device stands.
+//!
+//! A power cut loses at most the round in flight: after reboot the `Hello` round says whether
+//! the last outcome was journaled (round advanced) or not (the same round is decided again,
+//! identically).
+
+use serde::{Deserialize, Serialize};
+
+use crate::snapshot::BoundedVec;
+
+/// Protocol version carried by [`DeviceMessage::Hello`].
+pub const VERSION: u16 = 1;
+
+/// Most variables a message carries.
+pub const MAX_VARS: usize = 16;
+
+/// Most bytes of a serialised message (before the CRC and COBS).
+pub const MAX_PAYLOAD: usize = 128;
+
+/// Most bytes of a frame on the wire: COBS of payload and CRC, plus the delimiter.
+pub const MAX_FRAME: usize = cobs_max(MAX_PAYLOAD + 4) + 1;
+
+/// Decoder capacity that holds any message of this protocol ([`MAX_PAYLOAD`] plus the CRC).
+pub const DECODER_CAPACITY: usize = MAX_PAYLOAD + 4;
+
+/// Up to [`MAX_VARS`] values, physical units, in variable order.
+pub type Values = BoundedVec<f32, MAX_VARS>;
+
+/// The CRC-32 used by frames and by the journal (ISO-HDLC: zlib's `crc32`).
+pub const CRC32: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
+
+/// Longest COBS encoding of `n` bytes (one overhead byte per 254, at least one).
+pub const fn cobs_max(n: usize) -> usize {
+    n + n / 254 + 1
+}
+
+/// Why a device refused a message or could not go on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ErrorCode {
+    /// A frame arrived damaged (COBS, CRC, overflow or undecodable); it was dropped.
+    BadFrame,
+    /// The message is not expected now (for example an `Outcome` before a `Measurement`).
+    Unexpected,
+    /// The message names another round than the current one.
+    WrongRound,
+    /// The measurement was refused: wrong number of values, non-finite, out of bounds, or a
+    /// controlled variable that differs from the decided value.
+    InvalidMeasurement,
+    /// The outcome or cost was refused (non-finite, cost not positive).
+    InvalidOutcome,
+    /// The controller could not decide (a [`DriverError`](crate::driver::DriverError) other
+    /// than an exhausted budget).
+    Controller,
+    /// The journal is full: the observation was not stored (and not observed).
+    JournalFull,
+    /// The flash failed; the observation may not be durable.
+    Storage,
+    /// Another, device-specific reason.
+    Other(u16),
+}
+
+/// Messages from the device to the host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum DeviceMessage {
+    /// At boot, after resume, and in answer to `Ping`: where the device stands.
+    Hello {
+        /// Protocol version ([`VERSION`]).
+        version: u16,
+        /// Identifier of the experiment configuration the firmware was built with (the
+        /// firmware's choice, e.g. a CRC-32 of its configuration); the host may check it.
+        config: u32,
+        /// The round the device is at (charged observations so far, replayed ones included).
+        round: u32,
+        /// Budget spent.
+        spent: f32,
+        /// Total budget.
+        budget: f32,
+    },
+    /// The decision of round `round`.
+    Decision {
+        /// Round.
+        round: u32,
+        /// Index of the control set in the problem.
+        set: u8,
+        /// One value per variable (all `D`): the value to dose for the controlled variables,
+        /// `NaN` for the variables left to chance.
+        values: Values,
+        /// The acquisition value that won (lets the host compare decisions bit for bit).
+        score: f32,
+    },
+    /// The observation of round `round` is in the journal (durable).
+    Ack {
+        /// Round observed.
+        round: u32,
+    },
+    /// The budget cannot pay another decision (or the host sent `Stop`): the recommendation.
+    Done {
+        /// Rounds observed.
+        round: u32,
+        /// Budget spent.
+        spent: f32,
+        /// Recommended control set.
+        set: u8,
+        /// Recommended values, as in [`DeviceMessage::Decision`] (`NaN` where left to chance).
+        values: Values,
+        /// Expected posterior mean of the recommendation.
+        score: f32,
+    },
+    /// A message was refused or the device cannot go on.
+    Error {
+        /// Why.
+        code: ErrorCode,
+        /// The round the device is at.
+        round: u32,
+    },
+}
+
+/// Messages from the host to the device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum HostMessage {
+    /// Begin (or continue after `Hello`) the experiment.
+    Start,
+    /// The sensor readings of every variable for round `round` (in QEMU they feed the simulated
+    /// sensor).
+    Measurement {
+        /// Round.
+        round: u32,
+        /// One reading per variable, physical units.
+        values: Values,
+    },
+    /// The outcome of round `round` and the cost paid.
+    Outcome {
+        /// Round.
+        round: u32,
+        /// Outcome (e.g. growth).
+        y: f32,
+        /// Cost paid.
+        cost: f32,
+    },
+    /// Ask for a `Hello`.
+    Ping,
+    /// End the experiment now; the device answers with `Done`.
+    Stop,
+}
+
+/// Errors of framing and deframing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkError {
+    /// The output buffer is too small for the frame, or the message exceeds [`MAX_PAYLOAD`].
+    BufferTooSmall,
+    /// A received frame did not fit the decoder's buffer.
+    Overflow,
+    /// A received frame is not valid COBS.
+    Cobs,
+    /// A received frame's CRC does not match (or it is shorter than the CRC).
+    Crc,
+    /// A received frame's payload is not a valid message.
+    Decode,
+}
+
+/// Frames `msg` into `out`: `COBS(postcard(msg) ++ crc32_le) ++ [0x00]`. Returns the frame's
+/// length; on error `out` may hold partial bytes.
+pub fn encode<T: Serialize>(msg: &T, out: &mut [u8]) -> Result<usize, LinkError> {
+    let mut raw = [0u8; MAX_PAYLOAD + 4];
+    let n = postcard::to_slice(msg, &mut raw[..MAX_PAYLOAD])
+        .map_err(|_| LinkError::BufferTooSmall)?
+        .len();
+    let crc = CRC32.checksum(&raw[..n]);
+    raw[n..n + 4].copy_from_slice(&crc.to_le_bytes());
+    encode_raw(&raw[..n + 4], out)
+}
+
+/// COBS-encodes `data` into `out` and appends the delimiter; returns the length written.
+pub fn encode_raw(data: &[u8], out: &mut [u8]) -> Result<usize, LinkError> {
+    if out.len() < cobs_max(data.len()) + 1 {
+        return Err(LinkError::BufferTooSmall);
+    }
+    let mut code_at = 0;
+    let mut w = 1;
+    let mut code: u8 = 1;
+    for &b in data {
+        if b == 0 {
+            out[code_at] = code;
+            code_at = w;
+            w += 1;
+            code = 1;
+        } else {
+            out[w] = b;
+            w += 1;
+            code += 1;
+            if code == 0xFF {
+                out[code_at] = code;
+                code_at = w;
+                w += 1;
+                code = 1;
+            }
+        }
+    }
+    out[code_at] = code;
+    out[w] = 0;
+    Ok(w + 1)
+}
+
+/// A byte-at-a-time frame decoder holding up to `B` decoded bytes (payload and CRC; use
+/// [`DECODER_CAPACITY`] for this protocol's messages).
+///
+/// Feed every received byte to [`push`](Self::push); at each delimiter it returns the frame's
+/// message or why the frame was dropped, and starts afresh, so garbage costs at most the frame
+/// it touches.
+#[derive(Debug, Clone)]
+pub struct FrameDecoder<const B: usize> {
+    buf: [u8; B],
+    len: usize,
+    // Bytes left in the current COBS block; 0 when the next byte is a code.
+    left: u8,
+    // Code of the current block (0 before the first).
+    code: u8,
+    overflow: bool,
+}
+
+impl<const B: usize> Default for FrameDecoder<B> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const B: usize> FrameDecoder<B> {
+    /// An empty decoder.
+    pub const fn new() -> Self {
+        FrameDecoder {
+            buf: [0; B],
+            len: 0,
+            left: 0,
+            code: 0,
+            overflow: false,
+        }
+    }
+
+    /// Forgets a partial frame.
+    pub fn reset(&mut self) {
+        self.len = 0;
+        self.left = 0;
+        self.code = 0;
+        self.overflow = false;
+    }
+
+    fn put(&mut self, b: u8) {
+        if self.len < B {
+            self.buf[self.len] = b;
+            self.len += 1;
+        } else {
+            self.overflow = true;
+        }
+    }
+
+    /// Takes one byte. At a delimiter ending a non-empty frame, returns the decoded message or
+    /// the frame's error; otherwise `None`.
+    pub fn push<T: serde::de::DeserializeOwned>(
+        &mut self,
+        byte: u8,
+    ) -> Option<Result<T, LinkError>> {
+        self.push_raw(byte).map(|r| {
+            r.and_then(|payload| postcard::from_bytes(payload).map_err(|_| LinkError::Decode))
+        })
+    }
+
+    /// Like [`push`](Self::push), but returns the checked payload (CRC removed) instead of
+    /// decoding it.
+    pub fn push_raw(&mut self, byte: u8) -> Option<Result<&[u8], LinkError>> {
+        if byte == 0 {
+            let started = self.code != 0;
+            let (len, left, overflow) = (self.len, self.left, self.overflow);
+            self.reset();
+            if !started {
+                return None;
+            }
+            return Some(if overflow {
+                Err(LinkError::Overflow)
+            } else if left != 0 {
+                Err(LinkError::Cobs)
+            } else {
+                check_crc(&self.buf[..len])
+            });
+        }
+        if self.left == 0 {
+            // A code byte; the block before it ends with an implicit zero unless it was full.
+            if self.code != 0 && self.code != 0xFF {
+                self.put(0);
+            }
+            self.code = byte;
+            self.left = byte - 1;
+        } else {
+            self.put(byte);
+            self.left -= 1;
+        }
+        None
+    }
+}
+
+fn check_crc(frame: &[u8]) -> Result<&[u8], LinkError> {
+    if frame.len() < 4 {
+        return Err(LinkError::Crc);
+    }
+    let (payload, crc) = frame.split_at(frame.len() - 4);
+    let want = u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]);
+    if CRC32.checksum(payload) == want {
+        Ok(payload)
+    } else {
+        Err(LinkError::Crc)
+    }
+}
+
+/// `D` decision values (`None`: left to chance) as message values (`NaN` there); `None` if
+/// `D > MAX_VARS`.
+pub fn values_from_options<R: crate::Real, const D: usize>(v: &[Option<R>; D]) -> Option<Values> {
+    if D > MAX_VARS {
+        return None;
+    }
+    let mut out = Values::from_slice(&[]);
+    for (o, x) in out.items.iter_mut().zip(v) {
+        *o = x.map_or(f32::NAN, |x| x.to_f64() as f32);
+    }
+    out.len = D;
+    Some(out)
+}
+
+/// Message values as a point of `D` variables; `None` unless there are exactly `D` values.
+pub fn values_to_array<const D: usize>(v: &Values) -> Option<[f32; D]> {
+    let s = v.as_slice();
+    (s.len() == D).then(|| core::array::from_fn(|l| s[l]))
+}
