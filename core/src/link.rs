@@ -215,7 +215,7 @@ pub fn encode_raw(data: &[u8], out: &mut [u8]) -> Result<usize, LinkError> {
     let mut code_at = 0;
     let mut w = 1;
     let mut code: u8 = 1;
-    for &b in data {
+    for (i, &b) in data.iter().enumerate() {
         if b == 0 {
             out[code_at] = code;
             code_at = w;
@@ -225,7 +225,9 @@ pub fn encode_raw(data: &[u8], out: &mut [u8]) -> Result<usize, LinkError> {
             out[w] = b;
             w += 1;
             code += 1;
-            if code == 0xFF {
+            // A full block (254 bytes) ends without an implicit zero; open the next block
+            // only if data follows, as standard COBS does.
+            if code == 0xFF && i + 1 < data.len() {
                 out[code_at] = code;
                 code_at = w;
                 w += 1;

@@ -1,0 +1,396 @@
+//! The flash journal on an in-memory NOR flash that enforces NOR semantics (erase to 0xFF,
+//! aligned writes only onto erased words, no read/write past the end) and can lose power after
+//! any number of written bytes: a cut at every byte of every write keeps exactly the appends
+//! that returned `Ok`, and appending goes on after recovery.
+
+use costbo_core::journal::{Journal, JournalError, Record, MAX_MEMO, MAX_VARS, SET_INITIAL};
+use embedded_storage::nor_flash::{
+    ErrorType, NorFlash, NorFlashError, NorFlashErrorKind, ReadNorFlash,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum FlashError {
+    Kind(NorFlashErrorKind),
+    PowerLost,
+    NotErased,
+}
+
+impl NorFlashError for FlashError {
+    fn kind(&self) -> NorFlashErrorKind {
+        match self {
+            FlashError::Kind(k) => *k,
+            _ => NorFlashErrorKind::Other,
+        }
+    }
+}
+
+/// NOR flash in memory with `W`-byte writes, `R`-byte reads and 256-byte sectors.
+#[derive(Debug, Clone)]
+struct MemFlash<const W: usize, const R: usize> {
+    mem: Vec<u8>,
+    /// Bytes that may still be written before the power goes (None: never).
+    budget: Option<usize>,
+    dead: bool,
+    /// Bytes written in total (for enumerating cut points).
+    written: usize,
+}
+
+impl<const W: usize, const R: usize> MemFlash<W, R> {
+    fn new(size: usize) -> Self {
+        MemFlash {
+            mem: vec![0xFF; size],
+            budget: None,
+            dead: false,
+            written: 0,
+        }
+    }
+
+    /// The same cells after a reboot: power back, no cut scheduled.
+    fn reboot(&self) -> Self {
+        MemFlash {
+            mem: self.mem.clone(),
+            budget: None,
+            dead: false,
+            written: 0,
+        }
+    }
+}
+
+impl<const W: usize, const R: usize> ErrorType for MemFlash<W, R> {
+    type Error = FlashError;
+}
+
+impl<const W: usize, const R: usize> ReadNorFlash for MemFlash<W, R> {
+    const READ_SIZE: usize = R;
+
+    fn read(&mut self, offset: u32, bytes: &mut [u8]) -> Result<(), FlashError> {
+        let o = offset as usize;
+        if self.dead {
+            return Err(FlashError::PowerLost);
+        }
+        if o % R != 0 || bytes.len() % R != 0 {
+            return Err(FlashError::Kind(NorFlashErrorKind::NotAligned));
+        }
+        if o + bytes.len() > self.mem.len() {
+            return Err(FlashError::Kind(NorFlashErrorKind::OutOfBounds));
+        }
+        bytes.copy_from_slice(&self.mem[o..o + bytes.len()]);
+        Ok(())
+    }
+
+    fn capacity(&self) -> usize {
+        self.mem.len()
+    }
+}
+
+impl<const W: usize, const R: usize> NorFlash for MemFlash<W, R> {
+    const WRITE_SIZE: usize = W;
+    const ERASE_SIZE: usize = 256;
+
+    fn erase(&mut self, from: u32, to: u32) -> Result<(), FlashError> {
+        let (f, t) = (from as usize, to as usize);
+        if self.dead {
+            return Err(FlashError::PowerLost);
+        }
+        if f % 256 != 0 || t % 256 != 0 || f > t {
+            return Err(FlashError::Kind(NorFlashErrorKind::NotAligned));
+        }
+        if t > self.mem.len() {
+            return Err(FlashError::Kind(NorFlashErrorKind::OutOfBounds));
+        }
+        self.mem[f..t].fill(0xFF);
+        Ok(())
+    }
+
+    fn write(&mut self, offset: u32, bytes: &[u8]) -> Result<(), FlashError> {
+        let o = offset as usize;
+        if self.dead {
+            return Err(FlashError::PowerLost);
+        }
+        if o % W != 0 || bytes.len() % W != 0 {
+            return Err(FlashError::Kind(NorFlashErrorKind::NotAligned));
+        }
+        if o + bytes.len() > self.mem.len() {
+            return Err(FlashError::Kind(NorFlashErrorKind::OutOfBounds));
+        }
+        // Program only erased words (the journal never rewrites).
+        if self.mem[o..o + bytes.len()].iter().any(|&b| b != 0xFF) {
+            return Err(FlashError::NotErased);
+        }
+        for (i, &b) in bytes.iter().enumerate() {
+            if let Some(left) = self.budget.as_mut() {
+                if *left == 0 {
+                    self.dead = true;
+                    return Err(FlashError::PowerLost);
+                }
+                *left -= 1;
+            }
+            // NOR: programming only clears bits.
+            self.mem[o + i] &= b;
+            self.written += 1;
+        }
+        Ok(())
+    }
+}
+
+const TAG: u32 = 0xC0575B0;
+
+fn record(i: usize, dims: usize, memo_len: usize) -> Record {
+    let x: Vec<f32> = (0..dims).map(|l| (i * 10 + l) as f32 * 0.25).collect();
+    let memo: Vec<f32> = (0..memo_len).map(|k| -(k as f32) - i as f32).collect();
+    let set = if i % 5 == 4 {
+        SET_INITIAL
+    } else {
+        (i % 7) as u8
+    };
+    Record::new(
+        set,
+        &x,
+        1.0 + i as f32 / 8.0,
+        0.1 * (1 + i % 3) as f32,
+        &memo,
+    )
+    .unwrap()
+}
+
+fn all<F: NorFlash>(j: &mut Journal<F>) -> Vec<Record> {
+    j.records().collect::<Result<Vec<_>, _>>().unwrap()
+}
+
+/// Same content (seq, set, bits of every value).
+fn same(a: &Record, b: &Record) -> bool {
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    a.seq == b.seq
+        && a.set == b.set
+        && a.y.to_bits() == b.y.to_bits()
+        && a.cost.to_bits() == b.cost.to_bits()
+        && bits(a.x()) == bits(b.x())
+        && bits(a.memo()) == bits(b.memo())
+}
+
+fn expect(records: &[Record], want: &[Record]) {
+    assert_eq!(records.len(), want.len(), "{records:?}");
+    for (i, (r, w)) in records.iter().zip(want).enumerate() {
+        let mut w = *w;
+        w.seq = i as u32;
+        assert!(same(r, &w), "record {i}: {r:?} != {w:?}");
+    }
+}
+
+#[test]
+fn appends_read_back_in_order_until_full() {
+    let mut flash = MemFlash::<4, 1>::new(4096);
+    Journal::format(&mut flash, 1024, 4096, 5, 0, TAG).unwrap();
+    let mut j = Journal::open(flash, 1024, 4096, 5, 0, TAG).unwrap();
+    assert!(j.is_empty());
+    let slot = Journal::<MemFlash<4, 1>>::slot_len(5, 0).unwrap();
+    // Body: 8 + 4·(5 + 2) + 4 = 40 bytes, then a 4-byte commit word.
+    assert_eq!(slot, 44);
+    let capacity = (3072 - 16) / slot;
+    assert_eq!(j.remaining(), capacity);
+    let want: Vec<Record> = (0..capacity).map(|i| record(i, 5, 0)).collect();
+    for (i, r) in want.iter().enumerate() {
+        assert_eq!(j.append(r), Ok(i as u32));
+    }
+    assert_eq!(j.append(&want[0]), Err(JournalError::Full));
+    assert_eq!(j.len(), capacity);
+    expect(&all(&mut j), &want);
+    // Reopened: the same, and still full.
+    let flash = j.release();
+    assert!(
+        flash.mem[..1024].iter().all(|&b| b == 0xFF),
+        "outside the region"
+    );
+    let mut j = Journal::open(flash, 1024, 4096, 5, 0, TAG).unwrap();
+    expect(&all(&mut j), &want);
+    assert_eq!(j.append(&want[0]), Err(JournalError::Full));
+}
+
+#[test]
+fn header_and_shape_errors() {
+    let mut flash = MemFlash::<4, 1>::new(2048);
+    let blank = Journal::open(flash.clone(), 0, 2048, 5, 0, TAG);
+    assert_eq!(blank.err().map(|e| e.1), Some(JournalError::NotFormatted));
+    Journal::format(&mut flash, 0, 2048, 5, 8, TAG).unwrap();
+    for (dims, memo, tag) in [(4, 8, TAG), (5, 0, TAG), (5, 8, TAG + 1)] {
+        let r = Journal::open(flash.clone(), 0, 2048, dims, memo, tag);
+        assert_eq!(r.err().map(|e| e.1), Some(JournalError::Foreign));
+    }
+    assert_eq!(
+        Journal::format(&mut flash.clone(), 0, 2048, MAX_VARS + 1, 0, TAG),
+        Err(JournalError::Shape)
+    );
+    assert_eq!(
+        Journal::format(&mut flash.clone(), 0, 2048, 5, MAX_MEMO + 1, TAG),
+        Err(JournalError::Shape)
+    );
+    // Not erase-aligned, beyond the flash, empty, reversed.
+    for (s, e) in [(0, 2000), (0, 4096), (0, 0), (512, 256)] {
+        assert_eq!(
+            Journal::format(&mut flash.clone(), s, e, 5, 8, TAG),
+            Err(JournalError::Region),
+            "{s}..{e}"
+        );
+    }
+    let mut j = Journal::open(flash, 0, 2048, 5, 8, TAG).unwrap();
+    assert_eq!(j.append(&record(0, 4, 8)), Err(JournalError::Shape));
+    assert_eq!(j.append(&record(0, 5, 7)), Err(JournalError::Shape));
+    assert!(j.is_empty());
+    assert_eq!(j.append(&record(0, 5, 8)), Ok(0));
+    assert!(Record::new(0, &[0.0; MAX_VARS + 1], 0.0, 0.0, &[]).is_none());
+    assert!(Record::new(0, &[], 0.0, 0.0, &[0.0; MAX_MEMO + 1]).is_none());
+}
+
+#[test]
+fn a_flipped_bit_in_a_record_hides_it_and_an_altered_sequence_is_reported() {
+    let mut flash = MemFlash::<4, 1>::new(1024);
+    Journal::format(&mut flash, 0, 1024, 3, 2, TAG).unwrap();
+    let mut j = Journal::open(flash, 0, 1024, 3, 2, TAG).unwrap();
+    for i in 0..3 {
+        j.append(&record(i, 3, 2)).unwrap();
+    }
+    let flash = j.release();
+    let slot = Journal::<MemFlash<4, 1>>::slot_len(3, 2).unwrap();
+    // Clearing a bit of the last record's y (as a half-programmed cell would): the record is
+    // no longer valid, the two before it are.
+    let mut f = flash.clone();
+    f.mem[16 + 2 * slot + 8 + 12 + 3] &= 0xFE;
+    let mut j = Journal::open(f, 0, 1024, 3, 2, TAG).unwrap();
+    expect(&all(&mut j), &[record(0, 3, 2), record(1, 3, 2)]);
+    // The next append goes after the damaged slot.
+    assert_eq!(j.append(&record(7, 3, 2)), Ok(2));
+    let mut j = Journal::open(j.release(), 0, 1024, 3, 2, TAG).unwrap();
+    expect(
+        &all(&mut j),
+        &[record(0, 3, 2), record(1, 3, 2), record(7, 3, 2)],
+    );
+    // A middle record damaged: the records after it no longer follow in sequence.
+    let mut f = flash.clone();
+    f.mem[16 + slot + 8 + 3] &= 0xBF;
+    let r = Journal::open(f, 0, 1024, 3, 2, TAG);
+    assert_eq!(r.err().map(|e| e.1), Some(JournalError::Corrupt));
+}
+
+/// Runs `appends` appends with the power cut after `cut` written bytes (counted from the
+/// first append), reboots, and checks the journal: exactly the appends that returned Ok, in
+/// order, then three more appends and a reopen.
+fn cut_and_recover<const W: usize, const R: usize>(
+    base: &MemFlash<W, R>,
+    region: (u32, u32),
+    dims: usize,
+    memo_len: usize,
+    appends: usize,
+    cut: usize,
+) {
+    let mut flash = base.reboot();
+    flash.budget = Some(cut);
+    let mut j = Journal::open(flash, region.0, region.1, dims, memo_len, TAG).unwrap();
+    let before = all(&mut j);
+    let mut acknowledged = before.clone();
+    for i in 0..appends {
+        let r = record(100 + i, dims, memo_len);
+        match j.append(&r) {
+            Ok(seq) => {
+                assert_eq!(seq as usize, acknowledged.len());
+                acknowledged.push(r);
+            }
+            Err(JournalError::Flash(_)) => break,
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+    let flash = j.release().reboot();
+    let mut j = Journal::open(flash, region.0, region.1, dims, memo_len, TAG).unwrap();
+    expect(&all(&mut j), &acknowledged);
+    assert_eq!(j.len(), acknowledged.len());
+    for i in 0..3 {
+        let r = record(200 + i, dims, memo_len);
+        assert_eq!(j.append(&r), Ok(acknowledged.len() as u32), "cut {cut}");
+        acknowledged.push(r);
+    }
+    let mut j = Journal::open(
+        j.release().reboot(),
+        region.0,
+        region.1,
+        dims,
+        memo_len,
+        TAG,
+    )
+    .unwrap();
+    expect(&all(&mut j), &acknowledged);
+}
+
+fn power_cut_everywhere<const W: usize, const R: usize>(dims: usize, memo_len: usize) {
+    let region = (512u32, 8192u32);
+    let mut base = MemFlash::<W, R>::new(8192);
+    Journal::format(&mut base, region.0, region.1, dims, memo_len, TAG).unwrap();
+    // Two records already in the journal.
+    let mut j = Journal::open(base, region.0, region.1, dims, memo_len, TAG).unwrap();
+    j.append(&record(0, dims, memo_len)).unwrap();
+    j.append(&record(1, dims, memo_len)).unwrap();
+    let base = j.release();
+    // Bytes written by four appends.
+    let mut probe = base.reboot();
+    probe.written = 0;
+    let mut j = Journal::open(probe, region.0, region.1, dims, memo_len, TAG).unwrap();
+    for i in 0..4 {
+        j.append(&record(100 + i, dims, memo_len)).unwrap();
+    }
+    let total = j.release().written;
+    let slot = Journal::<MemFlash<W, R>>::slot_len(dims, memo_len).unwrap();
+    assert_eq!(total, 4 * slot, "every slot byte written once");
+    for cut in 0..=total {
+        cut_and_recover(&base, region, dims, memo_len, 4, cut);
+    }
+    // A second cut right after recovering from the first (torn slots in the middle).
+    for cut in (0..=total).step_by(7) {
+        let mut flash = base.reboot();
+        flash.budget = Some(cut);
+        let mut j = Journal::open(flash, region.0, region.1, dims, memo_len, TAG).unwrap();
+        for i in 0..4 {
+            if j.append(&record(100 + i, dims, memo_len)).is_err() {
+                break;
+            }
+        }
+        let recovered = j.release().reboot();
+        for cut2 in [0, 1, slot / 2, slot - 1, slot, slot + 3] {
+            cut_and_recover(&recovered, region, dims, memo_len, 2, cut2);
+        }
+    }
+}
+
+#[test]
+fn power_cut_at_every_byte_word_writes() {
+    power_cut_everywhere::<4, 1>(5, 0);
+}
+
+#[test]
+fn power_cut_at_every_byte_with_memo_and_byte_writes() {
+    power_cut_everywhere::<1, 1>(5, 8);
+}
+
+#[test]
+fn power_cut_at_every_byte_wide_writes_and_reads() {
+    // 16-byte write units (as some STM32 flashes), 8-byte reads.
+    power_cut_everywhere::<16, 8>(16, 33);
+}
+
+#[test]
+fn power_cut_during_format_leaves_it_unformatted_or_formatted() {
+    let base = MemFlash::<4, 1>::new(2048);
+    for cut in 0..=16 {
+        let mut f = base.reboot();
+        f.budget = Some(cut);
+        let r = Journal::format(&mut f, 0, 2048, 5, 0, TAG);
+        let f = f.reboot();
+        match Journal::open(f, 0, 2048, 5, 0, TAG) {
+            Ok(j) => {
+                assert!(r.is_ok() || cut == 16);
+                assert!(j.is_empty());
+            }
+            Err((_, e)) => {
+                assert!(r.is_err());
+                assert_eq!(e, JournalError::NotFormatted);
+            }
+        }
+    }
+}
