@@ -12,7 +12,8 @@ pub mod ucb_cvs;
 pub mod unknown_cost;
 
 use crate::expectation::{
-    expected_bound_batched, Bound, Chunk, FactorisedSe, Precision, SampleBank, UcbScreen,
+    expected_bound, expected_bound_batched, Bound, Chunk, FactorisedSe, Precision, SampleBank,
+    UcbScreen,
 };
 use crate::gp::Gp;
 use crate::inner::{maximize_over_set_lazy, InnerConfig, InnerResult, Need};
@@ -204,6 +205,14 @@ fn score_chunked<R, const N: usize, const D: usize, const M: usize, const C: usi
     for (i, (set, slot)) in problem.sets().iter().zip(out.iter_mut()).enumerate() {
         if !wanted(i) {
             *slot = None;
+            continue;
+        }
+        // A set that controls every variable has nothing to average: one prediction per
+        // candidate (what the batched paths compute too, bit for bit, but in `C` lanes of which
+        // `C − 1` would be padding).
+        if (0..D).all(|l| set.contains(l)) {
+            let f = |x: &[R; D], _: Need<R>| expected_bound(gp, bank, *set, x, bound).ok();
+            *slot = maximize_over_set_lazy(*set, f, inner, set_seed(seed, i));
             continue;
         }
         let mut fast = FactorisedSe::<R, C>::new(gp, bank, *set, fs_ws);
