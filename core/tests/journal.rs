@@ -68,7 +68,7 @@ impl<const W: usize, const R: usize> ReadNorFlash for MemFlash<W, R> {
         if self.dead {
             return Err(FlashError::PowerLost);
         }
-        if o % R != 0 || bytes.len() % R != 0 {
+        if !o.is_multiple_of(R) || !bytes.len().is_multiple_of(R) {
             return Err(FlashError::Kind(NorFlashErrorKind::NotAligned));
         }
         if o + bytes.len() > self.mem.len() {
@@ -107,7 +107,7 @@ impl<const W: usize, const R: usize> NorFlash for MemFlash<W, R> {
         if self.dead {
             return Err(FlashError::PowerLost);
         }
-        if o % W != 0 || bytes.len() % W != 0 {
+        if !o.is_multiple_of(W) || !bytes.len().is_multiple_of(W) {
             return Err(FlashError::Kind(NorFlashErrorKind::NotAligned));
         }
         if o + bytes.len() > self.mem.len() {

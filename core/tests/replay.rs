@@ -1,0 +1,376 @@
+//! `Controller::replay`: a fresh controller fed the rounds of a live run (set, measured point,
+//! outcome, cost, memo) decides the next round bit for bit as the live one did, in f32 and
+//! f64, for ETC-Ada, the unknown-cost rule, UCB-CVS and TS-PSQ; refused replays change nothing.
+
+use costbo_core::dist::{Distribution, TruncatedNormal};
+use costbo_core::driver::{Controller, Decision, DriverError, Memo, Rule, Settings};
+use costbo_core::expectation::SampleBank;
+use costbo_core::gp::{Gp, GpError, WhenFull};
+use costbo_core::inner::InnerConfig;
+use costbo_core::kernel::Kernel;
+use costbo_core::linalg::tri_len;
+use costbo_core::policy::explore_then_commit::PlaysPerGroup;
+use costbo_core::policy::ucb_cvs::EpsilonSchedule;
+use costbo_core::policy::unknown_cost::{Exploration, UnknownCostConfig};
+use costbo_core::problem::{ControlSet, Problem, Variable};
+use costbo_core::Real;
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro128PlusPlus;
+
+const N: usize = 48;
+const D: usize = 3;
+const M: usize = 7;
+const LIGHT: InnerConfig = InnerConfig {
+    pool: 16,
+    starts: 2,
+    evaluations_per_start: 8,
+};
+const COSTS: [f64; M] = [0.01, 0.01, 0.01, 0.1, 0.1, 0.1, 1.0];
+
+type Ctl<R> = Controller<R, N, D, M, 64, Vec<R>, Vec<[R; D]>>;
+
+fn hartmann3(x: &[f64; 3]) -> f64 {
+    const ALPHA: [f64; 4] = [1.0, 1.2, 3.0, 3.2];
+    const A: [[f64; 3]; 4] = [
+        [3.0, 10.0, 30.0],
+        [0.1, 10.0, 35.0],
+        [3.0, 10.0, 30.0],
+        [0.1, 10.0, 35.0],
+    ];
+    const P: [[f64; 3]; 4] = [
+        [0.3689, 0.1170, 0.2673],
+        [0.4699, 0.4387, 0.7470],
+        [0.1091, 0.8732, 0.5547],
+        [0.03815, 0.5743, 0.8828],
+    ];
+    (0..4)
+        .map(|r| {
+            ALPHA[r]
+                * (-(0..3)
+                    .map(|j| A[r][j] * (x[j] - P[r][j]).powi(2))
+                    .sum::<f64>())
+                .exp()
+        })
+        .sum()
+}
+
+fn controller<R: Real>(rule: Rule<R>, known: bool, when_full: WhenFull) -> Ctl<R> {
+    let tn = TruncatedNormal::with_truncated_variance(R::HALF, R::from_f64(0.04), R::ZERO, R::ONE)
+        .unwrap();
+    let v = Variable {
+        lower: R::ZERO,
+        upper: R::ONE,
+        uncontrolled: Distribution::TruncatedNormal(tn),
+    };
+    let sets = [
+        ControlSet::of(&[0]),
+        ControlSet::of(&[1]),
+        ControlSet::of(&[2]),
+        ControlSet::of(&[0, 1]),
+        ControlSet::of(&[0, 2]),
+        ControlSet::of(&[1, 2]),
+        ControlSet::of(&[0, 1, 2]),
+    ];
+    let costs: [R; M] = COSTS.map(R::from_f64);
+    let problem = Problem::new(&[v; D], &sets, known.then_some(&costs[..])).unwrap();
+    let kernel = Kernel::squared_exponential([R::from_f64(0.15); D], R::ONE).unwrap();
+    let gp = Gp::new(
+        kernel,
+        R::ZERO,
+        R::from_f64(1e-4),
+        when_full,
+        vec![R::ZERO; tri_len(N)],
+    )
+    .unwrap();
+    let bank = SampleBank::quasi_random(&problem, vec![[R::ZERO; D]; 32], 5).unwrap();
+    let settings = Settings {
+        rule,
+        beta: R::TWO,
+        budget: R::from_f64(1e3),
+        inner: LIGHT,
+        seed: 9,
+    };
+    Controller::new(problem, gp, bank, settings).unwrap()
+}
+
+/// One observed round as a device journals it.
+#[derive(Clone, Copy, Debug)]
+struct Logged<R> {
+    set: usize,
+    x: [R; D],
+    y: R,
+    cost: R,
+    memo: Memo<R, M>,
+    spent: R,
+}
+
+fn initial<R: Real>(ctl: &mut Ctl<R>) {
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(1);
+    for _ in 0..3 {
+        let x: [R; D] =
+            core::array::from_fn(|_| R::from_f64((rng.next_u32() as f64 + 0.5) / 4294967296.0));
+        let y = R::from_f64(hartmann3(&x.map(|v| v.to_f64())));
+        ctl.observe_initial(&x, y).unwrap();
+    }
+}
+
+/// Plays `rounds` live; returns every round's decision (one more than the rounds: the next
+/// one too) and log.
+fn live<R: Real>(mut ctl: Ctl<R>, rounds: usize) -> (Vec<Decision<R, D>>, Vec<Logged<R>>) {
+    initial(&mut ctl);
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(2);
+    let u = |rng: &mut Xoshiro128PlusPlus| (rng.next_u32() as f64 + 0.5) / 4294967296.0;
+    let (mut decisions, mut log) = (vec![], vec![]);
+    for _ in 0..rounds {
+        let d = ctl.suggest().unwrap();
+        decisions.push(d);
+        let x: [R; D] =
+            core::array::from_fn(|l| d.values[l].unwrap_or_else(|| R::from_f64(u(&mut rng))));
+        let y = R::from_f64(hartmann3(&x.map(|v| v.to_f64())) + 0.01 * (u(&mut rng) - 0.5));
+        // A random cost around the set's (the unknown-cost rule learns it).
+        let cost = R::from_f64(COSTS[d.set] * (0.5 + u(&mut rng)));
+        ctl.observe(&x, y, cost).unwrap();
+        log.push(Logged {
+            set: d.set,
+            x,
+            y,
+            cost,
+            memo: ctl.memo(),
+            spent: ctl.spent(),
+        });
+    }
+    decisions.push(ctl.suggest().unwrap());
+    (decisions, log)
+}
+
+fn bits<R: Real>(d: &Decision<R, D>) -> (usize, Vec<Option<u64>>, u64) {
+    (
+        d.set,
+        d.values
+            .iter()
+            .map(|v| v.map(|v| v.to_f64().to_bits()))
+            .collect(),
+        d.score.to_f64().to_bits(),
+    )
+}
+
+fn check_rule<R: Real>(rule: Rule<R>, known: bool, rounds: usize, ks: &[usize]) {
+    let fresh = || controller::<R>(rule, known, WhenFull::DropOldest);
+    let (decisions, log) = live(fresh(), rounds);
+    // Decisions differ from round to round (the test would be empty otherwise).
+    assert!(decisions.windows(2).any(|w| bits(&w[0]) != bits(&w[1])));
+    for &k in ks {
+        let mut ctl = fresh();
+        initial(&mut ctl);
+        for r in &log[..k] {
+            ctl.replay(r.set, &r.x, r.y, r.cost, &r.memo).unwrap();
+        }
+        assert_eq!(ctl.rounds(), k);
+        let spent: f64 = log[..k].iter().map(|r| r.cost.to_f64()).sum();
+        assert!((ctl.spent().to_f64() - spent).abs() < 1e-5);
+        if k > 0 {
+            // The ledger to the bit, and the rule's memo, as the live controller had them.
+            assert_eq!(
+                ctl.spent().to_f64().to_bits(),
+                log[k - 1].spent.to_f64().to_bits()
+            );
+            assert_eq!(ctl.memo(), log[k - 1].memo);
+        }
+        let d = ctl.suggest().unwrap();
+        assert_eq!(bits(&d), bits(&decisions[k]), "{rule:?}, after {k} rounds");
+    }
+}
+
+const KS: [usize; 6] = [0, 1, 4, 9, 16, 24];
+
+#[test]
+fn etc_ada_replays_bit_identically_f64() {
+    check_rule::<f64>(
+        Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
+        true,
+        24,
+        &KS,
+    );
+}
+
+#[test]
+fn etc_ada_replays_bit_identically_f32() {
+    check_rule::<f32>(
+        Rule::ExploreThenCommit(PlaysPerGroup::Fixed(3)),
+        true,
+        24,
+        &KS,
+    );
+    check_rule::<f32>(
+        Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
+        true,
+        24,
+        &KS,
+    );
+}
+
+fn unknown<R: Real>() -> Rule<R> {
+    Rule::UnknownCost(UnknownCostConfig {
+        exploration: Exploration::Rounds(2),
+        alpha: R::from_f64(0.1),
+        halve_every: Some(3),
+    })
+}
+
+#[test]
+fn unknown_cost_replays_bit_identically_f64() {
+    check_rule::<f64>(unknown(), false, 24, &KS);
+}
+
+#[test]
+fn unknown_cost_replays_bit_identically_f32() {
+    check_rule::<f32>(unknown(), false, 24, &KS);
+}
+
+#[test]
+fn ucb_cvs_and_thompson_replay_bit_identically() {
+    check_rule::<f64>(
+        Rule::UcbCvs(EpsilonSchedule::Constant(0.05)),
+        true,
+        10,
+        &[0, 3, 10],
+    );
+    check_rule::<f32>(Rule::ThompsonPsq, true, 8, &[0, 5, 8]);
+}
+
+#[test]
+fn the_unknown_cost_memo_matters() {
+    // Without the running bounds the replayed rule is refused rather than silently different.
+    let rule = unknown::<f64>();
+    let (_, log) = live(controller(rule, false, WhenFull::DropOldest), 16);
+    let mut ctl = controller(rule, false, WhenFull::DropOldest);
+    initial(&mut ctl);
+    let r = log[0];
+    assert_eq!(
+        ctl.replay(r.set, &r.x, r.y, r.cost, &Memo::None),
+        Err(DriverError::InvalidMemo)
+    );
+    // Bounds for a wrong number of sets.
+    let Memo::RunningBounds { ucb, lcb, .. } = r.memo else {
+        panic!("unknown-cost memo")
+    };
+    assert_eq!(
+        ctl.replay(
+            r.set,
+            &r.x,
+            r.y,
+            r.cost,
+            &Memo::RunningBounds { ucb, sets: 6, lcb }
+        ),
+        Err(DriverError::InvalidMemo)
+    );
+    let mut nan = ucb;
+    nan[2] = f64::NAN;
+    assert_eq!(
+        ctl.replay(
+            r.set,
+            &r.x,
+            r.y,
+            r.cost,
+            &Memo::RunningBounds {
+                ucb: nan,
+                sets: 7,
+                lcb
+            }
+        ),
+        Err(DriverError::InvalidMemo)
+    );
+    // The memo round-trips through its flat form.
+    let mut flat = [0.0; M + 1];
+    assert_eq!(r.memo.write(&mut flat), Some(M + 1));
+    assert_eq!(Memo::<f64, M>::read(&flat), Some(r.memo));
+    assert_eq!(r.memo.write(&mut [0.0; M]), None);
+    assert_eq!(Memo::<f64, M>::read(&[]), Some(Memo::None));
+    assert_eq!(Memo::<f64, M>::read(&[0.0; M + 2]), None);
+    // ETC takes no bounds.
+    let mut etc = controller::<f64>(
+        Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
+        true,
+        WhenFull::DropOldest,
+    );
+    assert_eq!(
+        etc.replay(r.set, &r.x, r.y, r.cost, &r.memo),
+        Err(DriverError::InvalidMemo)
+    );
+}
+
+#[test]
+fn refused_replays_change_nothing() {
+    let rule = Rule::ExploreThenCommit(PlaysPerGroup::Adaptive);
+    let (decisions, log) = live(controller::<f64>(rule, true, WhenFull::Reject), 6);
+    let mut ctl = controller::<f64>(rule, true, WhenFull::Reject);
+    initial(&mut ctl);
+    for r in &log[..5] {
+        ctl.replay(r.set, &r.x, r.y, r.cost, &r.memo).unwrap();
+    }
+    let r = log[5];
+    let none = Memo::None;
+    let mut out = r.x;
+    out[1] = 1.5;
+    let mut nan = r.x;
+    nan[0] = f64::NAN;
+    let refused = [
+        (
+            ctl.clone().replay(M, &r.x, r.y, r.cost, &none),
+            DriverError::InvalidSet(M),
+        ),
+        (
+            ctl.clone().replay(99, &r.x, r.y, r.cost, &none),
+            DriverError::InvalidSet(99),
+        ),
+        (
+            ctl.clone().replay(r.set, &out, r.y, r.cost, &none),
+            DriverError::OutOfBounds(1),
+        ),
+        (
+            ctl.clone().replay(r.set, &nan, r.y, r.cost, &none),
+            DriverError::NonFinite,
+        ),
+        (
+            ctl.clone()
+                .replay(r.set, &r.x, f64::INFINITY, r.cost, &none),
+            DriverError::NonFinite,
+        ),
+        (
+            ctl.clone().replay(r.set, &r.x, r.y, 0.0, &none),
+            DriverError::InvalidCost,
+        ),
+        (
+            ctl.clone().replay(r.set, &r.x, r.y, f64::NAN, &none),
+            DriverError::InvalidCost,
+        ),
+    ];
+    for (got, want) in refused {
+        assert_eq!(got, Err(want));
+    }
+    // The same refusals on the controller itself, then the next decision is still the live one.
+    for set in [M, 99] {
+        assert!(ctl.replay(set, &r.x, r.y, r.cost, &none).is_err());
+    }
+    assert!(ctl.replay(r.set, &out, r.y, r.cost, &none).is_err());
+    assert!(ctl.replay(r.set, &r.x, r.y, -1.0, &none).is_err());
+    assert_eq!(ctl.rounds(), 5);
+    assert_eq!(bits(&ctl.suggest().unwrap()), bits(&decisions[5]));
+    // A pending decision is discarded by a successful replay.
+    ctl.replay(r.set, &r.x, r.y, r.cost, &none).unwrap();
+    assert!(ctl.pending().is_none());
+    assert_eq!(bits(&ctl.suggest().unwrap()), bits(&decisions[6]));
+    // A full GP under `Reject`: refused with the GP's error, nothing else changes.
+    let mut full = controller::<f64>(rule, true, WhenFull::Reject);
+    for i in 0..N {
+        let x = [i as f64 / N as f64, 0.5, 0.25];
+        full.observe_initial(&x, hartmann3(&x)).unwrap();
+    }
+    let (spent, rounds) = (full.spent(), full.rounds());
+    assert_eq!(
+        full.replay(r.set, &r.x, r.y, r.cost, &none),
+        Err(DriverError::Gp(GpError::Full))
+    );
+    assert_eq!((full.spent(), full.rounds()), (spent, rounds));
+    assert_eq!(full.gp().len(), N);
+}
