@@ -1,0 +1,536 @@
+//! One description of a costbo experiment, shared by the firmware and the desktop.
+//!
+//! The experiment (variables, physical bounds, control sets and costs, distributions of the
+//! uncontrolled variables, budget, capacity, bank, seed, model and inner optimiser, pump and
+//! sensor calibrations, growth period) lives in one TOML file, `firmware/experiment.toml`.
+//!
+//! * The firmware's build script parses it with [`toml::parse`] (feature `std`), validates it and
+//!   writes a [`Spec`] as Rust constants into `OUT_DIR`; an invalid file fails the build with a
+//!   message naming the offending entry.
+//! * The desktop parses the same file at run time with [`toml::load`] and gets the same
+//!   [`Spec`].
+//!
+//! Everything the controller is built from goes through the functions of this crate
+//! ([`Spec::problem`], [`Spec::controller`], [`SensorSpec::to_physical`],
+//! [`PumpSpec::on_time_ms`], ...), which are `no_std` and identical on both sides, so that the
+//! host can rebuild the firmware's controller bit for bit from the same file, seed and data.
+//! Numbers are stored as `f64` and converted with [`Real::from_f64`] (a plain `as` cast); the
+//! generated constants print each `f64` in its shortest round-trip form, so both sides start
+//! from identical bits.
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+#[cfg(feature = "std")]
+extern crate std;
+
+#[cfg(feature = "std")]
+pub mod toml;
+
+use costbo_core::dist::{DistError, Distribution, TruncatedNormal, Uniform};
+use costbo_core::driver::{Controller, DriverError, Rule, Settings};
+use costbo_core::expectation::{BankError, SampleBank};
+use costbo_core::gp::{Gp, GpError, WhenFull};
+use costbo_core::inner::InnerConfig;
+use costbo_core::kernel::{Kernel, KernelError, Shape};
+use costbo_core::policy::explore_then_commit::PlaysPerGroup;
+use costbo_core::problem::{ControlSet, Problem, ProblemError, Variable, MAX_VARIABLES};
+use costbo_core::real::Real;
+
+/// A whole experiment. Built as a constant by the firmware's build script, or by
+/// [`toml::load`] on the desktop.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spec<'a> {
+    /// Name of the experiment (logs only).
+    pub name: &'a str,
+    /// Seed of the sample bank and of the controller's candidate pools.
+    pub seed: u64,
+    /// Total budget, in the unit of the costs.
+    pub budget: f64,
+    /// Capacity of the GP (observations kept; the oldest are dropped beyond it).
+    pub capacity: usize,
+    /// Points in the sample bank of the uncontrolled variables.
+    pub bank: usize,
+    /// The decision rule.
+    pub rule: RuleSpec,
+    /// Width of the confidence bounds, `μ ± βσ`.
+    pub beta: f64,
+    /// The GP model.
+    pub model: ModelSpec,
+    /// Inner optimiser budget per control set.
+    pub inner: InnerConfig,
+    /// Time between dosing and reading the outcome, in milliseconds.
+    pub growth_period_ms: u32,
+    /// The variables, in order (the controller's coordinate order).
+    pub variables: &'a [VariableSpec<'a>],
+    /// The control sets with their costs, in order (the controller's set indices).
+    pub sets: &'a [SetSpec],
+}
+
+/// Decision rules available from a configuration file (those with known costs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleSpec {
+    /// Explore-then-commit with the adaptive number of plays per cost group (paper 000).
+    EtcAda,
+    /// Explore-then-commit with a fixed number of plays per cost group.
+    EtcFixed(u32),
+}
+
+/// The GP model: kernel and likelihood.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelSpec {
+    /// Kernel shape.
+    pub shape: Shape,
+    /// Lengthscale of every input (inputs live in the unit cube).
+    pub lengthscale: f64,
+    /// Output scale (prior variance).
+    pub outputscale: f64,
+    /// Observation noise variance.
+    pub noise: f64,
+    /// Constant prior mean.
+    pub mean: f64,
+}
+
+/// One variable.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VariableSpec<'a> {
+    /// Short name (`Ca`, `pH`, ...), used by control sets and logs.
+    pub name: &'a str,
+    /// Physical unit (logs only).
+    pub unit: &'a str,
+    /// Smallest physical value.
+    pub lower: f64,
+    /// Largest physical value.
+    pub upper: f64,
+    /// Distribution of the variable when it is not dosed (the source water).
+    pub distribution: DistSpec,
+    /// The dosing pump, for variables that some control set doses.
+    pub pump: Option<PumpSpec>,
+    /// The sensor that measures the variable.
+    pub sensor: SensorSpec,
+}
+
+/// Distribution of an uncontrolled variable, in physical units.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DistSpec {
+    /// A normal with location `mean` truncated to the bounds, scaled so that the truncated
+    /// distribution's variance is `variance`.
+    TruncatedNormal {
+        /// Location of the normal before truncation.
+        mean: f64,
+        /// Variance after truncation.
+        variance: f64,
+    },
+    /// Uniform over the bounds.
+    Uniform,
+}
+
+/// Calibration of a dosing pump.
+///
+/// Model: each round the tray starts from fresh medium at the variable's lower bound; every ml
+/// of stock solution raises the variable by `concentration` physical units; the pump delivers
+/// `ml_per_s`. A dose to value `v` therefore runs the pump for
+/// `1000 · (v − lower) / (concentration · ml_per_s)` ms, at most `max_on_ms`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PumpSpec {
+    /// Index of the pump's output pin on the board (0-based).
+    pub channel: u8,
+    /// Flow of the pump, ml per second.
+    pub ml_per_s: f64,
+    /// Rise of the variable per ml of stock dosed, physical units per ml.
+    pub concentration: f64,
+    /// Longest on-time the pump may run in one round, ms.
+    pub max_on_ms: u32,
+}
+
+/// A pump on-time computed from a dose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dose {
+    /// Milliseconds the pump runs.
+    pub on_ms: u32,
+    /// True if the dose needed more than `max_on_ms` and was cut to it.
+    pub clamped: bool,
+}
+
+/// Why a dose could not be turned into an on-time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DoseError {
+    /// The requested value is NaN or infinite.
+    NonFinite,
+    /// The requested value is below the lower bound (a pump cannot remove nutrient).
+    BelowLower,
+}
+
+impl PumpSpec {
+    /// The on-time that brings a tray from `lower` to `value` (f32, as on the firmware).
+    pub fn on_time_ms(&self, value: f32, lower: f32) -> Result<Dose, DoseError> {
+        if !value.is_finite() {
+            return Err(DoseError::NonFinite);
+        }
+        let rise = value - lower;
+        if rise < 0.0 {
+            return Err(DoseError::BelowLower);
+        }
+        let ms = 1000.0 * rise / (self.concentration as f32 * self.ml_per_s as f32);
+        // `ms` is finite or +inf (positive calibration, finite rise).
+        if ms > self.max_on_ms as f32 {
+            return Ok(Dose {
+                on_ms: self.max_on_ms,
+                clamped: true,
+            });
+        }
+        // 0 <= ms <= max_on_ms < 2^32: the rounding cast is exact in range.
+        Ok(Dose {
+            on_ms: (ms + 0.5) as u32,
+            clamped: false,
+        })
+    }
+}
+
+/// Calibration of a nutrient sensor on the I2C bus (register map: see the firmware's
+/// `drivers::sensor` module): `physical = offset + scale · raw` for a 16-bit raw reading.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SensorSpec {
+    /// 7-bit I2C address.
+    pub address: u8,
+    /// Physical units per raw count.
+    pub scale: f64,
+    /// Physical value of raw count 0.
+    pub offset: f64,
+}
+
+impl SensorSpec {
+    /// Physical value of a raw reading (f32, as on the firmware).
+    pub fn to_physical(&self, raw: u16) -> f32 {
+        self.offset as f32 + self.scale as f32 * raw as f32
+    }
+
+    /// The raw reading closest to a physical value, saturated to `0..=65535` (what a simulated
+    /// sensor returns; NaN gives 0).
+    pub fn to_raw(&self, value: f32) -> u16 {
+        let r = (value - self.offset as f32) / self.scale as f32 + 0.5;
+        if r >= 65535.0 {
+            u16::MAX
+        } else if r > 0.0 {
+            r as u16
+        } else {
+            0
+        }
+    }
+}
+
+/// One control set and its cost.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SetSpec {
+    /// Bitmask of the dosed variables (bit `l` = variable `l`).
+    pub mask: u32,
+    /// Cost of one round with this set.
+    pub cost: f64,
+}
+
+/// Why a [`Spec`] cannot be built into a problem or controller.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SpecError {
+    /// The const generic `D` differs from the number of variables.
+    VariableCount {
+        /// Variables in the spec.
+        spec: usize,
+        /// `D`.
+        generic: usize,
+    },
+    /// The const generic `M` differs from the number of control sets.
+    SetCount {
+        /// Sets in the spec.
+        spec: usize,
+        /// `M`.
+        generic: usize,
+    },
+    /// The const generic `N` differs from the capacity.
+    Capacity {
+        /// Capacity in the spec.
+        spec: usize,
+        /// `N`.
+        generic: usize,
+    },
+    /// The bank storage length differs from `bank`.
+    BankLength {
+        /// Bank size in the spec.
+        spec: usize,
+        /// Storage length given.
+        storage: usize,
+    },
+    /// More than 32 variables, or none.
+    TooManyVariables,
+    /// Variable `.0`'s bounds are not finite with `lower < upper`.
+    Bounds(usize),
+    /// Variable `.0`'s distribution is invalid.
+    Distribution(usize, DistError),
+    /// Variable `.0` is dosed by some control set but has no pump.
+    MissingPump(usize),
+    /// Variable `.0`'s pump calibration is not positive and finite.
+    Pump(usize),
+    /// Two dosed variables share pump channel: the second one's index.
+    DuplicatePumpChannel(usize),
+    /// Variable `.0`'s sensor calibration is invalid (address beyond 7 bits, scale not positive,
+    /// offset not finite, or its 16-bit range does not cover the bounds).
+    Sensor(usize),
+    /// Two variables share a sensor address: the second one's index.
+    DuplicateSensorAddress(usize),
+    /// The budget is not positive and finite.
+    Budget,
+    /// Capacity or bank is zero, or the growth period is zero.
+    Sizes,
+    /// β, or a model parameter, is not positive and finite (mean: finite).
+    Model,
+    /// The problem was rejected by the core.
+    Problem(ProblemError),
+    /// The kernel was rejected by the core.
+    Kernel(KernelError),
+    /// The GP was rejected by the core.
+    Gp(GpError),
+    /// The sample bank was rejected by the core.
+    Bank(BankError),
+    /// The controller was rejected by the core.
+    Driver(DriverError),
+}
+
+fn finite_pos(v: f64) -> bool {
+    v.is_finite() && v > 0.0
+}
+
+impl<'a> Spec<'a> {
+    /// Checks everything that the core does not check when the controller is built, and builds
+    /// each distribution in `f32` and `f64`. `Ok` means [`Spec::controller`] succeeds for both
+    /// precisions with matching const generics.
+    pub fn validate(&self) -> Result<(), SpecError> {
+        let d = self.variables.len();
+        if d == 0 || d > MAX_VARIABLES {
+            return Err(SpecError::TooManyVariables);
+        }
+        if !finite_pos(self.budget) {
+            return Err(SpecError::Budget);
+        }
+        if self.capacity == 0 || self.bank == 0 || self.growth_period_ms == 0 {
+            return Err(SpecError::Sizes);
+        }
+        let m = &self.model;
+        if !(finite_pos(self.beta)
+            && finite_pos(m.lengthscale)
+            && finite_pos(m.outputscale)
+            && finite_pos(m.noise)
+            && m.mean.is_finite())
+        {
+            return Err(SpecError::Model);
+        }
+        let dosed = self.sets.iter().fold(0u32, |acc, s| acc | s.mask);
+        for (l, v) in self.variables.iter().enumerate() {
+            if !(v.lower.is_finite() && v.upper.is_finite() && v.lower < v.upper) {
+                return Err(SpecError::Bounds(l));
+            }
+            variable::<f32>(v).map_err(|e| SpecError::Distribution(l, e))?;
+            variable::<f64>(v).map_err(|e| SpecError::Distribution(l, e))?;
+            let s = &v.sensor;
+            if s.address > 0x7F || !finite_pos(s.scale) || !s.offset.is_finite() {
+                return Err(SpecError::Sensor(l));
+            }
+            if !(s.offset <= v.lower && s.offset + s.scale * 65535.0 >= v.upper) {
+                return Err(SpecError::Sensor(l));
+            }
+            if self.variables[..l]
+                .iter()
+                .any(|w| w.sensor.address == s.address)
+            {
+                return Err(SpecError::DuplicateSensorAddress(l));
+            }
+            match (&v.pump, dosed & (1 << l) != 0) {
+                (None, true) => return Err(SpecError::MissingPump(l)),
+                (Some(p), _) => {
+                    if !(finite_pos(p.ml_per_s) && finite_pos(p.concentration) && p.max_on_ms > 0) {
+                        return Err(SpecError::Pump(l));
+                    }
+                    let clash = self.variables[..l]
+                        .iter()
+                        .any(|w| w.pump.is_some_and(|q| q.channel == p.channel));
+                    if clash {
+                        return Err(SpecError::DuplicatePumpChannel(l));
+                    }
+                }
+                (None, false) => {}
+            }
+        }
+        if self.sets.is_empty() {
+            return Err(SpecError::Problem(ProblemError::NoControlSets));
+        }
+        for (i, s) in self.sets.iter().enumerate() {
+            if s.mask == 0 {
+                return Err(SpecError::Problem(ProblemError::EmptyControlSet(i)));
+            }
+            if d < 32 && s.mask >> d != 0 {
+                return Err(SpecError::Problem(ProblemError::ControlSetOutOfRange(i)));
+            }
+            if self.sets[..i].iter().any(|t| t.mask == s.mask) {
+                return Err(SpecError::Problem(ProblemError::DuplicateControlSet(i)));
+            }
+            if !(finite_pos(s.cost) && (s.cost as f32).is_finite()) {
+                return Err(SpecError::Problem(ProblemError::Cost(i)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Variable `l`'s bounds in precision `R`.
+    pub fn bounds<R: Real>(&self, l: usize) -> Option<(R, R)> {
+        self.variables
+            .get(l)
+            .map(|v| (R::from_f64(v.lower), R::from_f64(v.upper)))
+    }
+
+    /// Cost of control set `i` in precision `R`.
+    pub fn cost<R: Real>(&self, i: usize) -> Option<R> {
+        self.sets.get(i).map(|s| R::from_f64(s.cost))
+    }
+
+    /// A sensor's raw reading of variable `l` as the controller sees it: converted with the
+    /// calibration and clamped to the variable's bounds (a reading just outside them is
+    /// measurement error). `None` if `l` is out of range.
+    pub fn measured(&self, l: usize, raw: u16) -> Option<f32> {
+        let v = self.variables.get(l)?;
+        let (lo, hi) = (v.lower as f32, v.upper as f32);
+        Some(v.sensor.to_physical(raw).clamp(lo, hi))
+    }
+
+    /// The core problem, with `D` variables and `M` control sets.
+    pub fn problem<R: Real, const D: usize, const M: usize>(
+        &self,
+    ) -> Result<Problem<R, D, M>, SpecError> {
+        if self.variables.len() != D {
+            return Err(SpecError::VariableCount {
+                spec: self.variables.len(),
+                generic: D,
+            });
+        }
+        if self.sets.len() != M {
+            return Err(SpecError::SetCount {
+                spec: self.sets.len(),
+                generic: M,
+            });
+        }
+        let mut vars = [Variable {
+            lower: R::ZERO,
+            upper: R::ONE,
+            uncontrolled: Distribution::Constant(R::HALF),
+        }; D];
+        for (l, (out, v)) in vars.iter_mut().zip(self.variables).enumerate() {
+            *out = variable(v).map_err(|e| SpecError::Distribution(l, e))?;
+        }
+        let sets: [ControlSet; M] = core::array::from_fn(|i| ControlSet(self.sets[i].mask));
+        let costs: [R; M] = core::array::from_fn(|i| R::from_f64(self.sets[i].cost));
+        Problem::new(&vars, &sets, Some(&costs)).map_err(SpecError::Problem)
+    }
+
+    /// The kernel (the same lengthscale on every unit-cube input).
+    pub fn kernel<R: Real, const D: usize>(&self) -> Result<Kernel<R, D>, SpecError> {
+        Kernel::new(
+            self.model.shape,
+            [R::from_f64(self.model.lengthscale); D],
+            R::from_f64(self.model.outputscale),
+        )
+        .map_err(SpecError::Kernel)
+    }
+
+    /// The controller's settings.
+    pub fn settings<R: Real>(&self) -> Settings<R> {
+        Settings {
+            rule: match self.rule {
+                RuleSpec::EtcAda => Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
+                RuleSpec::EtcFixed(n) => Rule::ExploreThenCommit(PlaysPerGroup::Fixed(n)),
+            },
+            beta: R::from_f64(self.beta),
+            budget: R::from_f64(self.budget),
+            inner: self.inner,
+            seed: self.seed,
+        }
+    }
+
+    /// A fresh controller of capacity `N` over caller storage: `factor` must hold
+    /// `tri_len(N)` scalars and `bank` exactly [`Spec::bank`] points. No Thompson features
+    /// (`F = 1`): the configurable rules do not use them.
+    #[allow(clippy::type_complexity)]
+    pub fn controller<R, const N: usize, const D: usize, const M: usize, S, B>(
+        &self,
+        factor: S,
+        bank: B,
+    ) -> Result<Controller<R, N, D, M, 1, S, B>, SpecError>
+    where
+        R: Real,
+        S: AsRef<[R]> + AsMut<[R]>,
+        B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+    {
+        if self.capacity != N {
+            return Err(SpecError::Capacity {
+                spec: self.capacity,
+                generic: N,
+            });
+        }
+        if bank.as_ref().len() != self.bank {
+            return Err(SpecError::BankLength {
+                spec: self.bank,
+                storage: bank.as_ref().len(),
+            });
+        }
+        let problem = self.problem::<R, D, M>()?;
+        let gp = Gp::new(
+            self.kernel()?,
+            R::from_f64(self.model.mean),
+            R::from_f64(self.model.noise),
+            WhenFull::DropOldest,
+            factor,
+        )
+        .map_err(SpecError::Gp)?;
+        let bank = SampleBank::quasi_random(&problem, bank, self.seed).map_err(SpecError::Bank)?;
+        Controller::new(problem, gp, bank, self.settings()).map_err(SpecError::Driver)
+    }
+
+    /// Index of the variable called `name`.
+    pub fn variable_index(&self, name: &str) -> Option<usize> {
+        self.variables.iter().position(|v| v.name == name)
+    }
+}
+
+/// The core variable of a spec in precision `R`.
+fn variable<R: Real>(v: &VariableSpec<'_>) -> Result<Variable<R>, DistError> {
+    let (lo, hi) = (R::from_f64(v.lower), R::from_f64(v.upper));
+    let uncontrolled = match v.distribution {
+        DistSpec::TruncatedNormal { mean, variance } => {
+            Distribution::TruncatedNormal(TruncatedNormal::with_truncated_variance(
+                R::from_f64(mean),
+                R::from_f64(variance),
+                lo,
+                hi,
+            )?)
+        }
+        DistSpec::Uniform => Distribution::Uniform(Uniform::new(lo, hi)?),
+    };
+    Ok(Variable {
+        lower: lo,
+        upper: hi,
+        uncontrolled,
+    })
+}
+
+/// Identifier of a configuration file: the CRC-32 (ISO-HDLC, zlib's `crc32`) of its bytes. The
+/// firmware sends it in `Hello` (`config`), so the host can check that both read the same file.
+pub fn config_id(text: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &b in text {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}

@@ -1,0 +1,426 @@
+//! The TOML form of a [`Spec`] (feature `std`): parsing, validation with messages that name the
+//! offending entry, and the Rust constants the firmware's build script writes.
+//!
+//! The format is documented by `firmware/experiment.toml` itself. Sections: `[experiment]`
+//! (name, seed, budget, capacity, bank, rule, beta, growth_period_ms), `[model]` (kernel,
+//! lengthscale, outputscale, noise, mean), `[inner]` (pool, starts, evaluations_per_start),
+//! one `[[variable]]` per variable (name, unit, lower, upper, `distribution`, optional `pump`,
+//! `sensor`) and one `[[control_set]]` per set (variables by name, cost). Unknown keys are
+//! errors.
+
+use std::boxed::Box;
+use std::fmt::{self, Write as _};
+use std::format;
+use std::path::Path;
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+use costbo_core::inner::InnerConfig;
+use costbo_core::kernel::Shape;
+use serde::Deserialize;
+
+use crate::{
+    DistSpec, ModelSpec, PumpSpec, RuleSpec, SensorSpec, SetSpec, Spec, SpecError, VariableSpec,
+};
+
+/// Why a configuration file was rejected: a message that names the file and the entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    experiment: Experiment,
+    model: Model,
+    #[serde(default)]
+    inner: Option<Inner>,
+    #[serde(default)]
+    variable: Vec<Var>,
+    #[serde(default)]
+    control_set: Vec<Set>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Experiment {
+    name: String,
+    seed: u64,
+    budget: f64,
+    capacity: usize,
+    bank: usize,
+    rule: String,
+    #[serde(default = "two")]
+    beta: f64,
+    growth_period_ms: u32,
+}
+
+fn two() -> f64 {
+    2.0
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Model {
+    kernel: String,
+    lengthscale: f64,
+    outputscale: f64,
+    noise: f64,
+    #[serde(default)]
+    mean: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Inner {
+    pool: usize,
+    starts: usize,
+    evaluations_per_start: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Var {
+    name: String,
+    #[serde(default)]
+    unit: String,
+    lower: f64,
+    upper: f64,
+    distribution: Dist,
+    #[serde(default)]
+    pump: Option<Pump>,
+    sensor: Sensor,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Dist {
+    kind: String,
+    #[serde(default)]
+    mean: Option<f64>,
+    #[serde(default)]
+    variance: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Pump {
+    channel: u8,
+    ml_per_s: f64,
+    concentration: f64,
+    max_on_ms: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Sensor {
+    address: u8,
+    scale: f64,
+    #[serde(default)]
+    offset: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Set {
+    variables: Vec<String>,
+    cost: f64,
+}
+
+fn leak<T>(v: Vec<T>) -> &'static [T] {
+    Box::leak(v.into_boxed_slice())
+}
+
+fn leak_str(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+/// Reads, parses and validates the file at `path`.
+///
+/// The returned spec borrows nothing: its strings and slices are leaked (a few hundred bytes
+/// per call; call it once per process).
+pub fn load(path: &Path) -> Result<Spec<'static>, ConfigError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
+    parse(&text).map_err(|e| ConfigError(format!("{}: {}", path.display(), e.0)))
+}
+
+/// Parses and validates a configuration (see [`load`] about memory).
+pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
+    let file: File = ::toml::from_str(text).map_err(|e| ConfigError(e.to_string()))?;
+    let err = |m: String| Err(ConfigError(m));
+    let rule = match file.experiment.rule.as_str() {
+        "etc-ada" => RuleSpec::EtcAda,
+        other => match other.strip_prefix("etc-").and_then(|n| n.parse::<u32>().ok()) {
+            Some(n) if n > 0 => RuleSpec::EtcFixed(n),
+            _ => {
+                return err(format!(
+                    "[experiment] rule = \"{other}\": expected \"etc-ada\" or \"etc-N\" (N plays per cost group, N > 0)"
+                ))
+            }
+        },
+    };
+    let shape = match file.model.kernel.as_str() {
+        "se" | "squared-exponential" => Shape::SquaredExponential,
+        "matern52" => Shape::Matern52,
+        other => {
+            return err(format!(
+                "[model] kernel = \"{other}\": expected \"se\" or \"matern52\""
+            ))
+        }
+    };
+    let inner = match file.inner {
+        None => InnerConfig::default(),
+        Some(i) => {
+            if i.pool == 0
+                || i.starts == 0
+                || i.starts > costbo_core::inner::MAX_STARTS
+                || i.evaluations_per_start == 0
+            {
+                return err(format!(
+                    "[inner]: pool, starts and evaluations_per_start must be positive, starts at most {}",
+                    costbo_core::inner::MAX_STARTS
+                ));
+            }
+            InnerConfig {
+                pool: i.pool,
+                starts: i.starts,
+                evaluations_per_start: i.evaluations_per_start,
+            }
+        }
+    };
+    let mut variables = Vec::new();
+    for (l, v) in file.variable.iter().enumerate() {
+        if v.name.is_empty() || variables.iter().any(|w: &VariableSpec| w.name == v.name) {
+            return err(format!(
+                "[[variable]] {l}: name \"{}\" is empty or repeated",
+                v.name
+            ));
+        }
+        let distribution = match (v.distribution.kind.as_str(), v.distribution.mean, v.distribution.variance) {
+            ("truncated-normal", Some(mean), Some(variance)) => DistSpec::TruncatedNormal { mean, variance },
+            ("uniform", None, None) => DistSpec::Uniform,
+            (kind, _, _) => {
+                return err(format!(
+                    "[[variable]] {} distribution kind = \"{kind}\": expected {{ kind = \"truncated-normal\", mean = .., variance = .. }} or {{ kind = \"uniform\" }}",
+                    v.name
+                ))
+            }
+        };
+        variables.push(VariableSpec {
+            name: leak_str(v.name.clone()),
+            unit: leak_str(v.unit.clone()),
+            lower: v.lower,
+            upper: v.upper,
+            distribution,
+            pump: v.pump.as_ref().map(|p| PumpSpec {
+                channel: p.channel,
+                ml_per_s: p.ml_per_s,
+                concentration: p.concentration,
+                max_on_ms: p.max_on_ms,
+            }),
+            sensor: SensorSpec {
+                address: v.sensor.address,
+                scale: v.sensor.scale,
+                offset: v.sensor.offset,
+            },
+        });
+    }
+    let mut sets = Vec::new();
+    for (i, s) in file.control_set.iter().enumerate() {
+        let mut mask = 0u32;
+        for name in &s.variables {
+            match variables.iter().position(|v| v.name == name.as_str()) {
+                Some(l) if l < 32 => mask |= 1 << l,
+                _ => {
+                    return err(format!(
+                        "[[control_set]] {i}: no variable called \"{name}\""
+                    ))
+                }
+            }
+        }
+        sets.push(SetSpec { mask, cost: s.cost });
+    }
+    let spec = Spec {
+        name: leak_str(file.experiment.name),
+        seed: file.experiment.seed,
+        budget: file.experiment.budget,
+        capacity: file.experiment.capacity,
+        bank: file.experiment.bank,
+        rule,
+        beta: file.experiment.beta,
+        model: ModelSpec {
+            shape,
+            lengthscale: file.model.lengthscale,
+            outputscale: file.model.outputscale,
+            noise: file.model.noise,
+            mean: file.model.mean,
+        },
+        inner,
+        growth_period_ms: file.experiment.growth_period_ms,
+        variables: leak(variables),
+        sets: leak(sets),
+    };
+    spec.validate()
+        .map_err(|e| ConfigError(explain(&spec, e)))?;
+    Ok(spec)
+}
+
+/// A message for a validation error, naming the entry.
+pub fn explain(spec: &Spec<'_>, e: SpecError) -> String {
+    let var = |l: usize| {
+        spec.variables.get(l).map_or_else(
+            || format!("variable {l}"),
+            |v| format!("[[variable]] {}", v.name),
+        )
+    };
+    match e {
+        SpecError::TooManyVariables => "between 1 and 32 [[variable]] entries are needed".into(),
+        SpecError::Bounds(l) => format!("{}: lower < upper, both finite, is required", var(l)),
+        SpecError::Distribution(l, d) => format!(
+            "{}: invalid distribution ({d:?}); a truncated normal's variance must be below (upper - lower)^2 / 12 and its mean finite",
+            var(l)
+        ),
+        SpecError::MissingPump(l) => {
+            format!("{}: a control set doses it, so it needs a pump = {{ .. }}", var(l))
+        }
+        SpecError::Pump(l) => format!(
+            "{}: pump ml_per_s and concentration must be positive and finite, max_on_ms > 0",
+            var(l)
+        ),
+        SpecError::DuplicatePumpChannel(l) => {
+            format!("{}: pump channel already used by another variable", var(l))
+        }
+        SpecError::Sensor(l) => format!(
+            "{}: sensor address must be 7-bit, scale positive, offset finite, and offset .. offset + 65535 * scale must cover [lower, upper]",
+            var(l)
+        ),
+        SpecError::DuplicateSensorAddress(l) => {
+            format!("{}: sensor address already used by another variable", var(l))
+        }
+        SpecError::Budget => "[experiment] budget must be positive and finite".into(),
+        SpecError::Sizes => {
+            "[experiment] capacity, bank and growth_period_ms must be positive".into()
+        }
+        SpecError::Model => {
+            "[model] lengthscale, outputscale, noise and [experiment] beta must be positive and finite".into()
+        }
+        SpecError::Problem(p) => format!("[[control_set]]: {p:?} (sets are numbered from 0)"),
+        other => format!("{other:?}"),
+    }
+}
+
+fn lit(v: f64) -> String {
+    // Debug prints the shortest string that parses back to the same f64.
+    let s = format!("{v:?}");
+    if s.contains('.') || s.contains('e') || s.contains("inf") || s.contains("NaN") {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+/// Rust source defining `D`, `M`, `N`, `BANK` and `SPEC: Spec<'static>` for `spec` (what the
+/// firmware's build script writes to `OUT_DIR/experiment.rs`).
+pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
+    let mut s = String::new();
+    let w = &mut s;
+    let _ = writeln!(
+        w,
+        "// Generated by costbo-experiment from {source}. Do not edit."
+    );
+    let _ = writeln!(w, "/// Number of variables.");
+    let _ = writeln!(w, "pub const D: usize = {};", spec.variables.len());
+    let _ = writeln!(w, "/// Number of control sets.");
+    let _ = writeln!(w, "pub const M: usize = {};", spec.sets.len());
+    let _ = writeln!(w, "/// Capacity of the GP.");
+    let _ = writeln!(w, "pub const N: usize = {};", spec.capacity);
+    let _ = writeln!(w, "/// Points in the sample bank.");
+    let _ = writeln!(w, "pub const BANK: usize = {};", spec.bank);
+    let _ = writeln!(w, "/// The experiment.");
+    let _ = writeln!(
+        w,
+        "pub static SPEC: costbo_experiment::Spec<'static> = costbo_experiment::Spec {{"
+    );
+    let _ = writeln!(w, "    name: {:?},", spec.name);
+    let _ = writeln!(w, "    seed: {},", spec.seed);
+    let _ = writeln!(w, "    budget: {},", lit(spec.budget));
+    let _ = writeln!(w, "    capacity: {},", spec.capacity);
+    let _ = writeln!(w, "    bank: {},", spec.bank);
+    let rule = match spec.rule {
+        RuleSpec::EtcAda => "costbo_experiment::RuleSpec::EtcAda".to_string(),
+        RuleSpec::EtcFixed(n) => format!("costbo_experiment::RuleSpec::EtcFixed({n})"),
+    };
+    let _ = writeln!(w, "    rule: {rule},");
+    let _ = writeln!(w, "    beta: {},", lit(spec.beta));
+    let shape = match spec.model.shape {
+        Shape::SquaredExponential => "SquaredExponential",
+        Shape::Matern52 => "Matern52",
+    };
+    let _ = writeln!(
+        w,
+        "    model: costbo_experiment::ModelSpec {{ shape: costbo_core::kernel::Shape::{shape}, lengthscale: {}, outputscale: {}, noise: {}, mean: {} }},",
+        lit(spec.model.lengthscale),
+        lit(spec.model.outputscale),
+        lit(spec.model.noise),
+        lit(spec.model.mean)
+    );
+    let _ = writeln!(
+        w,
+        "    inner: costbo_core::inner::InnerConfig {{ pool: {}, starts: {}, evaluations_per_start: {} }},",
+        spec.inner.pool, spec.inner.starts, spec.inner.evaluations_per_start
+    );
+    let _ = writeln!(w, "    growth_period_ms: {},", spec.growth_period_ms);
+    let _ = writeln!(w, "    variables: &[");
+    for v in spec.variables {
+        let dist = match v.distribution {
+            DistSpec::TruncatedNormal { mean, variance } => format!(
+                "costbo_experiment::DistSpec::TruncatedNormal {{ mean: {}, variance: {} }}",
+                lit(mean),
+                lit(variance)
+            ),
+            DistSpec::Uniform => "costbo_experiment::DistSpec::Uniform".to_string(),
+        };
+        let pump = match v.pump {
+            None => "None".to_string(),
+            Some(p) => format!(
+                "Some(costbo_experiment::PumpSpec {{ channel: {}, ml_per_s: {}, concentration: {}, max_on_ms: {} }})",
+                p.channel,
+                lit(p.ml_per_s),
+                lit(p.concentration),
+                p.max_on_ms
+            ),
+        };
+        let _ = writeln!(
+            w,
+            "        costbo_experiment::VariableSpec {{ name: {:?}, unit: {:?}, lower: {}, upper: {}, distribution: {dist}, pump: {pump}, sensor: costbo_experiment::SensorSpec {{ address: {:#04x}, scale: {}, offset: {} }} }},",
+            v.name,
+            v.unit,
+            lit(v.lower),
+            lit(v.upper),
+            v.sensor.address,
+            lit(v.sensor.scale),
+            lit(v.sensor.offset)
+        );
+    }
+    let _ = writeln!(w, "    ],");
+    let _ = writeln!(w, "    sets: &[");
+    for set in spec.sets {
+        let _ = writeln!(
+            w,
+            "        costbo_experiment::SetSpec {{ mask: {:#b}, cost: {} }},",
+            set.mask,
+            lit(set.cost)
+        );
+    }
+    let _ = writeln!(w, "    ],");
+    let _ = writeln!(w, "}};");
+    s
+}
