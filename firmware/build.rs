@@ -1,9 +1,14 @@
-//! Picks the QEMU machine's memory map by target and passes cortex-m-rt's `link.x` to the
-//! linker of the firmware binaries.
+//! 1. Turns the experiment configuration (`experiment.toml`, or the file named by the
+//!    `COSTBO_EXPERIMENT` environment variable) into Rust constants in `$OUT_DIR/experiment.rs`
+//!    (included by `src/experiment.rs`), on every target. An invalid file fails the build with
+//!    a message naming the entry.
+//! 2. For the QEMU machines (feature `qemu`, bare-metal ARM targets only): picks the machine's
+//!    memory map by target and passes cortex-m-rt's `link.x` to the linker of the binaries.
 //!
 //! * `thumbv6m-*`  -> `memory-microbit.x` (QEMU `microbit`, Cortex-M0, 256 KiB flash, 16 KiB RAM)
 //! * `thumbv7*`    -> `memory-an386.x`    (QEMU `mps2-an386`, Cortex-M4F, 4 MiB + 4 MiB)
-//! * anything else (the host): nothing; the crate compiles to empty stubs there.
+//! * the host, or a real-board crate using this one without `qemu`: no memory map, no link
+//!   arguments (a board crate brings its own `memory.x` and links itself).
 //!
 //! `-Tlink.x` is emitted here (`rustc-link-arg`) rather than as `rustflags` in
 //! `.cargo/config.toml`: cargo reads config from the current directory only, and a `RUSTFLAGS`
@@ -19,11 +24,15 @@ fn main() {
     println!("cargo::rerun-if-changed=memory-an386.x");
     println!("cargo::rerun-if-changed=memory-microbit.x");
 
+    let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").unwrap());
+    let out_dir = PathBuf::from(env::var_os("OUT_DIR").unwrap());
+    experiment(&manifest_dir, &out_dir);
+
     let target = env::var("TARGET").expect("TARGET is set by cargo");
     let bare_metal_arm = env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("arm")
         && env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("none");
-    if !bare_metal_arm {
-        return; // host build: the library and binaries are compiled out
+    if !bare_metal_arm || env::var_os("CARGO_FEATURE_QEMU").is_none() {
+        return; // host build, or a real board's crate: no QEMU memory map
     }
     let (memory_file, machine) = if target.starts_with("thumbv6m") {
         ("memory-microbit.x", "microbit")
@@ -35,8 +44,6 @@ fn main() {
         );
     };
 
-    let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").unwrap());
-    let out_dir = PathBuf::from(env::var_os("OUT_DIR").unwrap());
     fs::copy(manifest_dir.join(memory_file), out_dir.join("memory.x"))
         .unwrap_or_else(|e| panic!("copying {memory_file}: {e}"));
     println!("cargo::rustc-link-search={}", out_dir.display());
@@ -44,4 +51,41 @@ fn main() {
     // All linked targets of this package (bins, and any future examples or tests); the lib is an
     // rlib and is not linked.
     println!("cargo::rustc-link-arg=-Tlink.x");
+}
+
+/// Parses and validates the experiment configuration and writes `$OUT_DIR/experiment.rs`.
+fn experiment(manifest_dir: &std::path::Path, out_dir: &std::path::Path) {
+    println!("cargo::rerun-if-env-changed=COSTBO_EXPERIMENT");
+    let path = match env::var_os("COSTBO_EXPERIMENT") {
+        Some(p) => PathBuf::from(p),
+        None => manifest_dir.join("experiment.toml"),
+    };
+    println!("cargo::rerun-if-changed={}", path.display());
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| {
+        fail(&format!(
+            "cannot read the experiment configuration {}: {e}",
+            path.display()
+        ))
+    });
+    let spec = costbo_experiment::toml::parse(&text).unwrap_or_else(|e| {
+        fail(&format!(
+            "invalid experiment configuration {}: {e}",
+            path.display()
+        ))
+    });
+    let mut code = costbo_experiment::toml::to_rust(&spec, &path.display().to_string());
+    code.push_str(&format!(
+        "/// CRC-32 (ISO-HDLC) of the configuration file's bytes: the `config` of `Hello`.\n\
+         pub const CONFIG_ID: u32 = {:#010x};\n",
+        costbo_experiment::config_id(text.as_bytes())
+    ));
+    fs::write(out_dir.join("experiment.rs"), code)
+        .unwrap_or_else(|e| fail(&format!("writing experiment.rs: {e}")));
+}
+
+/// Stops the build with a message cargo shows as an error.
+fn fail(message: &str) -> ! {
+    eprintln!("error: {message}");
+    println!("cargo::error={message}");
+    std::process::exit(1);
 }

@@ -4,26 +4,10 @@
 //! lock and no `RefCell`, so the panic and HardFault handlers can print even if the fault happened
 //! in the middle of a print.
 
-use core::cell::Cell;
 use core::fmt::{self, Write};
 use cortex_m_semihosting::{hio, nr, syscall, syscall1};
 
-/// A `Sync` cell for single-core firmware state that is never touched concurrently.
-pub(crate) struct Global<T>(Cell<T>);
-// SAFETY: single core; the values are only accessed from thread mode, or from a fault handler
-// that never returns to the interrupted code.
-unsafe impl<T> Sync for Global<T> {}
-impl<T: Copy> Global<T> {
-    pub(crate) const fn new(v: T) -> Self {
-        Global(Cell::new(v))
-    }
-    pub(crate) fn get(&self) -> T {
-        self.0.get()
-    }
-    pub(crate) fn set(&self, v: T) {
-        self.0.set(v)
-    }
-}
+pub(crate) use crate::global::Global;
 
 static STDOUT: Global<Option<hio::HostStream>> = Global::new(None);
 

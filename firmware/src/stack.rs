@@ -7,7 +7,7 @@
 
 use core::fmt;
 
-use crate::semihosting::Global;
+use crate::global::Global;
 
 const PATTERN: u32 = 0xC057_B0AA;
 /// Bytes below the current stack pointer that `paint` leaves alone (its own frame).

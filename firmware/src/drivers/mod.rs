@@ -1,0 +1,8 @@
+//! Board-independent drivers over the embedded-hal 1.0 traits.
+//!
+//! * [`pumps`]: dosing pumps on `OutputPin`s timed with `DelayNs`, dose → on-time through the
+//!   pump calibration of the experiment.
+//! * [`sensor`]: nutrient sensors on an `I2c` bus (register map documented there).
+
+pub mod pumps;
+pub mod sensor;
