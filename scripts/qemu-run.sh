@@ -15,6 +15,7 @@
 #                                QEMU_ICOUNT=off disables it.
 #   QEMU_TIMEOUT=SECONDS         wall-clock limit (default 300); exit status 124 when hit
 #   QEMU_EXTRA="ARGS"            extra QEMU arguments (word-split)
+# The controller binary (thumbv7em) is handed to scripts/qemu-controller.sh (host link on TCP).
 # Exit status: the firmware's (0 = success, 1 = test failure, 101 panic, 102 fault), 124 timeout,
 # or QEMU's own (1 for a configuration error such as an unloadable kernel).
 set -uo pipefail
@@ -28,6 +29,12 @@ shift
 if [ ! -f "$elf" ]; then
     echo "qemu-run: no such file: $elf" >&2
     exit 2
+fi
+
+# The controller talks to a host over UART0: it needs a serial port, not `-serial none`.
+if [ "$(basename "$elf")" = controller ] && [ "${QEMU_MACHINE:-an386}" != microbit ] &&
+    [[ "$elf" != *thumbv6m-none-eabi* ]]; then
+    exec "$(dirname "${BASH_SOURCE[0]}")/qemu-controller.sh" --elf "$elf" "$@"
 fi
 
 machine=${QEMU_MACHINE:-}
