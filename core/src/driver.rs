@@ -389,7 +389,24 @@ where
                 wanted,
             )
         };
-        score_ucb(&mut ucb[..m], &|i| exploring.is_none_or(|c| costs[i] == c));
+        // A rule that plays the overall argmax of the scores needs only the set that controls
+        // every variable, if there is one: no other set can score higher
+        // (`Problem::full_set`).
+        let plays_argmax = match (&self.state, self.settings.rule) {
+            (RuleState::Etc(_), _) => exploring.is_none(),
+            (_, Rule::UcbCvs(schedule)) => schedule.at(self.rounds) == R::ZERO,
+            _ => false,
+        };
+        let full = self.problem.full_set().filter(|_| plays_argmax);
+        match full {
+            Some(f) => {
+                score_ucb(&mut ucb[..m], &|i| i == f);
+                if ucb[f].is_none() {
+                    score_ucb(&mut ucb[..m], &|i| i != f);
+                }
+            }
+            None => score_ucb(&mut ucb[..m], &|i| exploring.is_none_or(|c| costs[i] == c)),
+        }
         if let Some(c) = exploring {
             if ucb[..m]
                 .iter()
@@ -448,6 +465,12 @@ where
             // a saved state needs no generator state.
             let mut rng = Xoshiro128PlusPlus::seed_from_u64(seed);
             let path = PosteriorSample::<R, D, F, N>::draw(&self.gp, &mut rng)?;
+            // TS-PSQ plays the argmax: the full set alone when there is one (a sample path's
+            // maximum is never below its expectation over the uncontrolled variables).
+            let full = match self.settings.rule {
+                Rule::ThompsonPsq => self.problem.full_set(),
+                _ => None,
+            };
             thompson_psq::score_sets(
                 &self.problem,
                 &path,
@@ -455,7 +478,19 @@ where
                 &self.settings.inner,
                 seed,
                 &mut out[..m],
+                |i| full.is_none_or(|f| i == f),
             );
+            if let Some(f) = full.filter(|&f| out[f].is_none()) {
+                thompson_psq::score_sets(
+                    &self.problem,
+                    &path,
+                    &self.bank,
+                    &self.settings.inner,
+                    seed,
+                    &mut out[..m],
+                    |i| i != f,
+                );
+            }
         }
         self.commit_best(&out[..m])
     }

@@ -5,6 +5,12 @@
 //! is refined by projected gradient ascent ([`crate::optimize`]) with analytic gradients. The
 //! total number of acquisition evaluations is at most `pool + starts × evaluations_per_start`, so
 //! a decision on a microcontroller has a bounded cost.
+//!
+//! A set that controls every variable gets [`FULL_SET_POOL_FACTOR`] times the pool: it has the
+//! most dimensions to search, its candidates need one prediction each instead of an average over
+//! the bank, and its maximum must not be underestimated, since no other set can truly score
+//! higher ([`Problem::full_set`](crate::problem::Problem::full_set)). Paper 000's code warms up
+//! the full set with 10,000 random points against 100 for a partial one.
 
 use crate::optimize;
 use crate::problem::ControlSet;
@@ -13,6 +19,9 @@ use crate::real::Real;
 
 /// Most refinement starts the optimiser keeps.
 pub const MAX_STARTS: usize = 8;
+
+/// How many times larger the candidate pool is for a set that controls every variable.
+pub const FULL_SET_POOL_FACTOR: usize = 16;
 
 /// Budget of the inner optimiser.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,9 +46,19 @@ impl Default for InnerConfig {
 }
 
 impl InnerConfig {
-    /// Largest number of acquisition evaluations one maximisation can use.
+    /// Largest number of acquisition evaluations one maximisation over a partial set can use
+    /// (the full set's pool is [`FULL_SET_POOL_FACTOR`] times larger).
     pub fn max_evaluations(&self) -> usize {
         self.pool.max(1) + self.starts.min(MAX_STARTS) * self.evaluations_per_start
+    }
+
+    /// Candidates scored before refinement for a set of `controlled` of `d` variables.
+    pub fn pool_for(&self, controlled: usize, d: usize) -> usize {
+        if controlled >= d {
+            self.pool.max(1).saturating_mul(FULL_SET_POOL_FACTOR)
+        } else {
+            self.pool.max(1)
+        }
     }
 }
 
@@ -112,7 +131,7 @@ where
     let fixed = R::HALF;
     // The generator only fails beyond its dimension table; fall back to the cube's centre.
     let mut sobol = Sobol::<D>::new(seed).ok();
-    for k in 0..config.pool.max(1) {
+    for k in 0..config.pool_for(set.len(), D) {
         let u: [R; D] = match (&mut sobol, k) {
             (Some(s), _) => s.next_point(),
             (None, _) => [R::HALF; D],

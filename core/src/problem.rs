@@ -195,6 +195,16 @@ impl<R: Real, const D: usize, const M: usize> Problem<R, D, M> {
         &self.sets[..self.len]
     }
 
+    /// The first control set that controls every variable, if there is one. Its best
+    /// acquisition value is never below another set's: for any `g`,
+    /// `max_x g(x) ≥ max_{x^i} E[g([x^i, X])]`, so a rule that plays the overall argmax (UCB-PSQ,
+    /// explore-then-commit once committed, TS-PSQ) always plays it.
+    pub fn full_set(&self) -> Option<usize> {
+        self.sets()
+            .iter()
+            .position(|s| (0..D).all(|l| s.contains(l)))
+    }
+
     /// Control set `i`.
     pub fn set(&self, i: usize) -> Option<ControlSet> {
         self.sets().get(i).copied()

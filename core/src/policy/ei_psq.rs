@@ -82,9 +82,14 @@ pub fn score_sets<R, const D: usize, const M: usize, const F: usize, const N: us
     R: Real,
     B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
 {
-    maximize_each_set(problem, inner, seed, out, |set, x| {
-        expected_improvement(paths, incumbents, bank, set, x)
-    });
+    maximize_each_set(
+        problem,
+        inner,
+        seed,
+        out,
+        |_| true,
+        |set, x| expected_improvement(paths, incumbents, bank, set, x),
+    );
 }
 
 #[cfg(test)]

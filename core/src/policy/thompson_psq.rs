@@ -30,7 +30,9 @@ where
     }
 }
 
-/// Maximises the sample's expectation over every control set of `problem` into `out`.
+/// Maximises the sample's expectation over the control sets `i` of `problem` with `wanted(i)`
+/// into `out` (`None` for the others).
+#[allow(clippy::too_many_arguments)]
 pub fn score_sets<R, const D: usize, const M: usize, const F: usize, const N: usize, B>(
     problem: &Problem<R, D, M>,
     path: &PosteriorSample<'_, R, D, F, N>,
@@ -38,25 +40,32 @@ pub fn score_sets<R, const D: usize, const M: usize, const F: usize, const N: us
     inner: &InnerConfig,
     seed: u64,
     out: &mut [Option<InnerResult<R, D>>],
+    wanted: impl Fn(usize) -> bool,
 ) where
     R: Real,
     B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
 {
-    maximize_each_set(problem, inner, seed, out, |set, x| {
+    maximize_each_set(problem, inner, seed, out, wanted, |set, x| {
         expected_sample(path, bank, set, x)
     });
 }
 
-/// Maximises `score(set, x)` over each control set of `problem` into `out`, each set with its
-/// own stream of candidates; non-finite scores count as failures.
+/// Maximises `score(set, x)` over each control set `i` of `problem` with `wanted(i)` into `out`
+/// (`None` for the others), each set with its own stream of candidates; non-finite scores
+/// count as failures.
 pub fn maximize_each_set<R: Real, const D: usize, const M: usize>(
     problem: &Problem<R, D, M>,
     inner: &InnerConfig,
     seed: u64,
     out: &mut [Option<InnerResult<R, D>>],
+    wanted: impl Fn(usize) -> bool,
     score: impl Fn(ControlSet, &[R; D]) -> (R, [R; D]),
 ) {
     for (i, (set, slot)) in problem.sets().iter().zip(out.iter_mut()).enumerate() {
+        if !wanted(i) {
+            *slot = None;
+            continue;
+        }
         let f = |x: &[R; D]| {
             let (v, g) = score(*set, x);
             v.is_finite().then_some((v, g))
