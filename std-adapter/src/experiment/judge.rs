@@ -6,6 +6,7 @@ use std::path::Path;
 use costbo_core::dist::TruncatedNormal;
 use costbo_core::expectation::uniform_open;
 use costbo_core::inner::{maximize_over_set_lazy, InnerConfig, Need};
+use costbo_core::optimize::maximize;
 use costbo_core::problem::ControlSet;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
@@ -63,45 +64,85 @@ impl Judge {
         sum / self.points.len() as f64
     }
 
-    /// The best expected value over the controlled variables of `set`: the core's inner
-    /// optimiser (Sobol pool, then projected gradient ascent with forward-difference
-    /// gradients) on the bank average, also trying the objective's known maximiser.
+    /// The first `size` draws of the bank (all of them if it holds fewer).
+    fn prefix(&self, size: usize) -> Judge {
+        Judge {
+            points: self.points.iter().take(size.max(1)).cloned().collect(),
+            dim: self.dim,
+        }
+    }
+
+    /// The bank average and its forward-difference gradient in the coordinates of `set`.
+    fn value_and_gradient<const D: usize>(
+        &self,
+        f: &dyn Objective,
+        set: ControlSet,
+        x: &[f64; D],
+        gradient: bool,
+    ) -> Option<(f64, [f64; D])> {
+        let v = self.expected(f, set, x);
+        if !v.is_finite() {
+            return None;
+        }
+        let mut g = [0.0; D];
+        if gradient {
+            let h = 1e-6;
+            for l in (0..D).filter(|&l| set.contains(l)) {
+                let mut y = *x;
+                let step = if y[l] + h <= 1.0 { h } else { -h };
+                y[l] += step;
+                g[l] = (self.expected(f, set, &y) - v) / step;
+            }
+        }
+        Some((v, g))
+    }
+
+    /// The best expected value over the controlled variables of `set`, in two stages to keep
+    /// its cost down (it is paid once per objective, sets and variance, but on the full bank
+    /// it took minutes per set): the core's inner optimiser (Sobol pool, then projected
+    /// gradient ascent with forward-difference gradients) on the average over the bank's first
+    /// [`SCREEN_DRAWS`] draws finds the maximiser's neighbourhood, then gradient ascent on the
+    /// full bank average polishes it. The objective's known maximiser is tried too.
     pub fn best<const D: usize>(&self, f: &dyn Objective, set: ControlSet) -> f64 {
         let config = InnerConfig {
             pool: 512,
             starts: 8,
             evaluations_per_start: 60,
         };
-        let value = |x: &[f64; D]| self.expected(f, set, x);
+        let screen = self.prefix(SCREEN_DRAWS);
         let found = maximize_over_set_lazy(
             set,
             |x: &[f64; D], need| {
-                let v = value(x);
-                if !v.is_finite() {
-                    return None;
-                }
-                let mut g = [0.0; D];
-                if !matches!(need, Need::Value { .. }) {
-                    let h = 1e-6;
-                    for l in (0..D).filter(|&l| set.contains(l)) {
-                        let mut y = *x;
-                        let step = if y[l] + h <= 1.0 { h } else { -h };
-                        y[l] += step;
-                        g[l] = (value(&y) - v) / step;
-                    }
-                }
-                Some((v, g))
+                screen.value_and_gradient(f, set, x, !matches!(need, Need::Value { .. }))
             },
             &config,
             fnv(&format!("{set:?}")),
-        )
-        .map_or(f64::NEG_INFINITY, |r| r.value);
+        );
+        let polished = found.and_then(|r| {
+            let lower: [f64; D] =
+                core::array::from_fn(|l| if set.contains(l) { 0.0 } else { r.x[l] });
+            let upper: [f64; D] =
+                core::array::from_fn(|l| if set.contains(l) { 1.0 } else { r.x[l] });
+            maximize(
+                |x: &[f64; D]| self.value_and_gradient(f, set, x, true),
+                r.x,
+                &lower,
+                &upper,
+                POLISH_EVALUATIONS,
+            )
+        });
+        let polished = polished.map_or(f64::NEG_INFINITY, |a| a.value);
         let known = f
             .argmax()
             .map_or(f64::NEG_INFINITY, |a| self.expected(f, set, &a));
-        found.max(known)
+        polished.max(known)
     }
 }
+
+/// Draws of the bank the best-value search screens with before polishing on the full bank.
+pub const SCREEN_DRAWS: usize = 256;
+/// Full-bank evaluations of the polishing ascent.
+pub const POLISH_EVALUATIONS: usize = 40;
 
 /// The best expected value of every set, from `cache` (a file under the output directory) if
 /// it holds them for `key`, otherwise computed (sets in parallel) and written there.

@@ -25,6 +25,7 @@
 //! initial design. Re-running with the same output directory skips jobs whose CSV exists.
 
 pub mod config;
+pub mod curves;
 pub mod judge;
 pub mod simulate;
 
@@ -42,6 +43,11 @@ use judge::Judge;
 use simulate::{JobInput, Round};
 
 use crate::objectives::{self, Objective, Options};
+
+/// Relative tolerance under which a control set counts as optimal: its best expected value is
+/// at least `optimum − OPTIMAL_TOLERANCE · max(1, |optimum|)`. The best values come from a
+/// numerical maximisation, so two sets with the same true optimum differ by optimiser error.
+pub const OPTIMAL_TOLERANCE: f64 = 1e-3;
 
 /// Stack of each job's thread: the controller holds capacity-sized arrays inline.
 pub const JOB_STACK: usize = 256 << 20;
@@ -133,6 +139,11 @@ pub struct CellSummary {
     pub budget: f64,
     /// Best expected value over all control sets (the regret reference).
     pub optimum: f64,
+    /// Best expected value of each control set (independent bank), in set order.
+    pub best_per_set: Vec<f64>,
+    /// 0-based indices of the optimal control sets: those whose best expected value is within
+    /// [`OPTIMAL_TOLERANCE`] of the optimum (paper 001's extended functions have two).
+    pub optimal_sets: Vec<usize>,
     /// Seeds finished.
     pub seeds: usize,
     /// Mean final simple regret.
@@ -316,8 +327,70 @@ fn job_summary(cell: &str, seed: u64, text: &str) -> Result<JobSummary, String> 
     Ok(summary)
 }
 
-fn job_path(out: &Path, cell: &Cell, seed: u64) -> PathBuf {
+/// `OUT/<cell>/<seed>.csv`: a finished job's rounds.
+pub fn job_path(out: &Path, cell: &Cell, seed: u64) -> PathBuf {
     out.join(&cell.name).join(format!("{seed}.csv"))
+}
+
+/// `OUT/<cell>/<seed>.time`: how long the job took.
+fn time_path(out: &Path, cell: &Cell, seed: u64) -> PathBuf {
+    out.join(&cell.name).join(format!("{seed}.time"))
+}
+
+/// How long one job took: wall-clock seconds and, where the platform tells (Linux), the CPU
+/// seconds of its thread (less than the wall time when the machine is shared).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JobTime {
+    /// Wall-clock seconds from start to finish.
+    pub wall_seconds: f64,
+    /// CPU seconds of the job's thread.
+    pub cpu_seconds: Option<f64>,
+}
+
+impl JobTime {
+    /// `wall_seconds = W` and `cpu_seconds = C` lines.
+    pub fn to_text(&self) -> String {
+        let mut s = format!("wall_seconds = {:?}\n", self.wall_seconds);
+        if let Some(c) = self.cpu_seconds {
+            let _ = writeln!(s, "cpu_seconds = {c:?}");
+        }
+        s
+    }
+
+    /// Parses [`JobTime::to_text`]'s output.
+    pub fn parse(text: &str) -> Option<JobTime> {
+        let mut t = JobTime {
+            wall_seconds: f64::NAN,
+            cpu_seconds: None,
+        };
+        for line in text.lines() {
+            let (k, v) = line.split_once('=')?;
+            let v: f64 = v.trim().parse().ok()?;
+            match k.trim() {
+                "wall_seconds" => t.wall_seconds = v,
+                "cpu_seconds" => t.cpu_seconds = Some(v),
+                _ => return None,
+            }
+        }
+        t.wall_seconds.is_finite().then_some(t)
+    }
+
+    /// The time of a finished job of `cell` (`None` if it was not recorded).
+    pub fn read(out: &Path, cell: &Cell, seed: u64) -> Option<JobTime> {
+        JobTime::parse(&std::fs::read_to_string(time_path(out, cell, seed)).ok()?)
+    }
+}
+
+/// CPU seconds (user + system) of the calling thread, from `/proc/thread-self/stat` (Linux; in
+/// clock ticks of 1/100 s, the value of `USER_HZ` on every Linux architecture).
+fn thread_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) start at field 3.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    let user: f64 = fields.get(11)?.parse().ok()?;
+    let system: f64 = fields.get(12)?.parse().ok()?;
+    Some((user + system) / 100.0)
 }
 
 fn summarise(
@@ -357,13 +430,16 @@ fn summarise(
             (Some(mean), Some((var / k).sqrt()))
         };
         let o = &settings.objectives[cell.objective];
-        let best = prepared[cell.objective]
+        let per_set: Vec<f64> = prepared[cell.objective]
             .per_variance
             .iter()
             .find(|(v, _, _)| *v == cell.variance)
-            .map_or(f64::NAN, |(_, _, b)| {
-                b.iter().copied().fold(f64::NEG_INFINITY, f64::max)
-            });
+            .map_or(Vec::new(), |(_, _, b)| b.clone());
+        let best = per_set.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let tolerance = OPTIMAL_TOLERANCE * best.abs().max(1.0);
+        let optimal_sets = (0..per_set.len())
+            .filter(|&i| per_set[i] >= best - tolerance)
+            .collect();
         cell_summaries.push(CellSummary {
             cell: cell.name.clone(),
             objective: o.label(),
@@ -372,6 +448,8 @@ fn summarise(
             algorithm: cell.algorithm_name.clone(),
             budget: o.budget,
             optimum: best,
+            best_per_set: per_set,
+            optimal_sets,
             seeds: n,
             mean_simple_regret: mean,
             stderr_simple_regret: stderr,
@@ -415,6 +493,14 @@ fn progress_line(p: &Progress, pending: usize, skipped: usize, start: Instant) -
         format_duration(elapsed),
         format_duration(left)
     )
+}
+
+/// The summary of the jobs already finished under `out`, without running any (the best values
+/// of the control sets are computed if they are not cached yet).
+pub fn summarise_finished(settings: &Settings, out: &Path) -> Result<Summary, String> {
+    let cells = settings.cells()?;
+    let prepared = prepare(settings, out)?;
+    summarise(settings, &cells, &prepared, out)
 }
 
 /// Runs every job of the grid whose CSV is missing under `options.out`, then writes
@@ -463,12 +549,19 @@ pub fn run(settings: &Settings, options: &RunOptions) -> Result<RunReport, Strin
                         break;
                     };
                     let cell = &cells[ci];
+                    let (wall, cpu) = (Instant::now(), thread_cpu_seconds());
                     let r = run_one(settings, cell, &prepared[cell.objective], seed, progress)
                         .and_then(|(rounds, d, spent_fraction)| {
                             let path = job_path(out, cell, seed);
                             let dir = path.parent().unwrap_or(out);
                             std::fs::create_dir_all(dir)
                                 .map_err(|e| format!("{}: {e}", dir.display()))?;
+                            let time = JobTime {
+                                wall_seconds: wall.elapsed().as_secs_f64(),
+                                cpu_seconds: cpu.zip(thread_cpu_seconds()).map(|(a, b)| b - a),
+                            };
+                            // The time first: a CSV present means its time is there too.
+                            write_atomic(&time_path(out, cell, seed), &time.to_text())?;
                             write_atomic(&path, &csv(&rounds, d))?;
                             Ok(spent_fraction)
                         });
