@@ -9,6 +9,9 @@
 
 pub mod csv_matrix;
 pub mod demo;
+pub mod device;
 pub mod experiment;
 pub mod gp_tool;
 pub mod objectives;
+pub mod plot;
+pub mod reproduce;

@@ -8,6 +8,7 @@ use costbo_core::kernel::Shape;
 use costbo_std::csv_matrix::Table;
 use costbo_std::gp_tool::{self, FitOptions, GpSpec, Precision};
 use costbo_std::objectives::{self, Options, CATALOGUE};
+use costbo_std::reproduce::{ReproduceOptions, Study};
 
 #[derive(Parser)]
 #[command(
@@ -28,6 +29,12 @@ enum Command {
     /// Run an experiment grid from a TOML file (objective × costs × variance × algorithm ×
     /// seed), in parallel and resumably: one CSV per job and a summary.json.
     Run(RunArgs),
+    /// Drive a costbo device (firmware, or QEMU) over its link, playing the plant simulator and
+    /// checking every decision against the same controller run on the host.
+    Device(costbo_std::device::DeviceArgs),
+    /// Reproduce a paper's experiments on the runner and write a report with figures, a
+    /// table of final simple regret and a verdict on each headline claim (resumable).
+    Reproduce(ReproduceArgs),
     /// Gaussian-process regression on CSV data.
     #[command(subcommand)]
     Gp(GpCommand),
@@ -84,6 +91,41 @@ struct RunArgs {
     /// Worker threads (default: available parallelism).
     #[arg(long)]
     jobs: Option<usize>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum StudyArg {
+    /// Paper 000 (UCB-CVS): Figure 2's grid and appendix B's per-unit-cost comparison.
+    UcbCvs,
+    /// Paper 001: unknown random costs.
+    UnknownCost,
+}
+
+#[derive(Args)]
+struct ReproduceArgs {
+    /// Which paper.
+    #[arg(value_enum)]
+    study: StudyArg,
+    /// A small smoke grid (seconds) instead of the paper's.
+    #[arg(long)]
+    quick: bool,
+    /// Output directory of the runner's results; the report goes there too (default: results
+    /// under results/reproduce-<study>[-quick], the report in docs/results/<study>.md, or in
+    /// the output directory with --quick).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Worker threads (default: available parallelism).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Seeds of the paper grid (default: the paper's, 10 for ucb-cvs and 5 for unknown-cost).
+    #[arg(long)]
+    seeds: Option<u64>,
+    /// Only these objectives (comma separated labels, e.g. gp-sample,hartmann3).
+    #[arg(long, value_delimiter = ',')]
+    objectives: Option<Vec<String>>,
+    /// Write the report from the finished jobs without running the missing ones.
+    #[arg(long)]
+    no_run: bool,
 }
 
 #[derive(Subcommand)]
@@ -259,6 +301,57 @@ fn run(cli: Cli) -> Result<(), String> {
             println!("wrote {}", out.join("summary.json").display());
             if !report.failed.is_empty() {
                 return Err(report.failed.join("\n"));
+            }
+        }
+        Command::Device(a) => {
+            costbo_std::device::run(&a.options()?)?;
+        }
+        Command::Reproduce(a) => {
+            let study = match a.study {
+                StudyArg::UcbCvs => Study::UcbCvs,
+                StudyArg::UnknownCost => Study::UnknownCost,
+            };
+            let out = a.out.clone().unwrap_or_else(|| {
+                PathBuf::from("results").join(format!(
+                    "reproduce-{}{}",
+                    study.name(),
+                    if a.quick { "-quick" } else { "" }
+                ))
+            });
+            let report = if a.out.is_some() || a.quick {
+                out.join(format!("{}.md", study.name()))
+            } else {
+                PathBuf::from("docs/results").join(format!("{}.md", study.name()))
+            };
+            let options = ReproduceOptions {
+                study,
+                quick: a.quick,
+                seeds: a.seeds.unwrap_or(study.paper_seeds()),
+                objectives: a.objectives,
+                out,
+                report,
+                jobs: a
+                    .jobs
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                run: !a.no_run,
+                progress: true,
+            };
+            let start = std::time::Instant::now();
+            let outcome = costbo_std::reproduce::reproduce(&options)?;
+            for v in &outcome.verdicts {
+                println!("{} {}: {}", v.id, v.status, v.claim);
+            }
+            for f in &outcome.written {
+                println!("wrote {}", f.display());
+            }
+            println!("in {:.1}s", start.elapsed().as_secs_f64());
+            let failed: Vec<&String> = outcome.parts.iter().flat_map(|p| &p.failed).collect();
+            if !failed.is_empty() {
+                return Err(failed
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"));
             }
         }
         Command::Gp(GpCommand::Predict(a)) => {

@@ -1,0 +1,594 @@
+//! The Markdown report of a reproduction: settings, completeness, compute, figures, the table
+//! of final simple regret and the verdicts.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::verdict::{self, Row, Table, Verdict};
+use super::{PartResult, ReproduceOptions, Study};
+use crate::experiment::curves::{mean_commit_budget, mean_curve, mean_stderr, Metric, Trace};
+use crate::experiment::{job_path, Cell, CellSummary, JobTime, Settings};
+use crate::objectives;
+use crate::plot::{Curve, Figure, Panel};
+
+/// Budgets per curve in the figures.
+const CURVE_POINTS: usize = 200;
+
+/// One cell with its finished jobs read back.
+struct CellData {
+    cell: Cell,
+    summary: CellSummary,
+    planned_seeds: usize,
+    traces: Vec<Trace>,
+    times: Vec<JobTime>,
+    has_full_set: bool,
+}
+
+fn load(parts: &[PartResult]) -> Result<Vec<CellData>, String> {
+    let mut out = Vec::new();
+    for p in parts {
+        let settings = &p.part.settings;
+        for cell in settings.cells()? {
+            let Some(summary) = p.summary.cells.iter().find(|c| c.cell == cell.name) else {
+                continue;
+            };
+            let mut traces = Vec::new();
+            let mut times = Vec::new();
+            for seed in settings.seed_list() {
+                let path = job_path(&p.dir, &cell, seed);
+                if path.exists() {
+                    traces.push(Trace::read(&path)?);
+                    if let Some(t) = JobTime::read(&p.dir, &cell, seed) {
+                        times.push(t);
+                    }
+                }
+            }
+            let has_full_set = has_full_set(settings, cell.objective)?;
+            out.push(CellData {
+                summary: summary.clone(),
+                planned_seeds: settings.seed_list().len(),
+                cell,
+                traces,
+                times,
+                has_full_set,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Whether one of the objective's control sets holds every variable.
+fn has_full_set(settings: &Settings, objective: usize) -> Result<bool, String> {
+    let o = &settings.objectives[objective];
+    let d = match o.dim {
+        Some(d) => d,
+        None => {
+            objectives::entry(&o.name)
+                .map_err(|e| e.to_string())?
+                .default_dim
+        }
+    };
+    Ok(o.sets.iter().any(|s| s.len() == d))
+}
+
+fn row(c: &CellData) -> Option<Row> {
+    row_with(c, &c.traces, c.summary.budget)
+}
+
+/// The row of `c` from `traces` (its own, or cut at a smaller `budget`).
+fn row_with(c: &CellData, traces: &[Trace], budget: f64) -> Option<Row> {
+    let finals: Vec<f64> = traces
+        .iter()
+        .filter_map(Trace::final_simple_regret)
+        .collect();
+    let (mean_regret, stderr_regret) = mean_stderr(&finals)?;
+    let n = traces.len() as f64;
+    let most_expensive = (0..c.cell.costs.len())
+        .max_by(|&i, &j| c.cell.costs[i].total_cmp(&c.cell.costs[j]))
+        .unwrap_or(0);
+    let cheapest_optimal = c
+        .summary
+        .optimal_sets
+        .iter()
+        .copied()
+        .min_by(|&i, &j| c.cell.costs[i].total_cmp(&c.cell.costs[j]));
+    Some(Row {
+        objective: c.summary.objective.clone(),
+        has_full_set: c.has_full_set,
+        costs: c.summary.costs.clone(),
+        variance: c.summary.variance,
+        algorithm: c.summary.algorithm.clone(),
+        budget,
+        seeds: finals.len(),
+        mean_regret,
+        stderr_regret,
+        mean_rounds: traces.iter().map(|t| t.rounds() as f64).sum::<f64>() / n,
+        cheap_share: traces
+            .iter()
+            .map(|t| t.budget_share_outside(&[most_expensive]))
+            .sum::<f64>()
+            / n,
+        cheapest_optimal_share: cheapest_optimal.map_or(0.0, |i| {
+            traces
+                .iter()
+                .map(|t| 1.0 - t.budget_share_outside(&[i]))
+                .sum::<f64>()
+                / n
+        }),
+    })
+}
+
+/// Distinct values in first-seen order.
+fn distinct<T: PartialEq + Clone>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for i in items {
+        if !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    out
+}
+
+fn curve(c: &CellData, metric: Metric) -> Curve {
+    let m = mean_curve(&c.traces, c.summary.budget, CURVE_POINTS, metric);
+    Curve {
+        label: format!("{} ({} seeds)", c.summary.algorithm, c.traces.len())
+            .replace(&format!(" ({} seeds)", c.planned_seeds), ""),
+        x: m.budget,
+        mean: m.mean,
+        stderr: m.stderr,
+        marker: match metric {
+            Metric::SimpleRegret => mean_commit_budget(&c.traces, &c.summary.optimal_sets),
+            Metric::Evaluations => None,
+        },
+    }
+}
+
+/// Panels over `costs` (rows) × `variances` (columns) of one objective, curves in `algorithms`
+/// order from `cells`.
+fn objective_figure(title: String, cells: &[&CellData], metric: Metric) -> Option<Figure> {
+    let costs = distinct(cells.iter().map(|c| c.summary.costs.clone()));
+    let variances = distinct(cells.iter().map(|c| c.summary.variance.to_bits()));
+    let algorithms = distinct(cells.iter().map(|c| c.summary.algorithm.clone()));
+    let mut panels = Vec::new();
+    for cost in &costs {
+        for v in &variances {
+            let curves: Vec<Curve> = algorithms
+                .iter()
+                .filter_map(|a| {
+                    cells.iter().find(|c| {
+                        c.summary.costs == *cost
+                            && c.summary.variance.to_bits() == *v
+                            && c.summary.algorithm == *a
+                            && !c.traces.is_empty()
+                    })
+                })
+                .map(|c| curve(c, metric))
+                .collect();
+            panels.push(Panel {
+                title: format!("{cost} costs, variance {}", f64::from_bits(*v)),
+                curves,
+            });
+        }
+    }
+    if panels.iter().all(|p| p.curves.is_empty()) {
+        return None;
+    }
+    Some(Figure {
+        title,
+        rows: costs.len(),
+        cols: variances.len(),
+        panels,
+        x_label: "budget spent".into(),
+        y_label: match metric {
+            Metric::SimpleRegret => "simple regret".into(),
+            Metric::Evaluations => "evaluations".into(),
+        },
+        panel_width: 380,
+        panel_height: 270,
+    })
+}
+
+fn fmt_seconds(s: f64) -> String {
+    if s >= 3600.0 {
+        format!("{:.1} h", s / 3600.0)
+    } else if s >= 60.0 {
+        format!("{:.1} min", s / 60.0)
+    } else {
+        format!("{s:.1} s")
+    }
+}
+
+/// What the study reproduces and where it departs from the paper.
+fn preamble(study: Study) -> &'static str {
+    match study {
+        Study::UcbCvs => {
+            "Paper 000: Tay et al., \"Bayesian Optimization with Cost-varying Variable Subsets\" \
+             (NeurIPS 2023), Figure 2 (section 5) and Figure 3 (appendix B); implementation notes \
+             in `shared/notes/seed-000.md`.\n\n\
+             As the paper's code: inputs in [0,1]^d, SE kernel with fixed hyperparameters \
+             (outputscale 1, noise variance 1e-4, lengthscale 0.1 in 3-D and 0.2 in 5-D), \
+             observation noise std 0.01, 5 uniformly random initial points not charged, β = 2, \
+             random variables normal at 0.5 truncated to [0,1] with the stated truncated \
+             variance. Departures: the algorithms score expectations with a scrambled Sobol bank \
+             of 128 points (the paper: 1024 i.i.d. samples) and the core's inner optimiser \
+             (projected gradient ascent with analytic gradients, the paper: L-BFGS-B with finite \
+             differences); regret is measured on an independent i.i.d. bank of 2048 draws; the \
+             GP-sample objective is one fixed prior sample (seed 0) for every run, where the \
+             paper's code may draw one per seed; appendix B's EI per unit cost runs a reduced \
+             configuration (2 seeds, a 16-point bank, the first 5 of the 50 budget, compared \
+             with the other algorithms at that budget) because one of its decisions took 168 \
+             CPU seconds with the 128-point bank (32 fantasy paths of 1024 features averaged \
+             over the bank for every candidate)."
+        }
+        Study::UnknownCost => {
+            "Paper 001: Hoang et al., \"Bayesian Optimization for Unknown Cost-Varying Variable \
+             Subsets with No-Regret Costs\", Figures 1 and 2; implementation notes in \
+             `shared/notes/seed-001.md`.\n\n\
+             Budget 100; Hartmann-6 and Ackley-6 each with six ignored variables (d = 12, two \
+             optimal sets: {1..6} and the full set), plant and airfoil; cheap and moderate mean \
+             costs; observed costs are the mean plus N(0, 0.01²) noise clipped to [0.001, 2] (as \
+             the paper's code); variances 0.02 and 0.04; the proposed rule explores round-robin \
+             with at most 60% of the budget, α = 0.1 halved every d exploitation rounds, β = 2. \
+             Departures: fixed kernel hyperparameters (the paper's code refits them in \
+             exploitation); observation noise std 0.01 (the code's observations are noiseless); \
+             ETC-50 groups control sets by equal cost as in paper 000 (paper 001 groups them by \
+             size); expectations over a 128-point scrambled Sobol bank (the code: 1500 i.i.d. \
+             samples); regret on an independent 2048-draw bank."
+        }
+    }
+}
+
+fn settings_lines(s: &Settings) -> String {
+    let objectives: Vec<String> = s
+        .objectives
+        .iter()
+        .map(|o| format!("{} (budget {}, {} sets)", o.label(), o.budget, o.sets.len()))
+        .collect();
+    let costs: Vec<String> = s
+        .costs
+        .iter()
+        .map(|c| match c {
+            crate::experiment::CostSpec::Named(n) => n.clone(),
+            crate::experiment::CostSpec::List(l) => format!("{l:?}"),
+        })
+        .collect();
+    format!(
+        "objectives {}; costs {}; variances {:?}; algorithms {}; seeds {:?}; bank {}; judge {}",
+        objectives.join(", "),
+        costs.join(", "),
+        s.variances,
+        s.algorithms.join(", "),
+        s.seed_list(),
+        s.bank,
+        s.judge
+    )
+}
+
+/// Writes the report and its figures; returns the verdicts and the files written.
+pub fn write(
+    options: &ReproduceOptions,
+    parts: &[PartResult],
+    elapsed: f64,
+) -> Result<(Vec<Verdict>, Vec<PathBuf>), String> {
+    let study = options.study;
+    let cells = load(parts)?;
+    let mut table = Table {
+        rows: cells.iter().filter_map(row).collect(),
+    };
+    // A cell run with a smaller budget than others of its setting (appendix B's EI) is
+    // compared with them as they were when they had spent that budget.
+    for small in &cells {
+        for c in &cells {
+            let same_setting = c.summary.objective == small.summary.objective
+                && c.summary.costs == small.summary.costs
+                && c.summary.variance == small.summary.variance;
+            if same_setting && c.summary.budget > small.summary.budget {
+                let b = small.summary.budget;
+                let cut: Vec<Trace> = c.traces.iter().map(|t| t.truncated(b)).collect();
+                if let Some(r) = row_with(c, &cut, b) {
+                    if !table.rows.contains(&r) {
+                        table.rows.push(r);
+                    }
+                }
+            }
+        }
+    }
+    let verdicts = match study {
+        Study::UcbCvs => verdict::ucb_cvs(&table),
+        Study::UnknownCost => verdict::unknown_cost(&table),
+    };
+    let report_dir = options
+        .report
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let fig_dir_name = study.name().to_string();
+    let fig_dir = report_dir.join(&fig_dir_name);
+    std::fs::create_dir_all(&fig_dir).map_err(|e| format!("{}: {e}", fig_dir.display()))?;
+    let mut written = Vec::new();
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "# Reproduction: {}{}\n",
+        study.name(),
+        if options.quick {
+            " (quick smoke grid)"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        md,
+        "Generated by `costbo reproduce {}{}` from the runner's results in `{}` (resumable: run \
+         the same command again to add missing jobs; `--no-run` rewrites this report from what \
+         has finished).\n",
+        study.name(),
+        if options.quick { " --quick" } else { "" },
+        options.out.display()
+    );
+    let _ = writeln!(md, "{}\n", preamble(study));
+    if options.quick {
+        let _ = writeln!(
+            md,
+            "**This is the smoke grid**: a few rounds, 2 seeds, small banks. Its numbers test \
+             the pipeline, not the paper.\n"
+        );
+    }
+
+    // Completeness and compute.
+    let _ = writeln!(md, "## What was run\n");
+    let (mut done, mut planned, mut wall, mut cpu, mut timed) = (0, 0, 0.0, 0.0, 0);
+    for p in parts {
+        let part_cells: Vec<&CellData> = cells
+            .iter()
+            .filter(|c| p.summary.cells.iter().any(|s| s.cell == c.cell.name))
+            .collect();
+        let d: usize = part_cells.iter().map(|c| c.traces.len()).sum();
+        let n: usize = part_cells.iter().map(|c| c.planned_seeds).sum();
+        let complete = part_cells
+            .iter()
+            .filter(|c| c.traces.len() == c.planned_seeds)
+            .count();
+        let empty = part_cells.iter().filter(|c| c.traces.is_empty()).count();
+        done += d;
+        planned += n;
+        let _ = writeln!(
+            md,
+            "- `{}` ({}): {d} of {n} jobs finished; {complete} of {} cells complete, {empty} \
+             with no finished job. Grid: {}.",
+            p.part.dir,
+            p.part.about,
+            part_cells.len(),
+            settings_lines(&p.part.settings)
+        );
+        for f in &p.failed {
+            let _ = writeln!(md, "  - failed: {f}");
+        }
+        for c in &part_cells {
+            for t in &c.times {
+                wall += t.wall_seconds;
+                if let Some(s) = t.cpu_seconds {
+                    cpu += s;
+                }
+                timed += 1;
+            }
+        }
+    }
+    let _ = writeln!(
+        md,
+        "\n{done} of {planned} planned jobs are included. Compute: {} of job wall time and {} \
+         of job CPU time over the {timed} timed jobs (each job is single-threaded; jobs run \
+         in parallel, on a machine shared with other work, so wall exceeds CPU); this \
+         invocation took {} of wall time. Algorithm bank {}, independent regret bank {}.\n",
+        fmt_seconds(wall),
+        fmt_seconds(cpu),
+        fmt_seconds(elapsed),
+        parts.first().map_or(0, |p| p.part.settings.bank),
+        parts.first().map_or(0, |p| p.part.settings.judge),
+    );
+
+    // Time per job by objective × costs × algorithm (the sizing of a full run).
+    let _ = writeln!(md, "### Time per job\n");
+    let _ = writeln!(
+        md,
+        "| objective | costs | algorithm | jobs | mean rounds | mean CPU s/job | mean wall s/job |\n|---|---|---|---|---|---|---|"
+    );
+    let keys = distinct(cells.iter().filter(|c| !c.times.is_empty()).map(|c| {
+        (
+            c.summary.objective.clone(),
+            c.summary.costs.clone(),
+            c.summary.algorithm.clone(),
+        )
+    }));
+    for (o, cost, a) in &keys {
+        let group: Vec<&CellData> = cells
+            .iter()
+            .filter(|c| {
+                c.summary.objective == *o && c.summary.costs == *cost && c.summary.algorithm == *a
+            })
+            .collect();
+        let times: Vec<&JobTime> = group.iter().flat_map(|c| c.times.iter()).collect();
+        let rounds: Vec<f64> = group
+            .iter()
+            .flat_map(|c| c.traces.iter().map(|t| t.rounds() as f64))
+            .collect();
+        let cpus: Vec<f64> = times.iter().filter_map(|t| t.cpu_seconds).collect();
+        let walls: Vec<f64> = times.iter().map(|t| t.wall_seconds).collect();
+        let m = |v: &[f64]| mean_stderr(v).map_or("–".into(), |(m, _)| format!("{m:.1}"));
+        let _ = writeln!(
+            md,
+            "| {o} | {cost} | {a} | {} | {} | {} | {} |",
+            times.len(),
+            m(&rounds),
+            m(&cpus),
+            m(&walls)
+        );
+    }
+
+    // Figures.
+    let _ = writeln!(md, "\n## Figures\n");
+    let _ = writeln!(
+        md,
+        "Simple regret against budget spent: mean over seeds (line) ± one standard error \
+         (band). A diamond marks the mean budget after which an algorithm only plays an optimal \
+         control set (drawn only when every seed settles on one). Each figure also exists as \
+         SVG beside the PNG. A legend entry with a seed count has fewer seeds than planned.\n"
+    );
+    let objectives = distinct(cells.iter().map(|c| c.summary.objective.clone()));
+    let main_dir = parts.first().map(|p| p.part.dir);
+    let mut figures: Vec<(String, String, Figure)> = Vec::new();
+    for o in &objectives {
+        let main: Vec<&CellData> = cells
+            .iter()
+            .filter(|c| c.summary.objective == *o && in_part(parts, c, main_dir))
+            .collect();
+        if let Some(f) = objective_figure(
+            format!("{}: {o}", study.name()),
+            &main,
+            Metric::SimpleRegret,
+        ) {
+            figures.push((format!("{o}-regret"), format!("{o}: simple regret"), f));
+        }
+        if study == Study::UnknownCost {
+            if let Some(f) = objective_figure(
+                format!("{}: {o}, evaluations", study.name()),
+                &main,
+                Metric::Evaluations,
+            ) {
+                figures.push((
+                    format!("{o}-evaluations"),
+                    format!("{o}: evaluations against budget spent (paper 001's Figure 2)"),
+                    f,
+                ));
+            }
+        }
+    }
+    // The appendix: every algorithm of every part, in the settings the other parts cover.
+    if parts.len() > 1 {
+        let extra: Vec<&CellData> = cells
+            .iter()
+            .filter(|c| !in_part(parts, c, main_dir))
+            .collect();
+        let settings = distinct(extra.iter().map(|c| {
+            (
+                c.summary.objective.clone(),
+                c.summary.costs.clone(),
+                c.summary.variance.to_bits(),
+            )
+        }));
+        let chosen: Vec<&CellData> = cells
+            .iter()
+            .filter(|c| {
+                settings.contains(&(
+                    c.summary.objective.clone(),
+                    c.summary.costs.clone(),
+                    c.summary.variance.to_bits(),
+                ))
+            })
+            .collect();
+        if let Some(f) = objective_figure(
+            format!("{}: appendix B, every algorithm", study.name()),
+            &chosen,
+            Metric::SimpleRegret,
+        ) {
+            figures.push((
+                "appendix-b".into(),
+                "Appendix B: the per-unit-cost variants with the main algorithms".into(),
+                f,
+            ));
+        }
+    }
+    for (stem, caption, f) in &figures {
+        let png = fig_dir.join(format!("{stem}.png"));
+        let svg = fig_dir.join(format!("{stem}.svg"));
+        f.write_png(&png)
+            .map_err(|e| format!("{}: {e}", png.display()))?;
+        f.write_svg(&svg)
+            .map_err(|e| format!("{}: {e}", svg.display()))?;
+        let _ = writeln!(
+            md,
+            "### {caption}\n\n![{caption}]({fig_dir_name}/{stem}.png)\n"
+        );
+        written.push(png);
+        written.push(svg);
+    }
+
+    // Table of final simple regret.
+    let _ = writeln!(md, "## Final simple regret\n");
+    let _ = writeln!(
+        md,
+        "Mean ± standard error over the finished seeds (their number in brackets when fewer \
+         than planned); `–`: no finished job.\n"
+    );
+    let algorithms = distinct(cells.iter().map(|c| c.summary.algorithm.clone()));
+    let _ = writeln!(
+        md,
+        "| objective | costs | variance | {} |\n|---|---|---|{}",
+        algorithms.join(" | "),
+        "---|".repeat(algorithms.len())
+    );
+    let settings = distinct(cells.iter().map(|c| {
+        (
+            c.summary.objective.clone(),
+            c.summary.costs.clone(),
+            c.summary.variance.to_bits(),
+        )
+    }));
+    for (o, cost, v) in &settings {
+        let mut line = format!("| {o} | {cost} | {} |", f64::from_bits(*v));
+        for a in &algorithms {
+            let c = cells.iter().find(|c| {
+                c.summary.objective == *o
+                    && c.summary.costs == *cost
+                    && c.summary.variance.to_bits() == *v
+                    && c.summary.algorithm == *a
+            });
+            let cell = match c.and_then(|c| row(c).map(|r| (r, c.planned_seeds))) {
+                Some((r, planned)) => {
+                    let n = if r.seeds < planned {
+                        format!(" ({})", r.seeds)
+                    } else {
+                        String::new()
+                    };
+                    format!(" {:.4} ± {:.4}{n} |", r.mean_regret, r.stderr_regret)
+                }
+                None => " – |".into(),
+            };
+            line.push_str(&cell);
+        }
+        let _ = writeln!(md, "{line}");
+    }
+
+    // Verdicts.
+    let _ = writeln!(md, "\n## Headline claims\n");
+    let _ = writeln!(
+        md,
+        "Computed by `std-adapter/src/reproduce/verdict.rs`: a setting counts only if every \
+         algorithm compared has at least {} finished seeds; a claim is *supported* when at \
+         least {:.0}% of its comparisons agree, *not supported* at {:.0}% or less, *mixed* in \
+         between, *inconclusive* when nothing could be compared.\n",
+        verdict::MIN_SEEDS,
+        100.0 * verdict::SUPPORT_SHARE,
+        100.0 * (1.0 - verdict::SUPPORT_SHARE)
+    );
+    for v in &verdicts {
+        let _ = writeln!(
+            md,
+            "- **{} — {}.** {}\n  - Criterion: {}.\n  - Result: {}",
+            v.id, v.status, v.claim, v.criterion, v.evidence
+        );
+    }
+    if let Some(dir) = options.report.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::write(&options.report, md)
+        .map_err(|e| format!("{}: {e}", options.report.display()))?;
+    written.insert(0, options.report.clone());
+    Ok((verdicts, written))
+}
+
+fn in_part(parts: &[PartResult], c: &CellData, dir: Option<&str>) -> bool {
+    parts
+        .iter()
+        .any(|p| Some(p.part.dir) == dir && p.summary.cells.iter().any(|s| s.cell == c.cell.name))
+}
