@@ -1,0 +1,747 @@
+//! `costbo device`: the host side of a costbo device over its link.
+//!
+//! Speaks `costbo_core::link`'s protocol over a byte stream — TCP (QEMU's
+//! `-serial tcp:127.0.0.1:PORT,server=on,wait=on`) or a serial device opened as a file — and
+//! plays the plant in closed loop: on each `Decision` it draws the variables left to chance
+//! from their source-water distributions, sends the `Measurement` (controlled variables as
+//! dosed), computes the tray's growth with the plant simulator
+//! ([`crate::objectives::plant`]), sends the `Outcome` with the set's cost, and waits for the
+//! `Ack`.
+//!
+//! Alongside, it runs the **same f32 controller** the firmware runs, built from the same
+//! experiment file (`firmware/experiment.toml`, through `costbo_experiment`), fed the same
+//! data the device observes (controlled variables at their decided values, the others as the
+//! device's sensors read them: [`SensorSpec::to_raw`](costbo_experiment::SensorSpec::to_raw)
+//! then [`Spec::measured`](costbo_experiment::Spec::measured)). Every device decision, and the
+//! final recommendation, must equal the host's bit for bit.
+//!
+//! The device may reboot at any time (a power cut): its `Hello` says which round it resumes
+//! at; if the round in flight was journaled before the cut (its `Ack` lost), the host counts
+//! it as observed, otherwise the same round is decided again (identically). With
+//! `reconnect`, a closed link is reopened until the device answers again.
+//!
+//! Regret is measured as in `costbo demo`: each decision's expected growth over an
+//! independent bank of 4 096 source-water draws, against the simulator's optimum.
+
+use std::fs::OpenOptions;
+use std::io::{ErrorKind, Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use costbo_core::driver::{Controller, Decision, DriverError};
+use costbo_core::expectation::{merge, uniform_open};
+use costbo_core::linalg::tri_len;
+use costbo_core::link::{
+    encode, values_to_array, DeviceMessage, FrameDecoder, HostMessage, Values, DECODER_CAPACITY,
+    MAX_FRAME, VERSION,
+};
+use costbo_core::problem::{ControlSet, Problem};
+use costbo_experiment::Spec;
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro128PlusPlus;
+
+use crate::objectives::plant::Plant;
+use crate::objectives::Objective;
+
+/// The plant simulator's inputs.
+const D: usize = 5;
+
+/// Where the device is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Endpoint {
+    /// A TCP server (QEMU's `-serial tcp:HOST:PORT,server=on`), `HOST:PORT`.
+    Tcp(String),
+    /// A serial device (or any file-like stream) opened read/write, e.g. `/dev/ttyACM0`
+    /// configured beforehand with `stty -F /dev/ttyACM0 115200 raw -echo`.
+    Serial(PathBuf),
+}
+
+/// Settings of a device session.
+#[derive(Debug, Clone)]
+pub struct DeviceOptions {
+    /// The experiment file the firmware was built from.
+    pub config: PathBuf,
+    /// The link.
+    pub endpoint: Endpoint,
+    /// Seed of the simulated plant (source water and growth noise).
+    pub seed: u64,
+    /// Standard deviation of the growth noise.
+    pub noise: f64,
+    /// Give up when the device says nothing for this long.
+    pub timeout: Duration,
+    /// Reopen a closed link (the device rebooted) instead of failing.
+    pub reconnect: bool,
+    /// Check the host's controller against the device's decisions (the default).
+    pub mirror: bool,
+    /// Print a line per round.
+    pub verbose: bool,
+    /// Send `Stop` once this many rounds are observed (the device answers with `Done`).
+    pub stop_after: Option<u32>,
+}
+
+/// One observed round.
+#[derive(Debug, Clone)]
+pub struct RoundReport {
+    /// Round index.
+    pub round: u32,
+    /// Control set played.
+    pub set: usize,
+    /// Budget spent after the round (device ledger as mirrored; the sum of costs without a
+    /// mirror).
+    pub spent: f64,
+    /// The growth observed (with noise).
+    pub y: f64,
+    /// Expected growth of the decision over the independent bank.
+    pub expected: f64,
+    /// Optimum minus the best expected growth so far.
+    pub simple_regret: f64,
+}
+
+/// What a session did.
+#[derive(Debug, Clone)]
+pub struct DeviceReport {
+    /// `config` of the device's first `Hello`.
+    pub config_id: u32,
+    /// The round the device was at when the session began.
+    pub first_round: u32,
+    /// Every round observed in this session, in order.
+    pub rounds: Vec<RoundReport>,
+    /// Decisions compared with the host's controller (all equal, or the session fails).
+    pub decisions_checked: usize,
+    /// `Hello` messages received (at boot, after a reboot, in answer to a `Ping`).
+    pub hellos: usize,
+    /// Times the link was reopened (`reconnect`).
+    pub reconnects: usize,
+    /// Rounds the device had journaled whose `Ack` was lost in a reboot.
+    pub recovered_unacked: usize,
+    /// The final recommendation: control set, values (NaN where left to chance), score.
+    pub recommendation: Option<(usize, Vec<f32>, f32)>,
+    /// Expected growth of the recommendation.
+    pub recommended_expected: Option<f64>,
+    /// The simulator's optimum.
+    pub optimum: f64,
+}
+
+/// A byte stream to the device with a read timeout.
+trait Link: Read + Write + Send {}
+impl<T: Read + Write + Send> Link for T {}
+
+fn open(endpoint: &Endpoint, deadline: Instant) -> Result<Box<dyn Link>, String> {
+    loop {
+        let r: std::io::Result<Box<dyn Link>> = match endpoint {
+            Endpoint::Tcp(addr) => TcpStream::connect(addr).and_then(|s| {
+                s.set_read_timeout(Some(Duration::from_millis(200)))?;
+                s.set_nodelay(true)?;
+                Ok(Box::new(s) as Box<dyn Link>)
+            }),
+            Endpoint::Serial(path) => OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(path)
+                .map(|f| Box::new(f) as Box<dyn Link>),
+        };
+        match r {
+            Ok(l) => return Ok(l),
+            Err(e) if Instant::now() >= deadline => return Err(format!("{endpoint:?}: {e}")),
+            Err(_) => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
+}
+
+/// The link with framing.
+struct Wire {
+    link: Box<dyn Link>,
+    decoder: FrameDecoder<DECODER_CAPACITY>,
+    pending: std::collections::VecDeque<u8>,
+    // A write failed: the link is gone (reported as `Closed` by the next receive).
+    broken: bool,
+}
+
+enum Received {
+    Message(DeviceMessage),
+    Idle,
+    Closed,
+}
+
+impl Wire {
+    fn new(link: Box<dyn Link>) -> Self {
+        Wire {
+            link,
+            decoder: FrameDecoder::new(),
+            pending: Default::default(),
+            broken: false,
+        }
+    }
+
+    fn send(&mut self, m: &HostMessage) -> Result<(), String> {
+        let mut buf = [0u8; MAX_FRAME + 1];
+        // A leading delimiter flushes whatever partial frame the device holds.
+        let n = encode(m, &mut buf[1..]).map_err(|e| format!("encode {m:?}: {e:?}"))?;
+        if self
+            .link
+            .write_all(&buf[..n + 1])
+            .and_then(|_| self.link.flush())
+            .is_err()
+        {
+            self.broken = true;
+        }
+        Ok(())
+    }
+
+    /// The next message, `Idle` after a read timeout, `Closed` at end of stream.
+    fn receive(&mut self) -> Result<Received, String> {
+        loop {
+            if self.broken {
+                return Ok(Received::Closed);
+            }
+            while let Some(b) = self.pending.pop_front() {
+                match self.decoder.push::<DeviceMessage>(b) {
+                    Some(Ok(m)) => return Ok(Received::Message(m)),
+                    Some(Err(e)) => eprintln!("costbo device: dropped a damaged frame ({e:?})"),
+                    None => {}
+                }
+            }
+            let mut chunk = [0u8; 512];
+            match self.link.read(&mut chunk) {
+                Ok(0) => return Ok(Received::Closed),
+                Ok(n) => self.pending.extend(&chunk[..n]),
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                    return Ok(Received::Idle)
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        ErrorKind::ConnectionReset
+                            | ErrorKind::ConnectionAborted
+                            | ErrorKind::BrokenPipe
+                    ) =>
+                {
+                    return Ok(Received::Closed)
+                }
+                Err(e) => return Err(format!("receive: {e}")),
+            }
+        }
+    }
+}
+
+/// The round in flight: what was sent for it, for the mirror.
+#[derive(Debug, Clone, Copy)]
+struct InFlight {
+    round: u32,
+    decision: Decision<f32, D>,
+    /// What the device observes.
+    x_device: [f32; D],
+    /// The tray's true composition (unit coordinates), for regret.
+    u_true: [f64; D],
+    y: f32,
+    cost: f32,
+    outcome_sent: bool,
+}
+
+/// Runs a session with the device; fails on a decision that differs from the host's, a
+/// device error, or silence beyond the timeout.
+pub fn run(options: &DeviceOptions) -> Result<DeviceReport, String> {
+    let text =
+        std::fs::read(&options.config).map_err(|e| format!("{}: {e}", options.config.display()))?;
+    let spec = costbo_experiment::toml::load(&options.config).map_err(|e| e.0)?;
+    let config_id = costbo_experiment::config_id(&text);
+    match (spec.variables.len(), spec.sets.len(), spec.capacity) {
+        (D, 7, 16) => session::<16, 7>(&spec, config_id, options),
+        (D, 7, 32) => session::<32, 7>(&spec, config_id, options),
+        (D, 7, 64) => session::<64, 7>(&spec, config_id, options),
+        (D, 7, 128) => session::<128, 7>(&spec, config_id, options),
+        (d, m, n) => Err(format!(
+            "{}: {d} variables, {m} control sets, capacity {n}: the host mirrors the plant \
+             experiment (5 variables, 7 control sets) at capacity 16, 32, 64 or 128",
+            options.config.display()
+        )),
+    }
+}
+
+type Mirror<const N: usize, const M: usize> = Controller<f32, N, D, M, 1, Vec<f32>, Vec<[f32; D]>>;
+
+fn values_vec(v: &Values) -> Vec<f32> {
+    v.as_slice().to_vec()
+}
+
+/// The decision's controlled values and score as bits, for comparison.
+fn decision_bits(set: usize, control: ControlSet, values: &[f32], score: f32) -> Vec<u32> {
+    let mut b = vec![set as u32, score.to_bits()];
+    for (l, v) in values.iter().enumerate() {
+        b.push(if control.contains(l) {
+            v.to_bits()
+        } else {
+            u32::from(!v.is_nan())
+        });
+    }
+    b
+}
+
+fn session<const N: usize, const M: usize>(
+    spec: &Spec<'static>,
+    config_id: u32,
+    options: &DeviceOptions,
+) -> Result<DeviceReport, String> {
+    let err = |e: costbo_experiment::SpecError| format!("{e:?}");
+    let mut mirror: Mirror<N, M> = spec
+        .controller::<f32, N, D, M, _, _>(vec![0.0; tri_len(N)], vec![[0.0; D]; spec.bank])
+        .map_err(err)?;
+    let truth: Problem<f64, D, M> = spec.problem().map_err(err)?;
+    let plant = Plant::shared().map_err(|e| format!("{e}"))?;
+    let optimum = plant.optimum();
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(options.seed ^ 0x5EED);
+    // The independent bank that measures regret: 4 096 draws of the source water.
+    let judge: Vec<[f64; D]> = (0..4096)
+        .map(|_| {
+            core::array::from_fn(|l| truth.unit_distribution(l).sample(uniform_open(&mut rng)))
+        })
+        .collect();
+    let expected = |set: ControlSet, u: &[f64; D]| {
+        judge
+            .iter()
+            .map(|w| plant.value_and_gradient(&merge(set, u, w)).0)
+            .sum::<f64>()
+            / judge.len() as f64
+    };
+    let mut water = Xoshiro128PlusPlus::seed_from_u64(options.seed);
+
+    let mut report = DeviceReport {
+        config_id: 0,
+        first_round: 0,
+        rounds: vec![],
+        decisions_checked: 0,
+        hellos: 0,
+        reconnects: 0,
+        recovered_unacked: 0,
+        recommendation: None,
+        recommended_expected: None,
+        optimum,
+    };
+    let mut wire = Wire::new(open(&options.endpoint, Instant::now() + options.timeout)?);
+    let mut last_heard = Instant::now();
+    let mut last_ping = Instant::now();
+    let mut greeted = false;
+    // Rounds observed by the host's controller (absolute round numbers).
+    let mut host_round: u32 = 0;
+    let mut in_flight: Option<InFlight> = None;
+    let mut best = f64::NEG_INFINITY;
+    let mut spent_sum = 0.0f64;
+    wire.send(&HostMessage::Ping)?;
+    println!(
+        "costbo device: {} ({} variables, {} control sets, budget {}), link {:?}",
+        spec.name,
+        spec.variables.len(),
+        spec.sets.len(),
+        spec.budget,
+        options.endpoint
+    );
+    loop {
+        let msg = match wire.receive()? {
+            Received::Message(m) => {
+                last_heard = Instant::now();
+                m
+            }
+            Received::Idle => {
+                if last_heard.elapsed() > options.timeout {
+                    return Err(format!(
+                        "the device said nothing for {:?} (host at round {host_round})",
+                        options.timeout
+                    ));
+                }
+                if last_ping.elapsed() > Duration::from_secs(2) && !greeted {
+                    wire.send(&HostMessage::Ping)?;
+                    last_ping = Instant::now();
+                }
+                continue;
+            }
+            Received::Closed => {
+                if !options.reconnect {
+                    return Err(format!("the device closed the link at round {host_round}"));
+                }
+                if options.verbose {
+                    println!("link closed at round {host_round}; waiting for the device");
+                }
+                std::thread::sleep(Duration::from_millis(100));
+                wire = Wire::new(open(&options.endpoint, Instant::now() + options.timeout)?);
+                report.reconnects += 1;
+                last_heard = Instant::now();
+                greeted = false;
+                wire.send(&HostMessage::Ping)?;
+                last_ping = Instant::now();
+                continue;
+            }
+        };
+        match msg {
+            DeviceMessage::Hello {
+                version,
+                config,
+                round,
+                spent,
+                budget,
+            } => {
+                if version != VERSION {
+                    return Err(format!(
+                        "the device speaks protocol version {version}, the host {VERSION}"
+                    ));
+                }
+                if config != config_id && options.mirror {
+                    return Err(format!(
+                        "the device was built from another experiment (config {config:#010x}, \
+                         {} is {config_id:#010x})",
+                        options.config.display()
+                    ));
+                }
+                report.hellos += 1;
+                if report.hellos == 1 {
+                    report.config_id = config;
+                    report.first_round = round;
+                    if options.mirror && round != 0 {
+                        return Err(format!(
+                            "the device resumes at round {round}: the host can only mirror an \
+                             experiment from its start (run without the mirror, or reformat \
+                             the device's journal)"
+                        ));
+                    }
+                    host_round = round;
+                }
+                // Resynchronise: the round in flight was journaled (Ack lost) or not.
+                if let Some(f) = in_flight {
+                    if round == f.round + 1 && f.outcome_sent {
+                        report.recovered_unacked += 1;
+                        observe(
+                            &mut mirror,
+                            options,
+                            &f,
+                            &mut host_round,
+                            &mut report,
+                            &expected,
+                            &mut best,
+                            &mut spent_sum,
+                        )?;
+                        in_flight = None;
+                    } else if round == f.round {
+                        in_flight = None;
+                    }
+                }
+                if round != host_round {
+                    return Err(format!(
+                        "the device is at round {round}, the host at {host_round}"
+                    ));
+                }
+                if options.verbose || !greeted {
+                    println!(
+                        "device: hello, round {round}, spent {spent}/{budget}, config {config:#010x}"
+                    );
+                }
+                greeted = true;
+                // (Once greeted, the host pings no more: any later Hello is the device's own,
+                // after a reboot, and may be answered with Start; a Decision asked twice comes
+                // twice and the second is ignored.)
+                wire.send(&HostMessage::Start)?;
+            }
+            DeviceMessage::Decision {
+                round,
+                set,
+                values,
+                score,
+            } => {
+                if in_flight.is_some_and(|f| f.round == round) {
+                    // The same decision again (a repeated Start): already being played.
+                    continue;
+                }
+                if round != host_round {
+                    return Err(format!(
+                        "decision for round {round}, the host is at round {host_round}"
+                    ));
+                }
+                if options.stop_after.is_some_and(|k| host_round >= k) {
+                    wire.send(&HostMessage::Stop)?;
+                    continue;
+                }
+                let set = set as usize;
+                let control = spec
+                    .sets
+                    .get(set)
+                    .map(|s| ControlSet(s.mask))
+                    .ok_or_else(|| format!("decision names control set {set}"))?;
+                let dv: [f32; D] = values_to_array(&values)
+                    .ok_or_else(|| format!("decision with {} values", values.len))?;
+                let decision = if options.mirror {
+                    let mine = mirror.suggest().map_err(|e| {
+                        format!("round {round}: the device decided, the host's controller: {e:?}")
+                    })?;
+                    let theirs = decision_bits(set, control, &dv, score);
+                    let ours = decision_bits(
+                        mine.set,
+                        mine.control,
+                        &mine.values.map(|v| v.unwrap_or(f32::NAN)),
+                        mine.score,
+                    );
+                    if theirs != ours {
+                        return Err(format!(
+                            "round {round}: the device decided set {set} {dv:?} (score {score}), \
+                             the host set {} {:?} (score {})",
+                            mine.set, mine.values, mine.score
+                        ));
+                    }
+                    report.decisions_checked += 1;
+                    mine
+                } else {
+                    Decision {
+                        set,
+                        control,
+                        values: core::array::from_fn(|l| control.contains(l).then_some(dv[l])),
+                        score,
+                    }
+                };
+                // The tray: dosed variables as decided, the others from the source water.
+                let u_true: [f64; D] = core::array::from_fn(|l| match decision.values[l] {
+                    Some(v) => truth.to_unit(&[f64::from(v); D])[l],
+                    None => truth.unit_distribution(l).sample(uniform_open(&mut water)),
+                });
+                let x_true = truth.to_physical(&u_true);
+                let sent: [f32; D] = core::array::from_fn(|l| match decision.values[l] {
+                    Some(v) => v,
+                    None => x_true[l] as f32,
+                });
+                let x_device: [f32; D] = core::array::from_fn(|l| match decision.values[l] {
+                    Some(v) => v,
+                    None => spec
+                        .measured(l, spec.variables[l].sensor.to_raw(sent[l]))
+                        .unwrap_or(f32::NAN),
+                });
+                let growth = plant.value_and_gradient(&truth.to_unit(&x_true)).0
+                    + options.noise * gaussian(&mut water);
+                let cost = spec.cost::<f32>(set).unwrap_or(f32::NAN);
+                let mut f = InFlight {
+                    round,
+                    decision,
+                    x_device,
+                    u_true: truth.to_unit(&x_true),
+                    y: growth as f32,
+                    cost,
+                    outcome_sent: false,
+                };
+                wire.send(&HostMessage::Measurement {
+                    round,
+                    values: Values::from_slice(&sent),
+                })?;
+                wire.send(&HostMessage::Outcome {
+                    round,
+                    y: f.y,
+                    cost,
+                })?;
+                f.outcome_sent = true;
+                in_flight = Some(f);
+            }
+            DeviceMessage::Ack { round } => {
+                let f = in_flight
+                    .filter(|f| f.round == round)
+                    .ok_or_else(|| format!("Ack for round {round}, host at {host_round}"))?;
+                observe(
+                    &mut mirror,
+                    options,
+                    &f,
+                    &mut host_round,
+                    &mut report,
+                    &expected,
+                    &mut best,
+                    &mut spent_sum,
+                )?;
+                in_flight = None;
+            }
+            DeviceMessage::Done {
+                round,
+                spent,
+                set,
+                values,
+                score,
+            } => {
+                if round != host_round {
+                    return Err(format!("Done at round {round}, the host at {host_round}"));
+                }
+                let set = set as usize;
+                let v = values_vec(&values);
+                let control = spec
+                    .sets
+                    .get(set)
+                    .map(|s| ControlSet(s.mask))
+                    .ok_or_else(|| format!("recommendation names control set {set}"))?;
+                if options.mirror {
+                    let mine = mirror
+                        .recommend()
+                        .map_err(|e| format!("recommend: {e:?}"))?;
+                    let theirs = decision_bits(set, control, &v, score);
+                    let ours = decision_bits(
+                        mine.set,
+                        mine.control,
+                        &mine.values.map(|v| v.unwrap_or(f32::NAN)),
+                        mine.score,
+                    );
+                    if theirs != ours || mirror.spent().to_bits() != spent.to_bits() {
+                        return Err(format!(
+                            "the device recommends set {set} {v:?} (score {score}, spent {spent}), \
+                             the host set {} {:?} (score {}, spent {})",
+                            mine.set,
+                            mine.values,
+                            mine.score,
+                            mirror.spent()
+                        ));
+                    }
+                }
+                let u: [f64; D] = if v.len() == D {
+                    core::array::from_fn(|l| {
+                        if control.contains(l) {
+                            truth.to_unit(&[f64::from(v[l]); D])[l]
+                        } else {
+                            0.5
+                        }
+                    })
+                } else {
+                    [0.5; D]
+                };
+                let e = expected(control, &u);
+                report.recommendation = Some((set, v, score));
+                report.recommended_expected = Some(e);
+                println!(
+                    "device: done after {round} rounds, spent {spent}; recommends set {set} \
+                     (expected growth {e:.4}, optimum {optimum:.4}, regret {:.4})",
+                    optimum - e
+                );
+                if let (Some(first), Some(last)) = (report.rounds.first(), report.rounds.last()) {
+                    println!(
+                        "simple regret: {:.4} after round {} -> {:.4} after round {}; {} decisions \
+                         identical to the host's",
+                        first.simple_regret,
+                        first.round,
+                        last.simple_regret,
+                        last.round,
+                        report.decisions_checked
+                    );
+                }
+                return Ok(report);
+            }
+            DeviceMessage::Error { code, round } => {
+                return Err(format!("the device refused at round {round}: {code:?}"));
+            }
+        }
+    }
+}
+
+/// The host's side of an acknowledged round: the mirror observes what the device observed.
+#[allow(clippy::too_many_arguments)]
+fn observe<const N: usize, const M: usize>(
+    mirror: &mut Mirror<N, M>,
+    options: &DeviceOptions,
+    f: &InFlight,
+    host_round: &mut u32,
+    report: &mut DeviceReport,
+    expected: &dyn Fn(ControlSet, &[f64; D]) -> f64,
+    best: &mut f64,
+    spent_sum: &mut f64,
+) -> Result<(), String> {
+    if std::env::var("COSTBO_DEVICE_DEBUG").is_ok() {
+        eprintln!(
+            "observe round {}: x {:?} y {:?} cost {:?}",
+            f.round, f.x_device, f.y, f.cost
+        );
+    }
+    if options.mirror {
+        mirror
+            .observe(&f.x_device, f.y, f.cost)
+            .map_err(|e: DriverError| format!("round {}: the host's controller: {e:?}", f.round))?;
+    }
+    *spent_sum += f64::from(f.cost);
+    *host_round += 1;
+    let e = expected(f.decision.control, &f.u_true);
+    *best = best.max(e);
+    let r = RoundReport {
+        round: f.round,
+        set: f.decision.set,
+        spent: if options.mirror {
+            f64::from(mirror.spent())
+        } else {
+            *spent_sum
+        },
+        y: f64::from(f.y),
+        expected: e,
+        simple_regret: report.optimum - *best,
+    };
+    if options.verbose {
+        println!(
+            "round {:>3}  set {}  spent {:>6.2}  growth {:>7.4}  expected {:>7.4}  simple regret {:.4}",
+            r.round, r.set, r.spent, r.y, r.expected, r.simple_regret
+        );
+    }
+    report.rounds.push(r);
+    Ok(())
+}
+
+/// A standard normal draw (Box–Muller).
+fn gaussian(rng: &mut Xoshiro128PlusPlus) -> f64 {
+    let u1: f64 = uniform_open(rng);
+    let u2 = (rng.next_u32() as f64 + 0.5) / 4_294_967_296.0;
+    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// Command-line arguments of `costbo device`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DeviceArgs {
+    /// The experiment file the firmware was built from.
+    #[arg(long, default_value = "firmware/experiment.toml")]
+    pub config: PathBuf,
+    /// The device over TCP, HOST:PORT (QEMU: -serial tcp:127.0.0.1:PORT,server=on,wait=on).
+    #[arg(long, conflicts_with = "serial")]
+    pub tcp: Option<String>,
+    /// The device on a serial port (configure it first: stty -F PATH 115200 raw -echo).
+    #[arg(long)]
+    pub serial: Option<PathBuf>,
+    /// Seed of the simulated plant (source water, growth noise).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Standard deviation of the growth noise.
+    #[arg(long, default_value_t = 0.01)]
+    pub noise: f64,
+    /// Seconds of silence before giving up.
+    #[arg(long, default_value_t = 60.0)]
+    pub timeout: f64,
+    /// Reopen the link when the device closes it (a reboot), until it answers again.
+    #[arg(long)]
+    pub reconnect: bool,
+    /// Do not check the device's decisions against the host's controller.
+    #[arg(long)]
+    pub no_mirror: bool,
+    /// Send Stop after this many rounds.
+    #[arg(long)]
+    pub stop_after: Option<u32>,
+    /// Only the summary, not a line per round.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl DeviceArgs {
+    /// The session's options.
+    pub fn options(&self) -> Result<DeviceOptions, String> {
+        let endpoint = match (&self.tcp, &self.serial) {
+            (Some(a), None) => Endpoint::Tcp(a.clone()),
+            (None, Some(p)) => Endpoint::Serial(p.clone()),
+            _ => return Err("give the device's link: --tcp HOST:PORT or --serial PATH".into()),
+        };
+        if !(self.timeout > 0.0 && self.timeout.is_finite()) {
+            return Err("--timeout must be a positive number of seconds".into());
+        }
+        Ok(DeviceOptions {
+            config: self.config.clone(),
+            endpoint,
+            seed: self.seed,
+            noise: self.noise,
+            timeout: Duration::from_secs_f64(self.timeout),
+            reconnect: self.reconnect,
+            mirror: !self.no_mirror,
+            verbose: !self.quiet,
+            stop_after: self.stop_after,
+        })
+    }
+}
