@@ -394,3 +394,132 @@ fn power_cut_during_format_leaves_it_unformatted_or_formatted() {
         }
     }
 }
+
+mod resume {
+    //! A device's resume path: rounds journaled as `Record::of_round` after each `observe`,
+    //! read back and fed to a fresh f32 controller with `replay_into`, decide the next round
+    //! bit for bit as the live controller does (unknown-cost rule: its memo travels too).
+
+    use super::*;
+    use costbo_core::dist::{Distribution, Uniform};
+    use costbo_core::driver::{Controller, Rule, Settings};
+    use costbo_core::expectation::SampleBank;
+    use costbo_core::gp::{Gp, WhenFull};
+    use costbo_core::inner::InnerConfig;
+    use costbo_core::journal::replay_into;
+    use costbo_core::kernel::Kernel;
+    use costbo_core::linalg::tri_len;
+    use costbo_core::policy::unknown_cost::{Exploration, UnknownCostConfig};
+    use costbo_core::problem::{ControlSet, Problem, Variable};
+
+    const N: usize = 32;
+    const D: usize = 3;
+    const M: usize = 4;
+    type Ctl = Controller<f32, N, D, M, 1, Vec<f32>, Vec<[f32; D]>>;
+
+    fn controller() -> Ctl {
+        let v = Variable {
+            lower: -1.0,
+            upper: 3.0,
+            uncontrolled: Distribution::Uniform(Uniform::new(-1.0, 3.0).unwrap()),
+        };
+        let sets = [
+            ControlSet::of(&[0]),
+            ControlSet::of(&[1]),
+            ControlSet::of(&[0, 2]),
+            ControlSet::of(&[0, 1, 2]),
+        ];
+        let problem = Problem::new(&[v; D], &sets, None).unwrap();
+        let kernel = Kernel::squared_exponential([0.3; D], 1.0).unwrap();
+        let gp = Gp::new(
+            kernel,
+            0.0,
+            1e-3,
+            WhenFull::DropOldest,
+            vec![0.0; tri_len(N)],
+        )
+        .unwrap();
+        let bank = SampleBank::quasi_random(&problem, vec![[0.0; D]; 16], 3).unwrap();
+        let settings = Settings {
+            rule: Rule::UnknownCost(UnknownCostConfig {
+                exploration: Exploration::Rounds(2),
+                alpha: 0.1,
+                halve_every: None,
+            }),
+            beta: 2.0,
+            budget: 100.0,
+            inner: InnerConfig {
+                pool: 8,
+                starts: 1,
+                evaluations_per_start: 6,
+            },
+            seed: 4,
+        };
+        Controller::new(problem, gp, bank, settings).unwrap()
+    }
+
+    fn f(x: &[f32; D]) -> f32 {
+        -(x[0] - 1.0).powi(2) - 0.5 * (x[1] - 0.5).powi(2) + 0.25 * x[2]
+    }
+
+    #[test]
+    fn journaled_rounds_replay_to_the_same_next_decision() {
+        let mut flash = MemFlash::<4, 1>::new(16384);
+        Journal::format(&mut flash, 0, 16384, D, M + 1, TAG).unwrap();
+        let mut j = Journal::open(flash, 0, 16384, D, M + 1, TAG).unwrap();
+        let mut live = controller();
+        // One initial observation, journaled as such.
+        let x0 = [0.5f32, 0.5, 0.5];
+        live.observe_initial(&x0, f(&x0)).unwrap();
+        let memo0 = [0.0f32; M + 1];
+        j.append(&Record::new(SET_INITIAL, &x0, f(&x0), 0.0, &memo0).unwrap())
+            .unwrap();
+        let mut next = Vec::new();
+        for round in 0..14u32 {
+            let d = live.suggest().unwrap();
+            let x: [f32; D] = core::array::from_fn(|l| {
+                d.values[l].unwrap_or(-1.0 + 4.0 * ((round * 7 + l as u32 * 3) % 11) as f32 / 10.0)
+            });
+            let cost = 0.1 + 0.05 * d.set as f32 + 0.01 * (round % 3) as f32;
+            live.observe(&x, f(&x), cost).unwrap();
+            let r = Record::of_round(d.set, &x, f(&x), cost, &live.memo()).unwrap();
+            j.append(&r).unwrap();
+            next.push(live.clone().suggest().unwrap());
+        }
+        // Power off, on: the journal read back into a fresh controller after k records.
+        let mut j = Journal::open(j.release().reboot(), 0, 16384, D, M + 1, TAG).unwrap();
+        let records = all(&mut j);
+        assert_eq!(records.len(), 15);
+        for k in [1usize, 3, 8, 15] {
+            let mut ctl = controller();
+            for r in &records[..k] {
+                replay_into(&mut ctl, r).unwrap();
+            }
+            let d = ctl.suggest().unwrap();
+            let want = if k == 1 {
+                controller_after_initial(&x0)
+            } else {
+                next[k - 2]
+            };
+            assert_eq!(d.set, want.set, "after {k} records");
+            assert_eq!(
+                d.values.map(|v| v.map(f32::to_bits)),
+                want.values.map(|v| v.map(f32::to_bits)),
+                "after {k} records"
+            );
+            assert_eq!(d.score.to_bits(), want.score.to_bits());
+        }
+        // A record of another shape is refused and changes nothing.
+        let mut ctl = controller();
+        let bad = Record::new(0, &[0.0, 0.0], 0.0, 0.1, &[0.0; M + 1]).unwrap();
+        assert!(replay_into(&mut ctl, &bad).is_err());
+        assert_eq!(ctl.rounds(), 0);
+        assert_eq!(ctl.gp().len(), 0);
+    }
+
+    fn controller_after_initial(x0: &[f32; D]) -> costbo_core::driver::Decision<f32, D> {
+        let mut c = controller();
+        c.observe_initial(x0, f(x0)).unwrap();
+        c.suggest().unwrap()
+    }
+}
