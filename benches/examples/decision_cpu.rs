@@ -8,7 +8,9 @@
 //!
 //! Prints, per configuration, the median over REPS (default 5) of: all seven sets scored with
 //! the workspace (what UCB-CVS with ε > 0 needs), and the first cost group's three sets (what
-//! ETC-Ada needs while it explores that group).
+//! ETC-Ada needs while it explores that group); and a fingerprint of the scores' bits, equal
+//! between two builds exactly when they score identically (compare a `target-cpu=native` build
+//! with `RUSTFLAGS="-C target-cpu=x86-64"`).
 
 use costbo_benches::plant::{self, BankKind, Ctl, M};
 use costbo_core::expectation::Bound;
@@ -25,16 +27,28 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Median CPU seconds of scoring the sets `i < sets`.
+/// FNV-1a over the bits of every score and maximiser.
+fn fingerprint<R: Real>(out: &[Option<costbo_core::inner::InnerResult<R, 5>>]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for r in out.iter().flatten() {
+        for v in r.x.iter().chain(core::iter::once(&r.value)) {
+            h = (h ^ v.to_f64().to_bits()).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// Median CPU seconds of scoring the sets `i < sets`, and the scores' fingerprint.
 fn scoring<R: Real>(
     ctl: &Ctl<R, 128>,
     size: usize,
     kind: BankKind,
     sets: usize,
     reps: usize,
-) -> f64 {
+) -> (f64, u64) {
     let bank = plant::bank::<R>(size, kind);
     let mut ws = vec![R::ZERO; workspace_len(ctl.gp().len(), bank.len())];
+    let mut print = 0;
     let times = (0..reps)
         .map(|_| {
             let start = ThreadTime::now();
@@ -50,11 +64,12 @@ fn scoring<R: Real>(
                 &mut ws,
                 |i| i < sets,
             );
-            black_box(out);
-            start.elapsed().as_secs_f64()
+            let t = start.elapsed().as_secs_f64();
+            print = fingerprint(black_box(&out));
+            t
         })
         .collect();
-    median(times)
+    (median(times), print)
 }
 
 fn report<R: Real>(name: &str, size: usize, kind: BankKind, reps: usize) {
@@ -65,9 +80,11 @@ fn report<R: Real>(name: &str, size: usize, kind: BankKind, reps: usize) {
         7,
         SEED,
     );
-    let all = scoring(&ctl, size, kind, M, reps);
-    let group = scoring(&ctl, size, kind, 3, reps);
-    println!("{name:<22} all 7 sets {all:>8.4} s   first group {group:>8.4} s");
+    let (all, print) = scoring(&ctl, size, kind, M, reps);
+    let (group, _) = scoring(&ctl, size, kind, 3, reps);
+    println!(
+        "{name:<22} all 7 sets {all:>8.4} s   first group {group:>8.4} s   scores {print:016x}"
+    );
 }
 
 fn main() {
