@@ -1,7 +1,8 @@
 //! `costbo device`: the host side of a costbo device over its link.
 //!
 //! Speaks `costbo_core::link`'s protocol over a byte stream — TCP (QEMU's
-//! `-serial tcp:127.0.0.1:PORT,server=on,wait=on`) or a serial device opened as a file — and
+//! `-serial tcp:127.0.0.1:PORT,server=on,wait=on`) or a serial port (the `serialport` crate
+//! without libudev; QEMU's `-serial pty` gives one too) — and
 //! plays the plant in closed loop: on each `Decision` it draws the variables left to chance
 //! from their source-water distributions, sends the `Measurement` (controlled variables as
 //! dosed), computes the tray's growth with the plant simulator
@@ -23,7 +24,6 @@
 //! Regret is measured as in `costbo demo`: each decision's expected growth over an
 //! independent bank of 4 096 source-water draws, against the simulator's optimum.
 
-use std::fs::OpenOptions;
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
@@ -52,9 +52,8 @@ const D: usize = 5;
 pub enum Endpoint {
     /// A TCP server (QEMU's `-serial tcp:HOST:PORT,server=on`), `HOST:PORT`.
     Tcp(String),
-    /// A serial device (or any file-like stream) opened read/write, e.g. `/dev/ttyACM0`
-    /// configured beforehand with `stty -F /dev/ttyACM0 115200 raw -echo`.
-    Serial(PathBuf),
+    /// A serial port (e.g. `/dev/ttyACM0`, or QEMU's `-serial pty`) at a baud rate, raw 8N1.
+    Serial(PathBuf, u32),
 }
 
 /// Settings of a device session.
@@ -135,11 +134,11 @@ fn open(endpoint: &Endpoint, deadline: Instant) -> Result<Box<dyn Link>, String>
                 s.set_nodelay(true)?;
                 Ok(Box::new(s) as Box<dyn Link>)
             }),
-            Endpoint::Serial(path) => OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open(path)
-                .map(|f| Box::new(f) as Box<dyn Link>),
+            Endpoint::Serial(path, baud) => serialport::new(path.to_string_lossy(), *baud)
+                .timeout(Duration::from_millis(200))
+                .open()
+                .map(|p| Box::new(p) as Box<dyn Link>)
+                .map_err(std::io::Error::from),
         };
         match r {
             Ok(l) => return Ok(l),
@@ -695,9 +694,12 @@ pub struct DeviceArgs {
     /// The device over TCP, HOST:PORT (QEMU: -serial tcp:127.0.0.1:PORT,server=on,wait=on).
     #[arg(long, conflicts_with = "serial")]
     pub tcp: Option<String>,
-    /// The device on a serial port (configure it first: stty -F PATH 115200 raw -echo).
+    /// The device on a serial port (e.g. /dev/ttyACM0, or the /dev/pts/N of QEMU's -serial pty).
     #[arg(long)]
     pub serial: Option<PathBuf>,
+    /// Baud rate of --serial.
+    #[arg(long, default_value_t = 115_200)]
+    pub baud: u32,
     /// Seed of the simulated plant (source water, growth noise).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -726,7 +728,7 @@ impl DeviceArgs {
     pub fn options(&self) -> Result<DeviceOptions, String> {
         let endpoint = match (&self.tcp, &self.serial) {
             (Some(a), None) => Endpoint::Tcp(a.clone()),
-            (None, Some(p)) => Endpoint::Serial(p.clone()),
+            (None, Some(p)) => Endpoint::Serial(p.clone(), self.baud),
             _ => return Err("give the device's link: --tcp HOST:PORT or --serial PATH".into()),
         };
         if !(self.timeout > 0.0 && self.timeout.is_finite()) {
