@@ -1,12 +1,14 @@
 //! The pump and sensor drivers against embedded-hal-mock, and the simulated peripherals.
 
 use costbo_experiment::{DoseError, PumpSpec};
+use costbo_firmware::drivers::delay::Chunked;
 use costbo_firmware::drivers::pumps::{PumpError, Pumps};
 use costbo_firmware::drivers::sensor::{
     SensorError, Sensors, REG_VALUE, REG_WHO_AM_I, WHO_AM_I_VALUE,
 };
 use costbo_firmware::experiment::{D, SPEC};
 use costbo_firmware::sim::{SensorFeed, SimClock, SimDelay, SimPin, SimSensorBus};
+use embedded_hal::delay::DelayNs;
 use embedded_hal::digital::OutputPin;
 use embedded_hal_mock::eh1::delay::{CheckedDelay, NoopDelay, Transaction as DelayT};
 use embedded_hal_mock::eh1::digital::{Mock as PinMock, State, Transaction as PinT};
@@ -144,4 +146,21 @@ fn simulated_pins_record_on_times_against_the_simulated_clock() {
     let mut p = SimPin::new(&clock);
     p.set_high().unwrap();
     assert!(p.is_high());
+}
+
+#[test]
+fn long_waits_are_made_of_one_second_chunks() {
+    let mut d = Chunked(CheckedDelay::new(&[
+        DelayT::delay_ms(1_000),
+        DelayT::delay_ms(1_000),
+        DelayT::delay_ms(500),
+        DelayT::delay_ms(3),
+        DelayT::delay_us(250),
+        DelayT::delay_ms(4),
+        DelayT::delay_ns(5),
+    ]));
+    d.delay_ms(2_500);
+    d.delay_us(3_250);
+    d.delay_ns(4_000_005);
+    d.0.done();
 }

@@ -19,6 +19,7 @@
 
 use cortex_m_rt::entry;
 use costbo_firmware::app::{App, Phase};
+use costbo_firmware::drivers::delay::Chunked;
 use costbo_firmware::drivers::pumps::Pumps;
 use costbo_firmware::drivers::sensor::Sensors;
 use costbo_firmware::experiment::{BANK, CONFIG_ID, D, FACTOR_LEN, M, N, SPEC};
@@ -113,7 +114,9 @@ fn main() -> ! {
         gpiob.pb15.into_push_pull_output().erase(),
         gpioa.pa8.into_push_pull_output().erase(),
     ];
-    let delay = cp.SYST.delay(&rcc.clocks);
+    // The HAL's SysTick delay overflows beyond about 43 s at 100 MHz; the growth period is an
+    // hour: wait in one-second chunks.
+    let delay = Chunked(cp.SYST.delay(&rcc.clocks));
     let Ok(pumps) = Pumps::new(pins, delay) else {
         halt("pumps")
     };
