@@ -4,7 +4,7 @@
 //! # Contract (stable)
 //!
 //! - A journal lives in a region `[start, end)` of any
-//!   [`NorFlash`](embedded_storage::nor_flash::NorFlash). [`Journal::format`] erases the region
+//!   [`NorFlash`]. [`Journal::format`] erases the region
 //!   (it must be aligned to `ERASE_SIZE`) and writes a header with the record shape (`dims`
 //!   variables, `memo_len` memo scalars) and a caller `tag` (e.g. a CRC of the experiment
 //!   configuration); [`Journal::open`] checks them and refuses another journal with a typed
@@ -12,7 +12,7 @@
 //! - Each round is one [`Record`]: sequence number, the control set played
 //!   ([`SET_INITIAL`] for an uncharged initial observation), the full measured point (`f32`,
 //!   physical units), the outcome, the cost paid, and the controller's
-//!   [`Memo`](crate::driver::Memo) after the round — everything
+//!   [`Memo`] after the round — everything
 //!   [`Controller::replay`](crate::driver::Controller::replay) needs. [`replay_into`] feeds a
 //!   record to a controller.
 //! - Records sit in fixed-size slots. [`Journal::append`] writes a slot's body (with a CRC-32)

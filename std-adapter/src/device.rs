@@ -21,6 +21,10 @@
 //! it as observed, otherwise the same round is decided again (identically). With
 //! `reconnect`, a closed link is reopened until the device answers again.
 //!
+//! With QEMU prefer TCP: the QEMU controller exits as soon as it has sent `Done`, and over
+//! `-serial pty` that last frame can be lost with the pty (the session then ends with "the
+//! device closed the link" after the last round; every round before was checked).
+//!
 //! Regret is measured as in `costbo demo`: each decision's expected growth over an
 //! independent bank of 4 096 source-water draws, against the simulator's optimum.
 
