@@ -10,6 +10,12 @@
 //! * the host, or a real-board crate using this one without `qemu`: no memory map, no link
 //!   arguments (a board crate brings its own `memory.x` and links itself).
 //!
+//! `COSTBO_FIRMWARE_MACHINE=an386` builds Cortex-M0 code (`thumbv6m-none-eabi`) for the
+//! `mps2-an386` memory map instead, so that ARMv6-M code can run in 4 MiB of RAM: QEMU has no
+//! Cortex-M0 machine with more than the microbit's 16 KiB, and an instruction count is a
+//! property of the instruction stream, not of the core that executes it. Run such an ELF with
+//! `QEMU_MACHINE=an386`.
+//!
 //! `-Tlink.x` is emitted here (`rustc-link-arg`) rather than as `rustflags` in
 //! `.cargo/config.toml`: cargo reads config from the current directory only, and a `RUSTFLAGS`
 //! environment variable silently replaces config rustflags. Both would drop `-Tlink.x` and produce
@@ -20,6 +26,8 @@ use std::{env, fs, path::PathBuf};
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(costbo_machine, values(\"an386\", \"microbit\"))");
+    println!("cargo::rustc-check-cfg=cfg(costbo_armv6m)");
+    println!("cargo::rerun-if-env-changed=COSTBO_FIRMWARE_MACHINE");
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-changed=memory-an386.x");
     println!("cargo::rerun-if-changed=memory-microbit.x");
@@ -34,7 +42,14 @@ fn main() {
     if !bare_metal_arm || env::var_os("CARGO_FEATURE_QEMU").is_none() {
         return; // host build, or a real board's crate: no QEMU memory map
     }
-    let (memory_file, machine) = if target.starts_with("thumbv6m") {
+    let forced = env::var("COSTBO_FIRMWARE_MACHINE").unwrap_or_default();
+    let (memory_file, machine) = if forced == "an386" {
+        ("memory-an386.x", "an386")
+    } else if forced == "microbit" {
+        ("memory-microbit.x", "microbit")
+    } else if !forced.is_empty() {
+        panic!("COSTBO_FIRMWARE_MACHINE must be an386 or microbit, not {forced}");
+    } else if target.starts_with("thumbv6m") {
         ("memory-microbit.x", "microbit")
     } else if target.starts_with("thumbv7") {
         ("memory-an386.x", "an386")
@@ -48,6 +63,10 @@ fn main() {
         .unwrap_or_else(|e| panic!("copying {memory_file}: {e}"));
     println!("cargo::rustc-link-search={}", out_dir.display());
     println!("cargo::rustc-cfg=costbo_machine=\"{machine}\"");
+    if target.starts_with("thumbv6m") {
+        // ARMv6-M code (Cortex-M0), whichever machine runs it.
+        println!("cargo::rustc-cfg=costbo_armv6m");
+    }
     // All linked targets of this package (bins, and any future examples or tests); the lib is an
     // rlib and is not linked.
     println!("cargo::rustc-link-arg=-Tlink.x");

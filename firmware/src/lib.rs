@@ -71,3 +71,11 @@ pub const MACHINE: &str = "microbit";
 /// Name of the QEMU machine this build targets (`"mps2-an386"` or `"microbit"`).
 #[cfg(costbo_machine = "an386")]
 pub const MACHINE: &str = "mps2-an386";
+/// The instruction set the firmware was built for: `"cortex-m0"` (ARMv6-M, soft float) or
+/// `"cortex-m4f"` (ARMv7E-M with the single-precision FPU).
+#[cfg(costbo_armv6m)]
+pub const CORE: &str = "cortex-m0";
+/// The instruction set the firmware was built for: `"cortex-m0"` (ARMv6-M, soft float) or
+/// `"cortex-m4f"` (ARMv7E-M with the single-precision FPU).
+#[cfg(not(costbo_armv6m))]
+pub const CORE: &str = "cortex-m4f";

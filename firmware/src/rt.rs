@@ -14,7 +14,7 @@ fn panic(info: &core::panic::PanicInfo) -> ! {
 
 #[exception]
 unsafe fn HardFault(ef: &ExceptionFrame) -> ! {
-    #[cfg(costbo_machine = "an386")]
+    #[cfg(not(costbo_armv6m))]
     {
         // Configurable fault status registers exist on ARMv7-M only.
         // SAFETY: read-only access to SCB registers.
@@ -28,7 +28,7 @@ unsafe fn HardFault(ef: &ExceptionFrame) -> ! {
             scb.bfar.read()
         ))
     }
-    #[cfg(not(costbo_machine = "an386"))]
+    #[cfg(costbo_armv6m)]
     crate::harness::on_fault(format_args!(
         "HardFault at pc={:#010x} lr={:#010x}",
         ef.pc(),

@@ -17,7 +17,12 @@
 //! factor alone is 8.3 KiB): there the binary only says so and exits with status 2.
 #![cfg_attr(all(target_arch = "arm", target_os = "none"), no_std, no_main)]
 
-#[cfg(all(target_arch = "arm", target_os = "none", costbo_machine = "an386"))]
+#[cfg(all(
+    target_arch = "arm",
+    target_os = "none",
+    costbo_machine = "an386",
+    not(costbo_armv6m)
+))]
 mod firmware {
     use cortex_m_rt::entry;
     use costbo_firmware::app::{App, Phase};
@@ -141,7 +146,11 @@ mod firmware {
     }
 }
 
-#[cfg(all(target_arch = "arm", target_os = "none", costbo_machine = "microbit"))]
+#[cfg(all(
+    target_arch = "arm",
+    target_os = "none",
+    any(costbo_machine = "microbit", costbo_armv6m)
+))]
 mod firmware {
     use cortex_m_rt::entry;
     use costbo_firmware::println;

@@ -8,7 +8,9 @@
 //! * [`Stdout`]: the text log, on QEMU's stdout through semihosting.
 
 pub mod semihost_file;
-#[cfg(costbo_machine = "an386")]
+// The controller's UART needs the M4F (ARMv7-M atomics); ARMv6-M code built for the an386
+// memory map (`COSTBO_FIRMWARE_MACHINE`) only runs the benchmarks.
+#[cfg(all(costbo_machine = "an386", not(costbo_armv6m)))]
 pub mod uart;
 
 /// The controller's text log: semihosting stdout.
