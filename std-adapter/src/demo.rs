@@ -27,7 +27,9 @@ use costbo_core::problem::{ControlSet, Problem, Variable};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
+use crate::experiment::curves::Trace;
 use crate::objectives::plant::Plant;
+use crate::plot::{Curve, Figure, Panel};
 
 const D: usize = 5;
 const M: usize = 7;
@@ -102,7 +104,8 @@ fn set_name(set: ControlSet) -> String {
     format!("{{{}}}", names.join(", "))
 }
 
-/// Runs the demo, printing progress to stdout; writes `demo.csv` and `demo.svg` into `out`.
+/// Runs the demo, printing progress to stdout; writes `demo.csv`, `demo.svg` and `demo.png`
+/// into `out`.
 pub fn run(options: &DemoOptions) -> Result<DemoResult, String> {
     let plant = Plant::shared().map_err(|e| format!("{e}"))?;
     let water = TruncatedNormal::with_truncated_variance(0.5, 0.04, 0.0, 1.0)
@@ -260,11 +263,21 @@ pub fn run(options: &DemoOptions) -> Result<DemoResult, String> {
     print_summary(&result);
     std::fs::create_dir_all(&options.out).map_err(|e| format!("{}: {e}", options.out.display()))?;
     write_csv(&options.out.join("demo.csv"), &result)?;
-    write_svg(&options.out.join("demo.svg"), &result)?;
+    let plot = figure(&result);
+    for name in ["demo.svg", "demo.png"] {
+        let path = options.out.join(name);
+        let written = if name.ends_with(".svg") {
+            plot.write_svg(&path)
+        } else {
+            plot.write_png(&path)
+        };
+        written.map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     println!(
-        "wrote {} and {}",
+        "wrote {}, {} and {}",
         options.out.join("demo.csv").display(),
-        options.out.join("demo.svg").display()
+        options.out.join("demo.svg").display(),
+        options.out.join("demo.png").display()
     );
     Ok(result)
 }
@@ -320,50 +333,33 @@ fn write_csv(path: &Path, r: &DemoResult) -> Result<(), String> {
     std::fs::write(path, s).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Simple regret against budget spent, as a small hand-written SVG.
-fn write_svg(path: &Path, r: &DemoResult) -> Result<(), String> {
-    let (w, h, pad) = (640.0, 400.0, 50.0);
-    let xmax = r.spent.max(1e-9);
-    let ymax = r
-        .rounds
-        .iter()
-        .map(|x| x.simple_regret)
-        .fold(1e-9, f64::max);
-    let px = |x: f64| pad + (w - 2.0 * pad) * x / xmax;
-    let py = |y: f64| h - pad - (h - 2.0 * pad) * y / ymax;
-    let points: Vec<String> = r
-        .rounds
-        .iter()
-        .map(|x| format!("{:.1},{:.1}", px(x.spent), py(x.simple_regret)))
-        .collect();
-    let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n");
-    let _ = writeln!(s, "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>");
-    let _ = writeln!(
-        s,
-        "<line x1=\"{pad}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>",
-        h - pad,
-        w - pad,
-        h - pad
-    );
-    let _ = writeln!(
-        s,
-        "<line x1=\"{pad}\" y1=\"{pad}\" x2=\"{pad}\" y2=\"{}\" stroke=\"black\"/>",
-        h - pad
-    );
-    let _ = writeln!(
-        s,
-        "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"{}\"/>",
-        points.join(" ")
-    );
-    let _ = writeln!(
-        s,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">budget spent (0 to {:.2})</text>",
-        w / 2.0,
-        h - 15.0,
-        xmax
-    );
-    let _ = writeln!(s, "<text x=\"15\" y=\"{}\" transform=\"rotate(-90 15 {})\" text-anchor=\"middle\">simple regret (0 to {:.3})</text>", h / 2.0, h / 2.0, ymax);
-    let _ = writeln!(s, "<text x=\"{}\" y=\"25\" text-anchor=\"middle\">costbo demo: ETC-Ada on the plant simulator</text>", w / 2.0);
-    s.push_str("</svg>\n");
-    std::fs::write(path, s).map_err(|e| format!("{}: {e}", path.display()))
+/// Simple regret against budget spent, drawn with the reproduction's plotting code; the
+/// diamond marks the budget after which the controller only dosed all five nutrients (the
+/// optimal control set), if it settled there.
+fn figure(r: &DemoResult) -> Figure {
+    let trace = Trace {
+        spent: r.rounds.iter().map(|x| x.spent).collect(),
+        cost: r.rounds.iter().map(|x| COSTS[x.set]).collect(),
+        set: r.rounds.iter().map(|x| x.set).collect(),
+        simple_regret: r.rounds.iter().map(|x| x.simple_regret).collect(),
+    };
+    Figure {
+        title: "costbo demo: ETC-Ada on the plant simulator".into(),
+        rows: 1,
+        cols: 1,
+        panels: vec![Panel {
+            title: format!("moderate costs, budget {:.2}", r.spent),
+            curves: vec![Curve {
+                label: "ETC-Ada (one run)".into(),
+                stderr: vec![0.0; trace.spent.len()],
+                x: trace.spent.clone(),
+                mean: trace.simple_regret.clone(),
+                marker: trace.commit_budget(&[M - 1]),
+            }],
+        }],
+        x_label: "budget spent".into(),
+        y_label: "simple regret".into(),
+        panel_width: 640,
+        panel_height: 400,
+    }
 }

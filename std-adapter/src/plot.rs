@@ -298,19 +298,18 @@ impl Figure {
             if c.x.is_empty() {
                 continue;
             }
-            // The band: mean + s.e. forwards, then mean − s.e. backwards (clipped at 0: regret
-            // and counts are never negative).
-            let mut band: Vec<(f64, f64)> =
-                c.x.iter()
-                    .zip(c.mean.iter().zip(&c.stderr))
-                    .map(|(x, (m, s))| (*x, m + s))
-                    .collect();
-            band.extend(
-                c.x.iter()
-                    .zip(c.mean.iter().zip(&c.stderr))
-                    .rev()
-                    .map(|(x, (m, s))| (*x, (m - s).max(0.0))),
-            );
+            // Step curves: a value holds until the next abscissa (simple regret and counts
+            // change only when a round is played). The band is mean + s.e. forwards, then
+            // mean − s.e. backwards, clipped at 0 (regret and counts are never negative).
+            let upper: Vec<f64> = c.mean.iter().zip(&c.stderr).map(|(m, s)| m + s).collect();
+            let lower: Vec<f64> = c
+                .mean
+                .iter()
+                .zip(&c.stderr)
+                .map(|(m, s)| (m - s).max(0.0))
+                .collect();
+            let mut band = steps(&c.x, &upper);
+            band.extend(steps(&c.x, &lower).into_iter().rev());
             chart
                 .draw_series(std::iter::once(Polygon::new(
                     band,
@@ -319,7 +318,7 @@ impl Figure {
                 .map_err(backend)?;
             chart
                 .draw_series(LineSeries::new(
-                    c.x.iter().copied().zip(c.mean.iter().copied()),
+                    steps(&c.x, &c.mean),
                     colour.stroke_width(2),
                 ))
                 .map_err(backend)?;
@@ -339,6 +338,18 @@ impl Figure {
         }
         Ok(())
     }
+}
+
+/// The corners of the step curve through `(x, y)`: each value held until the next abscissa.
+pub fn steps(x: &[f64], y: &[f64]) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(2 * x.len());
+    for i in 0..x.len().min(y.len()) {
+        if i > 0 {
+            out.push((x[i], y[i - 1]));
+        }
+        out.push((x[i], y[i]));
+    }
+    out
 }
 
 /// The value of the step curve `(x, y)` at `at`: the last `y` whose `x ≤ at` (the first `y`

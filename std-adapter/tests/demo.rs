@@ -28,4 +28,7 @@ fn small_demo_runs_and_reports_consistently() {
     assert!(std::fs::read_to_string(out.join("demo.svg"))
         .unwrap()
         .contains("<polyline"));
+    let png = std::fs::read(out.join("demo.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert!(png.len() > 5_000);
 }
