@@ -11,9 +11,12 @@ use costbo_core::linalg::tri_len;
 use costbo_core::policy::explore_then_commit::PlaysPerGroup;
 use costbo_core::policy::ucb_cvs::EpsilonSchedule;
 use costbo_core::policy::unknown_cost::{Exploration, UnknownCostConfig};
-use costbo_core::problem::{ControlSet, Problem, Variable};
+use costbo_core::problem::{Problem, Variable};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro128PlusPlus;
+
+mod common;
+use common::{hartmann3, sets, CHEAP};
 
 const N: usize = 64;
 const D: usize = 3;
@@ -27,44 +30,6 @@ const LIGHT: InnerConfig = InnerConfig {
 };
 type Ctl = Controller<f64, N, D, M, 128, Vec<f64>, Vec<[f64; D]>>;
 
-/// Hartmann-3, negated so that it is maximised; maximum 3.86278 at (0.114614, 0.555649, 0.852547).
-fn hartmann3(x: &[f64; 3]) -> f64 {
-    const ALPHA: [f64; 4] = [1.0, 1.2, 3.0, 3.2];
-    const A: [[f64; 3]; 4] = [
-        [3.0, 10.0, 30.0],
-        [0.1, 10.0, 35.0],
-        [3.0, 10.0, 30.0],
-        [0.1, 10.0, 35.0],
-    ];
-    const P: [[f64; 3]; 4] = [
-        [0.3689, 0.1170, 0.2673],
-        [0.4699, 0.4387, 0.7470],
-        [0.1091, 0.8732, 0.5547],
-        [0.03815, 0.5743, 0.8828],
-    ];
-    (0..4)
-        .map(|r| {
-            ALPHA[r]
-                * (-(0..3)
-                    .map(|j| A[r][j] * (x[j] - P[r][j]).powi(2))
-                    .sum::<f64>())
-                .exp()
-        })
-        .sum()
-}
-
-fn sets() -> [ControlSet; M] {
-    [
-        ControlSet::of(&[0]),
-        ControlSet::of(&[1]),
-        ControlSet::of(&[2]),
-        ControlSet::of(&[0, 1]),
-        ControlSet::of(&[0, 2]),
-        ControlSet::of(&[1, 2]),
-        ControlSet::of(&[0, 1, 2]),
-    ]
-}
-
 fn variables() -> [Variable<f64>; D] {
     let tn = TruncatedNormal::with_truncated_variance(0.5, 0.04, 0.0, 1.0).unwrap();
     [Variable {
@@ -73,8 +38,6 @@ fn variables() -> [Variable<f64>; D] {
         uncontrolled: Distribution::TruncatedNormal(tn),
     }; D]
 }
-
-const CHEAP: [f64; M] = [0.01, 0.01, 0.01, 0.1, 0.1, 0.1, 1.0];
 
 fn controller(rule: Rule<f64>, costs: Option<&[f64]>, budget: f64, inner: InnerConfig) -> Ctl {
     let problem = Problem::new(&variables(), &sets(), costs).unwrap();

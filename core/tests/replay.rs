@@ -12,10 +12,13 @@ use costbo_core::linalg::tri_len;
 use costbo_core::policy::explore_then_commit::PlaysPerGroup;
 use costbo_core::policy::ucb_cvs::EpsilonSchedule;
 use costbo_core::policy::unknown_cost::{Exploration, UnknownCostConfig};
-use costbo_core::problem::{ControlSet, Problem, Variable};
+use costbo_core::problem::{Problem, Variable};
 use costbo_core::Real;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro128PlusPlus;
+
+mod common;
+use common::{hartmann3, CHEAP};
 
 const N: usize = 48;
 const D: usize = 3;
@@ -25,34 +28,8 @@ const LIGHT: InnerConfig = InnerConfig {
     starts: 2,
     evaluations_per_start: 8,
 };
-const COSTS: [f64; M] = [0.01, 0.01, 0.01, 0.1, 0.1, 0.1, 1.0];
 
 type Ctl<R> = Controller<R, N, D, M, 64, Vec<R>, Vec<[R; D]>>;
-
-fn hartmann3(x: &[f64; 3]) -> f64 {
-    const ALPHA: [f64; 4] = [1.0, 1.2, 3.0, 3.2];
-    const A: [[f64; 3]; 4] = [
-        [3.0, 10.0, 30.0],
-        [0.1, 10.0, 35.0],
-        [3.0, 10.0, 30.0],
-        [0.1, 10.0, 35.0],
-    ];
-    const P: [[f64; 3]; 4] = [
-        [0.3689, 0.1170, 0.2673],
-        [0.4699, 0.4387, 0.7470],
-        [0.1091, 0.8732, 0.5547],
-        [0.03815, 0.5743, 0.8828],
-    ];
-    (0..4)
-        .map(|r| {
-            ALPHA[r]
-                * (-(0..3)
-                    .map(|j| A[r][j] * (x[j] - P[r][j]).powi(2))
-                    .sum::<f64>())
-                .exp()
-        })
-        .sum()
-}
 
 fn controller<R: Real>(rule: Rule<R>, known: bool, when_full: WhenFull) -> Ctl<R> {
     let tn = TruncatedNormal::with_truncated_variance(R::HALF, R::from_f64(0.04), R::ZERO, R::ONE)
@@ -62,16 +39,8 @@ fn controller<R: Real>(rule: Rule<R>, known: bool, when_full: WhenFull) -> Ctl<R
         upper: R::ONE,
         uncontrolled: Distribution::TruncatedNormal(tn),
     };
-    let sets = [
-        ControlSet::of(&[0]),
-        ControlSet::of(&[1]),
-        ControlSet::of(&[2]),
-        ControlSet::of(&[0, 1]),
-        ControlSet::of(&[0, 2]),
-        ControlSet::of(&[1, 2]),
-        ControlSet::of(&[0, 1, 2]),
-    ];
-    let costs: [R; M] = COSTS.map(R::from_f64);
+    let sets = common::sets();
+    let costs: [R; M] = CHEAP.map(R::from_f64);
     let problem = Problem::new(&[v; D], &sets, known.then_some(&costs[..])).unwrap();
     let kernel = Kernel::squared_exponential([R::from_f64(0.15); D], R::ONE).unwrap();
     let gp = Gp::new(
@@ -128,7 +97,7 @@ fn live<R: Real>(mut ctl: Ctl<R>, rounds: usize) -> (Vec<Decision<R, D>>, Vec<Lo
             core::array::from_fn(|l| d.values[l].unwrap_or_else(|| R::from_f64(u(&mut rng))));
         let y = R::from_f64(hartmann3(&x.map(|v| v.to_f64())) + 0.01 * (u(&mut rng) - 0.5));
         // A random cost around the set's (the unknown-cost rule learns it).
-        let cost = R::from_f64(COSTS[d.set] * (0.5 + u(&mut rng)));
+        let cost = R::from_f64(CHEAP[d.set] * (0.5 + u(&mut rng)));
         ctl.observe(&x, y, cost).unwrap();
         log.push(Logged {
             set: d.set,
