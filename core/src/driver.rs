@@ -471,25 +471,20 @@ where
                 Rule::ThompsonPsq => self.problem.full_set(),
                 _ => None,
             };
-            thompson_psq::score_sets(
-                &self.problem,
-                &path,
-                &self.bank,
-                &self.settings.inner,
-                seed,
-                &mut out[..m],
-                |i| full.is_none_or(|f| i == f),
-            );
-            if let Some(f) = full.filter(|&f| out[f].is_none()) {
+            let score = |out: &mut [Option<InnerResult<R, D>>], wanted: &dyn Fn(usize) -> bool| {
                 thompson_psq::score_sets(
                     &self.problem,
                     &path,
                     &self.bank,
                     &self.settings.inner,
                     seed,
-                    &mut out[..m],
-                    |i| i != f,
-                );
+                    out,
+                    wanted,
+                )
+            };
+            score(&mut out[..m], &|i| full.is_none_or(|f| i == f));
+            if let Some(f) = full.filter(|&f| out[f].is_none()) {
+                score(&mut out[..m], &|i| i != f);
             }
         }
         self.commit_best(&out[..m])
