@@ -126,6 +126,10 @@ struct ReproduceArgs {
     /// Write the report from the finished jobs without running the missing ones.
     #[arg(long)]
     no_run: bool,
+    /// Seeds a cell needs to enter a verdict (below 2 there is no standard error; the report
+    /// says which was used).
+    #[arg(long, default_value_t = costbo_std::reproduce::verdict::MIN_SEEDS)]
+    min_seeds: usize,
 }
 
 #[derive(Subcommand)]
@@ -334,6 +338,7 @@ fn run(cli: Cli) -> Result<(), String> {
                     .jobs
                     .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
                 run: !a.no_run,
+                min_seeds: a.min_seeds,
                 progress: true,
             };
             let start = std::time::Instant::now();

@@ -44,7 +44,10 @@ fn table_000(costs: &[&str], objective: &str, etc: f64, psq: f64) -> Table {
             }
         }
     }
-    Table { rows }
+    Table {
+        rows,
+        ..Table::default()
+    }
 }
 
 fn status_of(verdicts: &[verdict::Verdict], id: &str) -> Status {
@@ -82,7 +85,7 @@ fn etc_beating_psq_under_cheap_costs_supports_claim_1_and_the_reverse_does_not()
 }
 
 #[test]
-fn one_seed_is_not_enough_to_judge() {
+fn one_seed_is_not_enough_to_judge_unless_asked() {
     let mut t = table_000(&["cheap"], "hartmann3", 0.1, 0.5);
     for r in &mut t.rows {
         r.seeds = 1;
@@ -91,6 +94,8 @@ fn one_seed_is_not_enough_to_judge() {
         status_of(&verdict::ucb_cvs(&t), "000-1"),
         Status::Inconclusive
     );
+    t.min_seeds = 1;
+    assert_eq!(status_of(&verdict::ucb_cvs(&t), "000-1"), Status::Supported);
 }
 
 #[test]
@@ -306,6 +311,7 @@ fn quick(study: Study, name: &str) -> (PathBuf, costbo_std::reproduce::Outcome) 
         out: out.clone(),
         jobs: 2,
         run: true,
+        min_seeds: 2,
         progress: false,
     };
     let outcome = reproduce(&options).unwrap();
@@ -380,6 +386,7 @@ fn unknown_objective_filter_is_an_error() {
         out,
         jobs: 1,
         run: false,
+        min_seeds: 2,
         progress: false,
     };
     let e = reproduce(&options).unwrap_err();

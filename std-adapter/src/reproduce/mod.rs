@@ -71,6 +71,8 @@ pub struct ReproduceOptions {
     pub jobs: usize,
     /// Run the missing jobs (otherwise report on the finished ones only).
     pub run: bool,
+    /// Seeds a cell needs to enter a verdict (see [`verdict::MIN_SEEDS`]).
+    pub min_seeds: usize,
     /// Print the runner's progress.
     pub progress: bool,
 }
@@ -99,6 +101,25 @@ pub struct Outcome {
     pub written: Vec<PathBuf>,
 }
 
+/// Copies the cached best values of the control sets from one part's output directory to
+/// another's, where missing: the parts of a study share objectives, variances and the judge,
+/// and the values take minutes to compute. The runner checks each file's key before using it,
+/// so a file that does not fit is recomputed, never misused.
+fn share_best_values(from: &std::path::Path, to: &std::path::Path) -> Result<(), String> {
+    let Ok(entries) = std::fs::read_dir(from.join("best")) else {
+        return Ok(());
+    };
+    let target = to.join("best");
+    std::fs::create_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
+    for e in entries.flatten() {
+        let dest = target.join(e.file_name());
+        if !dest.exists() {
+            std::fs::copy(e.path(), &dest).map_err(|err| format!("{}: {err}", dest.display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// Runs (unless `options.run` is false) every part of the study, then writes the report.
 pub fn reproduce(options: &ReproduceOptions) -> Result<Outcome, String> {
     let start = Instant::now();
@@ -116,7 +137,7 @@ pub fn reproduce(options: &ReproduceOptions) -> Result<Outcome, String> {
             ));
         }
     }
-    let mut parts = Vec::new();
+    let mut parts: Vec<PartResult> = Vec::new();
     for mut part in options.study.parts(options.quick, options.seeds) {
         if let Some(only) = &options.objectives {
             part.settings
@@ -127,6 +148,9 @@ pub fn reproduce(options: &ReproduceOptions) -> Result<Outcome, String> {
             }
         }
         let dir = options.out.join(part.dir);
+        if let Some(first) = parts.first() {
+            share_best_values(&first.dir, &dir)?;
+        }
         let (summary, failed) = if options.run {
             if options.progress {
                 println!("{}: {} → {}", part.dir, part.about, dir.display());

@@ -132,8 +132,9 @@ fn distinct<T: PartialEq + Clone>(items: impl Iterator<Item = T>) -> Vec<T> {
 fn curve(c: &CellData, metric: Metric) -> Curve {
     let m = mean_curve(&c.traces, c.summary.budget, CURVE_POINTS, metric);
     Curve {
-        label: format!("{} ({} seeds)", c.summary.algorithm, c.traces.len())
-            .replace(&format!(" ({} seeds)", c.planned_seeds), ""),
+        // The algorithm alone: its colour then stays the same in every panel; the seed counts
+        // are in the table.
+        label: c.summary.algorithm.clone(),
         x: m.budget,
         mean: m.mean,
         stderr: m.stderr,
@@ -275,6 +276,7 @@ pub fn write(
     let cells = load(parts)?;
     let mut table = Table {
         rows: cells.iter().filter_map(row).collect(),
+        min_seeds: options.min_seeds.max(1),
     };
     // A cell run with a smaller budget than others of its setting (appendix B's EI) is
     // compared with them as they were when they had spent that budget.
@@ -432,7 +434,7 @@ pub fn write(
         "Simple regret against budget spent: mean over seeds (line) ± one standard error \
          (band). A diamond marks the mean budget after which an algorithm only plays an optimal \
          control set (drawn only when every seed settles on one). Each figure also exists as \
-         SVG beside the PNG. A legend entry with a seed count has fewer seeds than planned.\n"
+         SVG beside the PNG. The table below gives each cell's number of seeds.\n"
     );
     let objectives = distinct(cells.iter().map(|c| c.summary.objective.clone()));
     let main_dir = parts.first().map(|p| p.part.dir);
@@ -567,10 +569,21 @@ pub fn write(
          algorithm compared has at least {} finished seeds; a claim is *supported* when at \
          least {:.0}% of its comparisons agree, *not supported* at {:.0}% or less, *mixed* in \
          between, *inconclusive* when nothing could be compared.\n",
-        verdict::MIN_SEEDS,
+        table.min_seeds,
         100.0 * verdict::SUPPORT_SHARE,
         100.0 * (1.0 - verdict::SUPPORT_SHARE)
     );
+    if table.min_seeds < verdict::MIN_SEEDS {
+        let _ = writeln!(
+            md,
+            "**Weak evidence:** these verdicts admit cells with {} seed(s) (`--min-seeds {}`), \
+             below the default {}; a single run per cell has no standard error, and one unlucky \
+             run can decide a comparison.\n",
+            table.min_seeds,
+            table.min_seeds,
+            verdict::MIN_SEEDS
+        );
+    }
     for v in &verdicts {
         let _ = writeln!(
             md,
