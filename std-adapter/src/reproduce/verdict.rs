@@ -175,10 +175,23 @@ impl Table {
     }
 }
 
-/// Whether `a`'s mean regret is below `b`'s by more than two combined standard errors.
+/// Whether `a`'s mean regret is below `b`'s by more than two combined standard errors (never
+/// with a single seed on either side: there is no standard error to go by).
 fn clearly_below(a: &Row, b: &Row) -> bool {
+    if a.seeds < 2 || b.seeds < 2 {
+        return false;
+    }
     let se = (a.stderr_regret.powi(2) + b.stderr_regret.powi(2)).sqrt();
     a.mean_regret + 2.0 * se < b.mean_regret
+}
+
+/// `lines` joined into a sentence, or nothing if there are none.
+fn listed(lines: &[String]) -> String {
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!("{}.", lines.join("; "))
+    }
 }
 
 fn fmt_setting((o, c, v): &Setting) -> String {
@@ -264,8 +277,8 @@ pub fn ucb_cvs(table: &Table) -> Vec<Verdict> {
         agree,
         total,
         format!(
-            "{clear} of them by more than 2 s.e. Final regrets: {}.",
-            lines.join("; ")
+            "{clear} of them by more than 2 s.e. Final regrets: {}",
+            listed(&lines)
         ),
     ));
 
@@ -299,7 +312,9 @@ pub fn ucb_cvs(table: &Table) -> Vec<Verdict> {
         if a >= b && b >= c {
             agree += 1;
         }
-        lines.push(format!("{o}/{v}: {a:.2} ≥ {b:.2} ≥ {c:.2}?"));
+        lines.push(format!(
+            "{o}/{v}: cheap {a:.2}, moderate {b:.2}, expensive {c:.2}"
+        ));
     }
     out.push(verdict(
         table,
@@ -310,8 +325,8 @@ pub fn ucb_cvs(table: &Table) -> Vec<Verdict> {
         agree,
         total,
         format!(
-            "Relative advantages cheap/moderate/expensive: {}.",
-            lines.join("; ")
+            "Relative advantages cheap/moderate/expensive: {}",
+            listed(&lines)
         ),
     ));
 
@@ -353,7 +368,7 @@ pub fn ucb_cvs(table: &Table) -> Vec<Verdict> {
          most the better PSQ's plus two combined standard errors",
         agree_ada,
         total_ada,
-        format!("{}.", lines.join("; ")),
+        listed(&lines),
     ));
     out.push(verdict(
         table,
@@ -397,7 +412,7 @@ pub fn ucb_cvs(table: &Table) -> Vec<Verdict> {
          UCB-PSQ ends below each of ETC-50/100/Ada",
         agree,
         total,
-        format!("{}.", lines.join("; ")),
+        listed(&lines),
     ));
 
     // (4) The effect of the variance is problem dependent.
@@ -432,7 +447,7 @@ pub fn ucb_cvs(table: &Table) -> Vec<Verdict> {
          than ETC-Ada had when it had spent the same budget",
         agree,
         total,
-        format!("{}.", lines.join("; ")),
+        listed(&lines),
     ));
     let (mut agree, mut total, mut lines) = (0, 0, Vec::new());
     for s in table.settings(|r| r.algorithm == "ei-per-cost") {
@@ -461,7 +476,7 @@ pub fn ucb_cvs(table: &Table) -> Vec<Verdict> {
          one below half of ETC-Ada's share over the same budget",
         agree,
         total,
-        format!("Budget share on the cheaper sets: {}.", lines.join("; ")),
+        format!("Budget share on the cheaper sets: {}", listed(&lines)),
     ));
     out
 }
@@ -585,8 +600,8 @@ pub fn unknown_cost(table: &Table) -> Vec<Verdict> {
         agree,
         total,
         format!(
-            "{clear} of them by more than 2 s.e. Final regrets: {}.",
-            lines.join("; ")
+            "{clear} of them by more than 2 s.e. Final regrets: {}",
+            listed(&lines)
         ),
     ));
     out.push(verdict(
@@ -598,7 +613,7 @@ pub fn unknown_cost(table: &Table) -> Vec<Verdict> {
          baseline",
         agree_n,
         total_n,
-        format!("Proposed method: {}.", lines_n.join("; ")),
+        format!("Proposed method: {}", listed(&lines_n)),
     ));
     out.push(verdict(
         table,
@@ -610,8 +625,8 @@ pub fn unknown_cost(table: &Table) -> Vec<Verdict> {
         agree_o,
         total_o,
         format!(
-            "Proposed method's share on the cheapest optimal set: {}.",
-            lines_o.join("; ")
+            "Proposed method's share on the cheapest optimal set: {}",
+            listed(&lines_o)
         ),
     ));
     out
