@@ -10,7 +10,8 @@
 //! agrees, and the expected UCB of each chosen point under the 1024-point bank and under an
 //! 8192-point scrambled-Sobol reference bank (a far more accurate expectation than either).
 //!
-//! Run: `cargo run --release -p costbo-benches --example bank_agreement`.
+//! Run: `cargo run --release -p costbo-benches --example bank_agreement [SIZE]`, SIZE the small
+//! bank's size (default 128; the messages call it "128" whatever it is).
 
 use costbo_benches::plant::{self, BankKind, D, M};
 use costbo_core::expectation::{expected_bound, Bound, SampleBank};
@@ -34,7 +35,12 @@ fn choose(
 }
 
 fn main() {
-    let small = plant::bank::<f64>(128, BankKind::Sobol(1));
+    let size = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(128);
+    let small = plant::bank::<f64>(size, BankKind::Sobol(1));
+    println!("small bank: {size} scrambled-Sobol points");
     let paper = plant::bank::<f64>(1024, BankKind::Iid(1));
     let reference = plant::bank::<f64>(8192, BankKind::Sobol(2));
     let inner = InnerConfig::default();
