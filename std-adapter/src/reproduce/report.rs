@@ -335,6 +335,19 @@ pub fn write(
             "**This is the smoke grid**: a few rounds, 2 seeds, small banks. Its numbers test \
              the pipeline, not the paper.\n"
         );
+    } else if options.seeds < study.paper_seeds() || options.objectives.is_some() {
+        let objectives = options
+            .objectives
+            .as_ref()
+            .map_or_else(|| "all of the paper's".to_string(), |o| o.join(", "));
+        let _ = writeln!(
+            md,
+            "**This is a subset of the paper's grid**: {} of its {} seeds; objectives: {}. The \
+             claims below are judged on this subset only.\n",
+            options.seeds,
+            study.paper_seeds(),
+            objectives
+        );
     }
 
     // Completeness and compute.
