@@ -17,42 +17,85 @@ pub struct Trace {
     pub simple_regret: Vec<f64>,
 }
 
+/// A job CSV written by the runner: its header, and its non-empty data rows split into fields.
+pub(crate) struct JobCsv<'a> {
+    header: Vec<&'a str>,
+    rows: Vec<Vec<&'a str>>,
+}
+
+impl<'a> JobCsv<'a> {
+    /// Splits `text` into the header and the data rows.
+    pub(crate) fn new(text: &'a str) -> Result<Self, String> {
+        let mut lines = text.lines();
+        let header = lines.next().ok_or("empty CSV")?.split(',').collect();
+        let rows = lines
+            .filter(|l| !l.is_empty())
+            .map(|l| l.split(',').collect())
+            .collect();
+        Ok(JobCsv { header, rows })
+    }
+
+    /// The index of the column called `name`.
+    pub(crate) fn column(&self, name: &str) -> Result<usize, String> {
+        self.header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or(format!("no column `{name}`"))
+    }
+
+    /// Number of data rows.
+    pub(crate) fn rows(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Row `i`'s value in column `c`, parsed (and finite, for numbers that can be infinite).
+    pub(crate) fn value<T: std::str::FromStr + Finite>(
+        &self,
+        i: usize,
+        c: usize,
+    ) -> Result<T, String> {
+        self.rows[i]
+            .get(c)
+            .and_then(|v| v.parse::<T>().ok())
+            .filter(Finite::is_finite_value)
+            .ok_or(format!("row {}: bad `{}`", i + 1, self.header[c]))
+    }
+}
+
+/// Values a job CSV may hold; a non-finite number is as bad as an unparsable one.
+pub(crate) trait Finite {
+    /// Whether the value is usable.
+    fn is_finite_value(&self) -> bool;
+}
+
+impl Finite for f64 {
+    fn is_finite_value(&self) -> bool {
+        self.is_finite()
+    }
+}
+
+impl Finite for usize {
+    fn is_finite_value(&self) -> bool {
+        true
+    }
+}
+
 impl Trace {
     /// Parses a job CSV written by the runner (columns found by name).
     pub fn parse(text: &str) -> Result<Trace, String> {
-        let mut lines = text.lines();
-        let header: Vec<&str> = lines.next().ok_or("empty CSV")?.split(',').collect();
-        let col = |name: &str| {
-            header
-                .iter()
-                .position(|h| *h == name)
-                .ok_or(format!("no column `{name}`"))
-        };
+        let csv = JobCsv::new(text)?;
         let (spent, cost, set, regret) = (
-            col("spent")?,
-            col("cost")?,
-            col("set")?,
-            col("simple_regret")?,
+            csv.column("spent")?,
+            csv.column("cost")?,
+            csv.column("set")?,
+            csv.column("simple_regret")?,
         );
         let mut t = Trace::default();
-        for (i, line) in lines.filter(|l| !l.is_empty()).enumerate() {
-            let fields: Vec<&str> = line.split(',').collect();
-            let get = |c: usize| -> Result<f64, String> {
-                fields
-                    .get(c)
-                    .and_then(|v| v.parse::<f64>().ok())
-                    .filter(|v| v.is_finite())
-                    .ok_or(format!("row {}: bad `{}`", i + 1, header[c]))
-            };
-            t.spent.push(get(spent)?);
-            t.cost.push(get(cost)?);
-            t.simple_regret.push(get(regret)?);
-            t.set.push(
-                fields
-                    .get(set)
-                    .and_then(|v| v.parse().ok())
-                    .ok_or(format!("row {}: bad `set`", i + 1))?,
-            );
+        for i in 0..csv.rows() {
+            t.spent.push(csv.value(i, spent)?);
+            t.cost.push(csv.value(i, cost)?);
+            t.simple_regret.push(csv.value(i, regret)?);
+            t.set.push(csv.value(i, set)?);
         }
         Ok(t)
     }

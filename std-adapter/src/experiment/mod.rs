@@ -287,42 +287,27 @@ pub fn csv(rounds: &[Round], d: usize) -> String {
 
 /// The job summary of a finished CSV.
 fn job_summary(cell: &str, seed: u64, text: &str) -> Result<JobSummary, String> {
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().ok_or("empty CSV")?.split(',').collect();
-    let col = |name: &str| {
-        header
-            .iter()
-            .position(|h| *h == name)
-            .ok_or(format!("no column {name}"))
-    };
+    let csv = curves::JobCsv::new(text)?;
     let (spent, simple, cumulative, weighted) = (
-        col("spent")?,
-        col("simple_regret")?,
-        col("cumulative_regret")?,
-        col("cost_weighted_regret")?,
+        csv.column("spent")?,
+        csv.column("simple_regret")?,
+        csv.column("cumulative_regret")?,
+        csv.column("cost_weighted_regret")?,
     );
-    let rows: Vec<&str> = lines.filter(|l| !l.is_empty()).collect();
     let mut summary = JobSummary {
         cell: cell.to_string(),
         seed,
-        rounds: rows.len(),
+        rounds: csv.rows(),
         spent: 0.0,
         final_simple_regret: None,
         cumulative_regret: None,
         cost_weighted_regret: None,
     };
-    if let Some(last) = rows.last() {
-        let fields: Vec<&str> = last.split(',').collect();
-        let get = |i: usize| -> Result<f64, String> {
-            fields
-                .get(i)
-                .and_then(|v| v.parse().ok())
-                .ok_or(format!("bad value in column {}", header[i]))
-        };
-        summary.spent = get(spent)?;
-        summary.final_simple_regret = Some(get(simple)?);
-        summary.cumulative_regret = Some(get(cumulative)?);
-        summary.cost_weighted_regret = Some(get(weighted)?);
+    if let Some(last) = csv.rows().checked_sub(1) {
+        summary.spent = csv.value(last, spent)?;
+        summary.final_simple_regret = Some(csv.value(last, simple)?);
+        summary.cumulative_regret = Some(csv.value(last, cumulative)?);
+        summary.cost_weighted_regret = Some(csv.value(last, weighted)?);
     }
     Ok(summary)
 }
