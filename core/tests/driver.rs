@@ -39,11 +39,16 @@ fn variables() -> [Variable<f64>; D] {
     }; D]
 }
 
+/// The sample bank of every controller here (tests that score sets themselves rebuild it).
+fn bank(problem: &Problem<f64, D, M>) -> SampleBank<f64, D, Vec<[f64; D]>> {
+    SampleBank::quasi_random(problem, vec![[0.0; D]; BANK], 11).unwrap()
+}
+
 fn controller(rule: Rule<f64>, costs: Option<&[f64]>, budget: f64, inner: InnerConfig) -> Ctl {
     let problem = Problem::new(&variables(), &sets(), costs).unwrap();
     let kernel = Kernel::squared_exponential([0.1; D], 1.0).unwrap();
     let gp = Gp::new(kernel, 0.0, 1e-4, WhenFull::Reject, vec![0.0; tri_len(N)]).unwrap();
-    let bank = SampleBank::quasi_random(&problem, vec![[0.0; D]; BANK], 11).unwrap();
+    let bank = bank(&problem);
     let settings = Settings {
         rule,
         beta: 2.0,
@@ -312,13 +317,12 @@ fn workspace_path_decides_like_the_stack_path() {
 /// 0; hence `inner::FULL_SET_POOL_FACTOR`.)
 #[test]
 fn the_full_set_outscores_every_other_set() {
-    let problem: Problem<f64, D, M> = Problem::new(&variables(), &sets(), Some(&CHEAP)).unwrap();
-    let full = problem.full_set().unwrap();
-    assert_eq!(full, M - 1);
-    let bank = SampleBank::quasi_random(&problem, vec![[0.0; D]; BANK], 11).unwrap();
     for inner in [LIGHT, InnerConfig::default()] {
         let rule = Rule::UcbCvs(EpsilonSchedule::Constant(0.0));
         let mut ctl = controller(rule, Some(&CHEAP), 100.0, inner);
+        let full = ctl.problem().full_set().unwrap();
+        assert_eq!(full, M - 1);
+        let bank = bank(ctl.problem());
         let mut rng = Xoshiro128PlusPlus::seed_from_u64(5);
         initial_design(&mut ctl, &mut rng);
         let mut ws = vec![0.0; ctl.workspace_len()];
@@ -353,8 +357,6 @@ fn the_full_set_outscores_every_other_set() {
 /// evaluation of their budget on a maximum already found.
 #[test]
 fn refinements_stop_once_converged() {
-    let problem: Problem<f64, D, M> = Problem::new(&variables(), &sets(), Some(&CHEAP)).unwrap();
-    let bank = SampleBank::quasi_random(&problem, vec![[0.0; D]; BANK], 11).unwrap();
     let inner = InnerConfig::default();
     let mut ctl = controller(
         Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
@@ -362,6 +364,7 @@ fn refinements_stop_once_converged() {
         100.0,
         LIGHT,
     );
+    let bank = bank(ctl.problem());
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(5);
     initial_design(&mut ctl, &mut rng);
     let (mut used, mut budget) = (0, 0);
@@ -380,8 +383,8 @@ fn refinements_stop_once_converged() {
             used += r.evaluations - inner.pool;
             budget += inner.starts * inner.evaluations_per_start;
         }
-        let d = ctl.suggest().unwrap();
-        play(&mut ctl, &mut rng, CHEAP[d.set]).unwrap();
+        let set = ctl.suggest().unwrap().set;
+        play(&mut ctl, &mut rng, CHEAP[set]).unwrap();
     }
     println!("refinement evaluations used: {used} of {budget}");
     // 3105 of 4800 with the tolerances, 4215 without them.
