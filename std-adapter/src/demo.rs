@@ -191,11 +191,14 @@ pub fn run(options: &DemoOptions) -> Result<DemoResult, String> {
         )
         .map_err(|e| format!("{e:?}"))?;
     }
+    // The fast factorised path and candidate screening need this much memory; without it
+    // every candidate costs an exponential per bank point and training input.
+    let mut workspace = vec![0.0; ctl.workspace_len()];
     let start = Instant::now();
     let mut rounds: Vec<Round> = Vec::new();
     let mut best = f64::NEG_INFINITY;
     loop {
-        let d = match ctl.suggest() {
+        let d = match ctl.suggest_with_workspace(&mut workspace) {
             Ok(d) => d,
             Err(DriverError::BudgetExhausted) => break,
             Err(e) => return Err(format!("round {}: {e:?}", rounds.len() + 1)),

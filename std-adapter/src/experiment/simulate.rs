@@ -139,11 +139,14 @@ pub fn run<const N: usize, const D: usize>(
         ctl.observe_initial(&u, f.eval(&u) + input.noise * gaussian(&mut rng))
             .map_err(|e| err(&e))?;
     }
+    // The fast factorised path and candidate screening need this much memory; without it
+    // every candidate costs an exponential per bank point and training input.
+    let mut workspace = vec![0.0; ctl.workspace_len()];
     let optimum = input.best.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let mut rounds: Vec<Round> = Vec::new();
     let (mut best_so_far, mut cumulative, mut weighted) = (f64::NEG_INFINITY, 0.0, 0.0);
     loop {
-        let d = match ctl.suggest() {
+        let d = match ctl.suggest_with_workspace(&mut workspace) {
             Ok(d) => d,
             Err(DriverError::BudgetExhausted) => break,
             Err(e) => return Err(format!("round {}: {e:?}", rounds.len() + 1)),
