@@ -25,7 +25,7 @@ use costbo_core::expectation::{
     expected_bound, expected_bound_batched, Bound, Chunk, FactorisedSe, SampleBank,
 };
 use costbo_core::inner::InnerConfig;
-use costbo_core::policy::{score_sets_where, workspace_len};
+use costbo_core::policy::workspace_len;
 use costbo_core::Real;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use std::hint::black_box;
@@ -66,21 +66,7 @@ fn scores<R: Real, const N: usize>(
     sets: usize,
 ) {
     let mut ws = vec![R::ZERO; workspace_len(ctl.gp().len(), bank.len())];
-    b.iter(|| {
-        let mut out = [None; M];
-        score_sets_where(
-            ctl.problem(),
-            ctl.gp(),
-            bank,
-            Bound::Upper(R::TWO),
-            &InnerConfig::default(),
-            SEED,
-            &mut out,
-            &mut ws,
-            |i| i < sets,
-        );
-        black_box(out)
-    })
+    b.iter(|| black_box(plant::score_first_sets(ctl, bank, sets, SEED, &mut ws)))
 }
 
 fn first_group(c: &mut Criterion) {

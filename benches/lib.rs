@@ -48,12 +48,13 @@ pub fn bumps5(x: &[f64; 5]) -> f64 {
 pub mod plant {
     use costbo_core::dist::{Distribution, TruncatedNormal};
     use costbo_core::driver::{Controller, Rule, Settings};
-    use costbo_core::expectation::SampleBank;
+    use costbo_core::expectation::{Bound, SampleBank};
     use costbo_core::gp::{Gp, WhenFull};
-    use costbo_core::inner::InnerConfig;
+    use costbo_core::inner::{InnerConfig, InnerResult};
     use costbo_core::kernel::Kernel;
     use costbo_core::linalg::tri_len;
     use costbo_core::policy::explore_then_commit::PlaysPerGroup;
+    use costbo_core::policy::score_sets_where;
     use costbo_core::problem::{ControlSet, Problem, Variable};
     use costbo_core::Real;
     use rand_core::SeedableRng;
@@ -150,5 +151,30 @@ pub mod plant {
                 .unwrap();
         }
         ctl
+    }
+
+    /// The scoring `suggest` does with a workspace (expected UCB, β = 2, default inner
+    /// optimiser, candidate streams from `seed`), for the control sets `i < sets`; `bank` is
+    /// the controller's (rebuilt: the controller does not lend it out).
+    pub fn score_first_sets<R: Real, const N: usize>(
+        ctl: &Ctl<R, N>,
+        bank: &SampleBank<R, D, Vec<[R; D]>>,
+        sets: usize,
+        seed: u64,
+        workspace: &mut [R],
+    ) -> [Option<InnerResult<R, D>>; M] {
+        let mut out = [None; M];
+        score_sets_where(
+            ctl.problem(),
+            ctl.gp(),
+            bank,
+            Bound::Upper(R::TWO),
+            &InnerConfig::default(),
+            seed,
+            &mut out,
+            workspace,
+            |i| i < sets,
+        );
+        out
     }
 }

@@ -13,9 +13,8 @@
 //! with `RUSTFLAGS="-C target-cpu=x86-64"`).
 
 use costbo_benches::plant::{self, BankKind, Ctl, M};
-use costbo_core::expectation::Bound;
 use costbo_core::inner::InnerConfig;
-use costbo_core::policy::{score_sets_where, workspace_len};
+use costbo_core::policy::workspace_len;
 use costbo_core::Real;
 use cpu_time::ThreadTime;
 use std::hint::black_box;
@@ -52,18 +51,7 @@ fn scoring<R: Real>(
     let times = (0..reps)
         .map(|_| {
             let start = ThreadTime::now();
-            let mut out = [None; M];
-            score_sets_where(
-                ctl.problem(),
-                ctl.gp(),
-                &bank,
-                Bound::Upper(R::TWO),
-                &InnerConfig::default(),
-                SEED,
-                &mut out,
-                &mut ws,
-                |i| i < sets,
-            );
+            let out = plant::score_first_sets(ctl, &bank, sets, SEED, &mut ws);
             let t = start.elapsed().as_secs_f64();
             print = fingerprint(black_box(&out));
             t

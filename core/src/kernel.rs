@@ -105,12 +105,31 @@ impl<R: Real, const D: usize> Kernel<R, D> {
         self.outputscale
     }
 
+    /// `1/ℓᵢ²`, the weight of coordinate `i` in [`scaled_sq_dist`](Self::scaled_sq_dist).
+    pub fn inverse_squared_lengthscales(&self) -> &[R; D] {
+        &self.inv_sq
+    }
+
     /// Scaled squared distance `r²`.
     #[inline]
     pub fn scaled_sq_dist(&self, a: &[R; D], b: &[R; D]) -> R {
+        self.scaled_sq_dist_over(a, b, |_| true)
+    }
+
+    /// The part of `r²` from the coordinates `i` with `include(i)`: the squared exponential
+    /// factorises over such parts (controlled and uncontrolled variables).
+    #[inline]
+    pub fn scaled_sq_dist_over(
+        &self,
+        a: &[R; D],
+        b: &[R; D],
+        include: impl Fn(usize) -> bool,
+    ) -> R {
         let mut r2 = R::ZERO;
         for i in 0..D {
-            r2 += (a[i] - b[i]).sq() * self.inv_sq[i];
+            if include(i) {
+                r2 += (a[i] - b[i]).sq() * self.inv_sq[i];
+            }
         }
         r2
     }

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use costbo_core::dist::{Distribution, TruncatedNormal};
 use costbo_core::driver::{Controller, Decision, DriverError, Rule, Settings};
-use costbo_core::expectation::{merge, uniform_open, SampleBank};
+use costbo_core::expectation::{uniform_open, SampleBank};
 use costbo_core::gp::{FitConfig, Gp, WhenFull};
 use costbo_core::inner::InnerConfig;
 use costbo_core::kernel::Kernel;
@@ -28,6 +28,7 @@ use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
 use crate::experiment::curves::Trace;
+use crate::experiment::judge::Judge;
 use crate::objectives::plant::Plant;
 use crate::plot::{Curve, Figure, Panel};
 
@@ -155,16 +156,11 @@ pub fn run(options: &DemoOptions) -> Result<DemoResult, String> {
         Controller::new(problem, gp, bank, settings).map_err(|e| format!("{e:?}"))?;
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(options.seed ^ 0x5EED);
     // The independent bank that measures regret: 4 096 i.i.d. draws of the source water.
-    let judge: Vec<[f64; D]> = (0..4096)
+    let draws: Vec<[f64; D]> = (0..4096)
         .map(|_| core::array::from_fn(|_| water.sample(uniform_open(&mut rng))))
         .collect();
-    let expected = |set: ControlSet, u: &[f64; D]| {
-        judge
-            .iter()
-            .map(|w| plant.value_and_gradient(&merge(set, u, w)).0)
-            .sum::<f64>()
-            / judge.len() as f64
-    };
+    let judge = Judge::from_points(&draws);
+    let expected = |set: ControlSet, u: &[f64; D]| judge.expected(&plant, set, u);
     let optimum = 2.194_116_175_648_000_8;
     let noise = 0.01;
 

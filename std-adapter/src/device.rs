@@ -34,7 +34,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use costbo_core::driver::{Controller, Decision, DriverError};
-use costbo_core::expectation::{merge, uniform_open};
+use costbo_core::expectation::uniform_open;
 use costbo_core::linalg::tri_len;
 use costbo_core::link::{
     encode, values_to_array, DeviceMessage, FrameDecoder, HostMessage, Values, DECODER_CAPACITY,
@@ -45,6 +45,7 @@ use costbo_experiment::Spec;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro128PlusPlus;
 
+use crate::experiment::judge::Judge;
 use crate::objectives::plant::Plant;
 use crate::objectives::Objective;
 
@@ -296,18 +297,13 @@ fn session<const N: usize, const M: usize>(
     let optimum = plant.optimum();
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(options.seed ^ 0x5EED);
     // The independent bank that measures regret: 4 096 draws of the source water.
-    let judge: Vec<[f64; D]> = (0..4096)
+    let draws: Vec<[f64; D]> = (0..4096)
         .map(|_| {
             core::array::from_fn(|l| truth.unit_distribution(l).sample(uniform_open(&mut rng)))
         })
         .collect();
-    let expected = |set: ControlSet, u: &[f64; D]| {
-        judge
-            .iter()
-            .map(|w| plant.value_and_gradient(&merge(set, u, w)).0)
-            .sum::<f64>()
-            / judge.len() as f64
-    };
+    let judge = Judge::from_points(&draws);
+    let expected = |set: ControlSet, u: &[f64; D]| judge.expected(&plant, set, u);
     let mut water = Xoshiro128PlusPlus::seed_from_u64(options.seed);
 
     let mut report = DeviceReport {

@@ -209,7 +209,7 @@ where
             if !set.contains(li) {
                 continue;
             }
-            let inv_sq = R::ONE / kernel.lengthscales()[li].sq();
+            let inv_sq = kernel.inverse_squared_lengthscales()[li];
             let mut g = R::ZERO;
             for (cj, xj) in coef.iter().zip(inputs) {
                 g += *cj * (x[li] - xj[li]);
@@ -303,7 +303,6 @@ impl<'w, R: Real, const C: usize> FactorisedSe<'w, R, C> {
             }
         }
         rsum.fill(R::ZERO);
-        let inv_sq: [R; D] = core::array::from_fn(|l| R::ONE / kernel.lengthscales()[l].sq());
         let inputs = gp.inputs();
         for (q, block) in points.chunks(C).enumerate() {
             let rows = &mut rand[q * n * C..(q + 1) * n * C];
@@ -311,12 +310,7 @@ impl<'w, R: Real, const C: usize> FactorisedSe<'w, R, C> {
                 for (c, r) in row.iter_mut().enumerate() {
                     *r = match block.get(c) {
                         Some(p) => {
-                            let mut r2 = R::ZERO;
-                            for l in 0..D {
-                                if !set.contains(l) {
-                                    r2 += (p[l] - xj[l]).sq() * inv_sq[l];
-                                }
-                            }
+                            let r2 = kernel.scaled_sq_dist_over(p, xj, |l| !set.contains(l));
                             (-R::HALF * r2).exp()
                         }
                         None => R::ZERO,
@@ -358,7 +352,6 @@ impl<'w, R: Real, const C: usize> FactorisedSe<'w, R, C> {
     {
         let kernel = gp.kernel();
         let os = kernel.outputscale();
-        let inv_sq: [R; D] = core::array::from_fn(|l| R::ONE / kernel.lengthscales()[l].sq());
         let mut mean_sum = R::ZERO;
         for ((((cj, xj), aj), rs), kj) in ctrl
             .zip(gp.inputs())
@@ -366,12 +359,7 @@ impl<'w, R: Real, const C: usize> FactorisedSe<'w, R, C> {
             .zip(self.rsum)
             .zip(coef.iter_mut())
         {
-            let mut r2 = R::ZERO;
-            for l in 0..D {
-                if self.set.contains(l) {
-                    r2 += (x[l] - xj[l]).sq() * inv_sq[l];
-                }
-            }
+            let r2 = kernel.scaled_sq_dist_over(x, xj, |l| self.set.contains(l));
             let c = os * (-R::HALF * r2).exp();
             *cj = c;
             let t = c * *aj * *rs;
@@ -506,7 +494,7 @@ impl<'w, R: Real, const C: usize> FactorisedSe<'w, R, C> {
             if !set.contains(ll) {
                 continue;
             }
-            let inv_sq = R::ONE / kernel.lengthscales()[ll].sq();
+            let inv_sq = kernel.inverse_squared_lengthscales()[ll];
             let mut s = R::ZERO;
             for (cj, xj) in coef.iter().zip(inputs) {
                 s += *cj * (x[ll] - xj[ll]);

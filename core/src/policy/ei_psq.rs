@@ -88,7 +88,8 @@ pub fn score_sets<R, const D: usize, const M: usize, const F: usize, const N: us
         seed,
         out,
         |_| true,
-        |set, x| expected_improvement(paths, incumbents, bank, set, x),
+        |_| (),
+        |_, set, x| expected_improvement(paths, incumbents, bank, set, x),
     );
 }
 

@@ -46,7 +46,7 @@ pub fn score_sets<R, const D: usize, const M: usize, const F: usize, const N: us
     R: Real,
     B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
 {
-    maximize_each_set_with(
+    maximize_each_set(
         problem,
         inner,
         seed,
@@ -121,14 +121,13 @@ impl<'p, 'a, R: Real, const D: usize, const F: usize, const N: usize>
         {
             let (mut cs, mut ss) = (R::ZERO, R::ZERO);
             for w in points {
-                let t = uncontrolled_dot(set, omega, w);
+                let t = dot_over(omega, w, |l| !set.contains(l));
                 cs += t.cos();
                 ss += t.sin();
             }
             *c = cs * inv;
             *s = ss * inv;
         }
-        let inv_sq = inverse_squares(path);
         for ((xi, vi), u) in path
             .inputs()
             .iter()
@@ -137,11 +136,7 @@ impl<'p, 'a, R: Real, const D: usize, const F: usize, const N: usize>
         {
             let mut r = R::ZERO;
             for w in points {
-                let mut r2 = R::ZERO;
-                for l in (0..D).filter(|&l| !set.contains(l)) {
-                    r2 += (w[l] - xi[l]).sq() * inv_sq[l];
-                }
-                r += (-R::HALF * r2).exp();
+                r += (-R::HALF * kernel.scaled_sq_dist_over(w, xi, |l| !set.contains(l))).exp();
             }
             *u = *vi * r * inv;
         }
@@ -164,7 +159,7 @@ impl<'p, 'a, R: Real, const D: usize, const F: usize, const N: usize>
             .zip(&self.cos_mean)
             .zip(&self.sin_mean)
         {
-            let a = controlled_dot(set, omega, x) + *b;
+            let a = dot_over(omega, x, |l| set.contains(l)) + *b;
             let (sa, ca) = (a.sin(), a.cos());
             s += *w * (ca * *c - sa * *sn);
             let slope = *w * (sa * *c + ca * *sn);
@@ -177,12 +172,9 @@ impl<'p, 'a, R: Real, const D: usize, const F: usize, const N: usize>
         let mut grad = g.map(|gl| amplitude * gl);
         let kernel = path.kernel();
         let os = kernel.outputscale();
-        let inv_sq = inverse_squares(path);
+        let inv_sq = kernel.inverse_squared_lengthscales();
         for (xi, u) in path.inputs().iter().zip(&self.update_mean) {
-            let mut r2 = R::ZERO;
-            for l in (0..D).filter(|&l| set.contains(l)) {
-                r2 += (x[l] - xi[l]).sq() * inv_sq[l];
-            }
+            let r2 = kernel.scaled_sq_dist_over(x, xi, |l| set.contains(l));
             let t = *u * os * (-R::HALF * r2).exp();
             f += t;
             for l in (0..D).filter(|&l| set.contains(l)) {
@@ -193,55 +185,25 @@ impl<'p, 'a, R: Real, const D: usize, const F: usize, const N: usize>
     }
 }
 
-fn inverse_squares<R: Real, const D: usize, const F: usize, const N: usize>(
-    path: &PosteriorSample<'_, R, D, F, N>,
-) -> [R; D] {
-    let ls = path.kernel().lengthscales();
-    core::array::from_fn(|l| R::ONE / ls[l].sq())
-}
-
-fn controlled_dot<R: Real, const D: usize>(set: ControlSet, omega: &[R; D], x: &[R; D]) -> R {
+/// `Σ_{l: include(l)} ωₗ·xₗ`: the part of a feature's phase from some of the variables.
+fn dot_over<R: Real, const D: usize>(
+    omega: &[R; D],
+    x: &[R; D],
+    include: impl Fn(usize) -> bool,
+) -> R {
     let mut t = R::ZERO;
-    for l in (0..D).filter(|&l| set.contains(l)) {
+    for l in (0..D).filter(|&l| include(l)) {
         t += omega[l] * x[l];
     }
     t
 }
 
-fn uncontrolled_dot<R: Real, const D: usize>(set: ControlSet, omega: &[R; D], w: &[R; D]) -> R {
-    let mut t = R::ZERO;
-    for l in (0..D).filter(|&l| !set.contains(l)) {
-        t += omega[l] * w[l];
-    }
-    t
-}
-
-/// Maximises `score(set, x)` over each control set `i` of `problem` with `wanted(i)` into `out`
-/// (`None` for the others), each set with its own stream of candidates; non-finite scores
-/// count as failures.
-pub fn maximize_each_set<R: Real, const D: usize, const M: usize>(
-    problem: &Problem<R, D, M>,
-    inner: &InnerConfig,
-    seed: u64,
-    out: &mut [Option<InnerResult<R, D>>],
-    wanted: impl Fn(usize) -> bool,
-    score: impl Fn(ControlSet, &[R; D]) -> (R, [R; D]),
-) {
-    maximize_each_set_with(
-        problem,
-        inner,
-        seed,
-        out,
-        wanted,
-        |_| (),
-        |_, set, x| score(set, x),
-    );
-}
-
-/// [`maximize_each_set`] with a per-set precomputation: `prepare(set)` runs once before the
-/// set is maximised and `score` gets its result.
+/// Maximises `score(&prepared, set, x)` over each control set `i` of `problem` with `wanted(i)`
+/// into `out` (`None` for the others), each set with its own stream of candidates; non-finite
+/// scores count as failures. `prepare(set)` runs once before the set is maximised (what the
+/// set's scores share, e.g. an [`ExpectedPath`]).
 #[allow(clippy::too_many_arguments)]
-pub fn maximize_each_set_with<R: Real, const D: usize, const M: usize, P>(
+pub fn maximize_each_set<R: Real, const D: usize, const M: usize, P>(
     problem: &Problem<R, D, M>,
     inner: &InnerConfig,
     seed: u64,

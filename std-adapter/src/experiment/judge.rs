@@ -48,6 +48,15 @@ impl Judge {
         Ok(Judge { points, dim })
     }
 
+    /// A bank of given draws of `D` variables (other distributions than [`new`](Self::new)'s,
+    /// e.g. the plant's source water).
+    pub fn from_points<const D: usize>(points: &[[f64; D]]) -> Self {
+        Judge {
+            points: points.iter().map(|p| p.to_vec()).collect(),
+            dim: D,
+        }
+    }
+
     /// `E f([u^set, X^{-set}])` over the bank (`f(u)` itself when `set` holds every variable).
     pub fn expected(&self, f: &dyn Objective, set: ControlSet, u: &[f64]) -> f64 {
         if (0..self.dim).all(|l| set.contains(l)) {
