@@ -13,9 +13,7 @@ use crate::inner::{InnerConfig, InnerResult};
 use crate::policy::explore_then_commit::{ExploreThenCommit, PlaysPerGroup};
 use crate::policy::ucb_cvs::{self, EpsilonSchedule};
 use crate::policy::unknown_cost::{UnknownCost, UnknownCostConfig};
-use crate::policy::{
-    ei_psq, per_unit_cost, score_sets, score_sets_where, score_sets_with_workspace, thompson_psq,
-};
+use crate::policy::{ei_psq, per_unit_cost, score_sets, score_sets_where, thompson_psq};
 use crate::problem::{ControlSet, Costs, Problem};
 use crate::real::Real;
 use crate::thompson::PosteriorSample;
@@ -423,17 +421,29 @@ where
         let chosen = match (&mut self.state, self.settings.rule) {
             (RuleState::Etc(etc), _) => etc.select(scores, costs),
             (RuleState::Unknown(rule), _) => {
+                // Only the best lower bound over all sets is needed, and the set controlling
+                // every variable attains it (`Problem::full_set`; the same argument holds for
+                // µ − βσ): score it alone, and every set only if it has none or it failed.
                 let mut lcb: [Option<InnerResult<R, D>>; M] = [None; M];
-                score_sets_with_workspace(
-                    &self.problem,
-                    &self.gp,
-                    &self.bank,
-                    Bound::Lower(self.settings.beta),
-                    &self.settings.inner,
-                    seed ^ 1,
-                    &mut lcb[..m],
-                    workspace,
-                );
+                let full_set = self.problem.full_set();
+                let mut score_lcb =
+                    |lcb: &mut [Option<InnerResult<R, D>>], wanted: &dyn Fn(usize) -> bool| {
+                        score_sets_where(
+                            &self.problem,
+                            &self.gp,
+                            &self.bank,
+                            Bound::Lower(self.settings.beta),
+                            &self.settings.inner,
+                            seed ^ 1,
+                            lcb,
+                            workspace,
+                            wanted,
+                        )
+                    };
+                score_lcb(&mut lcb[..m], &|i| full_set.is_none_or(|f| i == f));
+                if let Some(f) = full_set.filter(|&f| lcb[f].is_none()) {
+                    score_lcb(&mut lcb[..m], &|i| i != f);
+                }
                 let lcb_max = lcb[..m]
                     .iter()
                     .flatten()

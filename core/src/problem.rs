@@ -198,7 +198,8 @@ impl<R: Real, const D: usize, const M: usize> Problem<R, D, M> {
     /// The first control set that controls every variable, if there is one. Its best
     /// acquisition value is never below another set's: for any `g`,
     /// `max_x g(x) ≥ max_{x^i} E[g([x^i, X])]`, so a rule that plays the overall argmax (UCB-PSQ,
-    /// explore-then-commit once committed, TS-PSQ) always plays it.
+    /// explore-then-commit once committed, TS-PSQ) always plays it, and the unknown-cost rule's
+    /// best lower bound over all sets is its best lower bound.
     pub fn full_set(&self) -> Option<usize> {
         self.sets()
             .iter()

@@ -310,13 +310,16 @@ fn workspace_path_decides_like_the_stack_path() {
 }
 
 /// UCB-PSQ and explore-then-commit (once committed) score only the set that controls every
-/// variable, because no other set can score higher (`Problem::full_set`). That holds for the
-/// exact maxima; this checks that it holds for the inner optimiser's maxima too, round after
-/// round, so that scoring only the full set decides as scoring all of them would. (With the
-/// partial sets' pool the full set was under-maximised: set 4 scored 2.62 against 2.15 in round
-/// 0; hence `inner::FULL_SET_POOL_FACTOR`.)
+/// variable, because no other set can score higher (`Problem::full_set`), and the unknown-cost
+/// rule takes its best lower bound over all sets from that set alone for the same reason
+/// (`max_x g(x) ≥ max E[g]` holds for g = µ − βσ too). That holds for the exact maxima; this
+/// checks that it holds for the inner optimiser's maxima too, round after round, so that
+/// scoring only the full set decides as scoring all of them would. (With the partial sets'
+/// pool the full set was under-maximised: set 4 scored 2.62 against 2.15 in round 0; hence
+/// `inner::FULL_SET_POOL_FACTOR`.)
 #[test]
 fn the_full_set_outscores_every_other_set() {
+    use costbo_core::expectation::Bound;
     for inner in [LIGHT, InnerConfig::default()] {
         let rule = Rule::UcbCvs(EpsilonSchedule::Constant(0.0));
         let mut ctl = controller(rule, Some(&CHEAP), 100.0, inner);
@@ -327,24 +330,26 @@ fn the_full_set_outscores_every_other_set() {
         initial_design(&mut ctl, &mut rng);
         let mut ws = vec![0.0; ctl.workspace_len()];
         for round in 0..15u64 {
-            let mut out = [None; M];
-            costbo_core::policy::score_sets_with_workspace(
-                ctl.problem(),
-                ctl.gp(),
-                &bank,
-                costbo_core::expectation::Bound::Upper(2.0),
-                &inner,
-                round,
-                &mut out,
-                &mut ws,
-            );
-            let a_full = out[full].unwrap().value;
-            for (i, r) in out.iter().enumerate() {
-                let a = r.unwrap().value;
-                assert!(
-                    a <= a_full,
-                    "round {round}: set {i} scores {a} > full set {a_full}"
+            for bound in [Bound::Upper(2.0), Bound::Lower(2.0)] {
+                let mut out = [None; M];
+                costbo_core::policy::score_sets_with_workspace(
+                    ctl.problem(),
+                    ctl.gp(),
+                    &bank,
+                    bound,
+                    &inner,
+                    round,
+                    &mut out,
+                    &mut ws,
                 );
+                let a_full = out[full].unwrap().value;
+                for (i, r) in out.iter().enumerate() {
+                    let a = r.unwrap().value;
+                    assert!(
+                        a <= a_full,
+                        "round {round}, {bound:?}: set {i} scores {a} > full set {a_full}"
+                    );
+                }
             }
             let d = play(&mut ctl, &mut rng, 1.0).unwrap();
             assert_eq!(d.set, full);
