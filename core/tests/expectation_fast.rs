@@ -441,7 +441,7 @@ fn closed_form_mean_matches_banks_and_finite_differences() {
     };
     let iid = rms(1024, false);
     let mut sobol = Vec::new();
-    for size in [64, 256, 1024, 4096] {
+    for size in [32, 64, 256, 1024, 4096] {
         sobol.push((size, rms(size, true)));
     }
     println!("E[mu] bank vs closed form, RMS over 8 banks x 4 sets x 16 points:");
@@ -449,12 +449,18 @@ fn closed_form_mean_matches_banks_and_finite_differences() {
     for (size, e) in &sobol {
         println!("  scrambled Sobol {size}: {e:.2e}");
     }
-    let sobol_1024 = sobol[2].1;
+    let sobol_1024 = sobol[3].1;
     assert!(
         sobol_1024 < iid / 10.0,
         "Sobol {sobol_1024:.2e} vs i.i.d. {iid:.2e}"
     );
-    assert!(sobol[3].1 < sobol[0].1 / 10.0, "no convergence: {sobol:?}");
+    // Even a 32-point Sobol bank beats the paper's 1024 i.i.d. points (docs/performance.md).
+    assert!(
+        sobol[0].1 < iid,
+        "Sobol 32 {:.2e} vs i.i.d. {iid:.2e}",
+        sobol[0].1
+    );
+    assert!(sobol[4].1 < sobol[1].1 / 10.0, "no convergence: {sobol:?}");
     // With every variable controlled there is nothing to average.
     let full = ControlSet::full(D);
     let x = candidates[0];
