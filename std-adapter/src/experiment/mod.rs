@@ -364,6 +364,22 @@ impl JobTime {
     pub fn read(out: &Path, cell: &Cell, seed: u64) -> Option<JobTime> {
         JobTime::parse(&std::fs::read_to_string(time_path(out, cell, seed)).ok()?)
     }
+
+    /// When a finished job of `cell` ended, in seconds since the Unix epoch: the modification
+    /// time of its time file, written once as the job ends (`None` where the file system does
+    /// not tell).
+    pub fn finished_at(out: &Path, cell: &Cell, seed: u64) -> Option<f64> {
+        let modified = std::fs::metadata(time_path(out, cell, seed))
+            .ok()?
+            .modified()
+            .ok()?;
+        Some(
+            modified
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?
+                .as_secs_f64(),
+        )
+    }
 }
 
 /// CPU seconds (user + system) of the calling thread, from `/proc/thread-self/stat` (Linux; in

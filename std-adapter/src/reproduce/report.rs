@@ -21,6 +21,8 @@ struct CellData {
     planned_seeds: usize,
     traces: Vec<Trace>,
     times: Vec<JobTime>,
+    /// Start and end of each timed job, seconds since the Unix epoch.
+    spans: Vec<(f64, f64)>,
     has_full_set: bool,
 }
 
@@ -33,12 +35,15 @@ fn load(parts: &[PartResult]) -> Result<Vec<CellData>, String> {
                 continue;
             };
             let mut traces = Vec::new();
-            let mut times = Vec::new();
+            let (mut times, mut spans) = (Vec::new(), Vec::new());
             for seed in settings.seed_list() {
                 let path = job_path(&p.dir, &cell, seed);
                 if path.exists() {
                     traces.push(Trace::read(&path)?);
                     if let Some(t) = JobTime::read(&p.dir, &cell, seed) {
+                        if let Some(end) = JobTime::finished_at(&p.dir, &cell, seed) {
+                            spans.push((end - t.wall_seconds, end));
+                        }
                         times.push(t);
                     }
                 }
@@ -50,6 +55,7 @@ fn load(parts: &[PartResult]) -> Result<Vec<CellData>, String> {
                 cell,
                 traces,
                 times,
+                spans,
                 has_full_set,
             });
         }
@@ -192,7 +198,8 @@ fn objective_figure(title: String, cells: &[&CellData], metric: Metric) -> Optio
 
 fn fmt_seconds(s: f64) -> String {
     if s >= 3600.0 {
-        format!("{:.1} h", s / 3600.0)
+        let minutes = (s / 60.0).round() as u64;
+        format!("{} h {:02} min", minutes / 60, minutes % 60)
     } else if s >= 60.0 {
         format!("{:.1} min", s / 60.0)
     } else {
@@ -380,6 +387,19 @@ pub fn write(
         );
         for f in &p.failed {
             let _ = writeln!(md, "  - failed: {f}");
+        }
+        // Wall time of the part: from the first job's start to the last job's end.
+        let spans = part_cells.iter().flat_map(|c| c.spans.iter());
+        let first = spans.clone().map(|s| s.0).fold(f64::INFINITY, f64::min);
+        let last = spans.map(|s| s.1).fold(f64::NEG_INFINITY, f64::max);
+        if last > first {
+            let _ = writeln!(
+                md,
+                "  - its jobs ran from the first start to the last end over **{}** of wall \
+                 time (from the time files' modification times; pauses between resumed \
+                 invocations count).",
+                fmt_seconds(last - first)
+            );
         }
         for c in &part_cells {
             for t in &c.times {
