@@ -99,6 +99,19 @@ pub enum DriverError {
     InvalidMemo,
 }
 
+/// Scores the set that controls every variable alone when there is one (`full`; no other set
+/// can beat its maximum), and the other sets only if there is none or its maximisation failed.
+fn score_full_set_first<T>(
+    out: &mut [Option<T>],
+    full: Option<usize>,
+    mut score: impl FnMut(&mut [Option<T>], &dyn Fn(usize) -> bool),
+) {
+    score(out, &|i| full.is_none_or(|f| i == f));
+    if let Some(f) = full.filter(|&f| out.get(f).is_some_and(Option::is_none)) {
+        score(out, &|i| i != f);
+    }
+}
+
 impl From<GpError> for DriverError {
     fn from(e: GpError) -> Self {
         DriverError::Gp(e)
@@ -395,14 +408,8 @@ where
             (_, Rule::UcbCvs(schedule)) => schedule.at(self.rounds) == R::ZERO,
             _ => false,
         };
-        let full = self.problem.full_set().filter(|_| plays_argmax);
-        match full {
-            Some(f) => {
-                score_ucb(&mut ucb[..m], &|i| i == f);
-                if ucb[f].is_none() {
-                    score_ucb(&mut ucb[..m], &|i| i != f);
-                }
-            }
+        match self.problem.full_set().filter(|_| plays_argmax) {
+            full @ Some(_) => score_full_set_first(&mut ucb[..m], full, &mut score_ucb),
             None => score_ucb(&mut ucb[..m], &|i| exploring.is_none_or(|c| costs[i] == c)),
         }
         if let Some(c) = exploring {
@@ -425,25 +432,19 @@ where
                 // every variable attains it (`Problem::full_set`; the same argument holds for
                 // µ − βσ): score it alone, and every set only if it has none or it failed.
                 let mut lcb: [Option<InnerResult<R, D>>; M] = [None; M];
-                let full_set = self.problem.full_set();
-                let mut score_lcb =
-                    |lcb: &mut [Option<InnerResult<R, D>>], wanted: &dyn Fn(usize) -> bool| {
-                        score_sets_where(
-                            &self.problem,
-                            &self.gp,
-                            &self.bank,
-                            Bound::Lower(self.settings.beta),
-                            &self.settings.inner,
-                            seed ^ 1,
-                            lcb,
-                            workspace,
-                            wanted,
-                        )
-                    };
-                score_lcb(&mut lcb[..m], &|i| full_set.is_none_or(|f| i == f));
-                if let Some(f) = full_set.filter(|&f| lcb[f].is_none()) {
-                    score_lcb(&mut lcb[..m], &|i| i != f);
-                }
+                score_full_set_first(&mut lcb[..m], self.problem.full_set(), |lcb, wanted| {
+                    score_sets_where(
+                        &self.problem,
+                        &self.gp,
+                        &self.bank,
+                        Bound::Lower(self.settings.beta),
+                        &self.settings.inner,
+                        seed ^ 1,
+                        lcb,
+                        workspace,
+                        wanted,
+                    )
+                });
                 let lcb_max = lcb[..m]
                     .iter()
                     .flatten()
@@ -492,10 +493,7 @@ where
                     wanted,
                 )
             };
-            score(&mut out[..m], &|i| full.is_none_or(|f| i == f));
-            if let Some(f) = full.filter(|&f| out[f].is_none()) {
-                score(&mut out[..m], &|i| i != f);
-            }
+            score_full_set_first(&mut out[..m], full, score);
         }
         self.commit_best(&out[..m])
     }
