@@ -338,6 +338,16 @@ fn quick(study: Study, name: &str) -> (PathBuf, costbo_std::reproduce::Outcome) 
 fn check_report(out: &Path, study: Study, figures: usize) {
     let md = std::fs::read_to_string(out.join(format!("{}.md", study.name()))).unwrap();
     assert!(md.contains("## Final simple regret") && md.contains("## Headline claims"));
+    // Every part that ran says how long its jobs took from first start to last end.
+    let parts = md.lines().filter(|l| l.starts_with("- `")).count();
+    let spans = md
+        .lines()
+        .filter(|l| l.contains("from the first start to the last end"))
+        .count();
+    assert!(
+        parts > 0 && spans == parts,
+        "{parts} parts, {spans} spans:\n{md}"
+    );
     let pngs: Vec<&str> = md
         .lines()
         .filter(|l| l.starts_with("![") && l.ends_with(".png)"))
