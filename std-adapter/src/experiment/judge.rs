@@ -1,5 +1,5 @@
-//! Honest regret: expected values over an independent i.i.d. bank, and the best expected value
-//! of each control set, computed once and cached on disk.
+//! Honest regret: expected values over an independent bank (scrambled Sobol or i.i.d.), and the
+//! best expected value of each control set, computed once and cached on disk.
 
 use std::path::Path;
 
@@ -8,6 +8,7 @@ use costbo_core::expectation::uniform_open;
 use costbo_core::inner::{maximize_over_set_lazy, InnerConfig, Need};
 use costbo_core::optimize::maximize;
 use costbo_core::problem::ControlSet;
+use costbo_core::qmc::Sobol;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
@@ -23,8 +24,8 @@ pub(crate) fn fnv(s: &str) -> u64 {
     h
 }
 
-/// The independent bank that measures regret: i.i.d. draws of every variable (unit cube),
-/// seeded from the (objective, variance) key only, never from a run's seed.
+/// The independent bank that measures regret: draws of every variable (unit cube), seeded from
+/// the (objective, variance) key only, never from a run's seed.
 #[derive(Debug, Clone)]
 pub struct Judge {
     points: Vec<Vec<f64>>,
@@ -46,6 +47,35 @@ impl Judge {
             })
             .collect();
         Ok(Judge { points, dim })
+    }
+
+    /// The first `size` points of a scrambled Sobol sequence in `D` variables, each pushed
+    /// through the inverse CDF of a normal at ½ truncated to `[0, 1]` with truncated variance
+    /// `variance`; `key` seeds the scrambling. For the smooth objectives of the grids, 512
+    /// such points average more accurately than 2 048 i.i.d. draws (docs/performance.md,
+    /// "The regret judge's bank"), at a quarter of the cost per decision.
+    pub fn sobol<const D: usize>(variance: f64, size: usize, key: &str) -> Result<Self, String> {
+        let tn = TruncatedNormal::with_truncated_variance(0.5, variance, 0.0, 1.0)
+            .map_err(|e| format!("variance {variance}: {e:?}"))?;
+        let mut sobol = Sobol::<D>::new(fnv(key) ^ 0x534F_424F_4C00_0000)
+            .map_err(|e| format!("Sobol points in {D} variables: {e:?}"))?;
+        let points = (0..size)
+            .map(|_| {
+                let u: [f64; D] = sobol.next_point();
+                u.iter().map(|&u| tn.sample(u)).collect()
+            })
+            .collect();
+        Ok(Judge { points, dim: D })
+    }
+
+    /// The number of draws in the bank.
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    /// Whether the bank holds no draws.
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
     }
 
     /// A bank of given draws of `D` variables (other distributions than [`new`](Self::new)'s,

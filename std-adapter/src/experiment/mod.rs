@@ -13,8 +13,8 @@
 //!
 //! Regret is measured honestly: the expected value of each decision (its control set and
 //! values, averaged over the uncontrolled variables) is computed with an independent bank of
-//! [`Settings::judge`] i.i.d. draws, seeded from the (objective, sets, variance) only, never the
-//! algorithm's bank. The best expected value of every control set is found once per
+//! [`Settings::judge`] scrambled Sobol points (or i.i.d. draws, [`Settings::judge_points`]),
+//! seeded from the (objective, sets, variance) only, never the algorithm's bank. The best expected value of every control set is found once per
 //! (objective, sets, variance) by maximising the same bank average with the core's inner
 //! optimiser, and cached under `OUT/best/`. Simple regret after round `t` is
 //! `max_i best_i − max_{s ≤ t} E_s`; cumulative regret sums `max_i best_i − E_s`; cost-weighted
@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-pub use config::{Algorithm, Cell, CostSpec, ObjectiveSpec, Seeds, Settings};
+pub use config::{Algorithm, Cell, CostSpec, JudgePoints, ObjectiveSpec, Seeds, Settings};
 use judge::Judge;
 use simulate::{JobInput, Round};
 
@@ -222,13 +222,32 @@ fn prepare(settings: &Settings, out: &Path) -> Result<Vec<Prepared>, String> {
         let sets = o.control_sets(d)?;
         let mut per_variance = Vec::new();
         for &v in &settings.variances {
-            let key = format!(
-                "{}|sets={:?}|variance={v:?}|judge={}",
-                o.label(),
-                o.sets,
-                settings.judge
-            );
-            let judge = Judge::new(d, v, settings.judge, &key)?;
+            // The i.i.d. key is the one from before Sobol judges, so its caches stay valid.
+            let key = match settings.judge_points {
+                JudgePoints::Iid => format!(
+                    "{}|sets={:?}|variance={v:?}|judge={}",
+                    o.label(),
+                    o.sets,
+                    settings.judge
+                ),
+                JudgePoints::Sobol => format!(
+                    "{}|sets={:?}|variance={v:?}|judge=sobol-{}",
+                    o.label(),
+                    o.sets,
+                    settings.judge
+                ),
+            };
+            let judge = match settings.judge_points {
+                JudgePoints::Iid => Judge::new(d, v, settings.judge, &key)?,
+                JudgePoints::Sobol => {
+                    macro_rules! sobol {
+                        ($k:literal) => {
+                            Judge::sobol::<$k>(v, settings.judge, &key)
+                        };
+                    }
+                    with_dim!(d, sobol, [3, 5, 6, 12])?
+                }
+            };
             let cache =
                 out.join("best")
                     .join(format!("{}_v{v}_{:016x}.json", o.label(), judge::fnv(&key)));
@@ -644,7 +663,7 @@ fn cell_fingerprint(settings: &Settings, cell: &Cell) -> String {
     let o = &settings.objectives[cell.objective];
     format!(
         "objective = {:?}\ncosts = {:?}\nvariance = {:?}\nalgorithm = {:?}\nbank = {}\n\
-         judge = {}\ninitial = {}\nnoise = {:?}\nbeta = {:?}\nepsilon = {:?}\n\
+         judge = {}{}\ninitial = {}\nnoise = {:?}\nbeta = {:?}\nepsilon = {:?}\n\
          cost_noise = {:?}\n",
         o,
         cell.costs,
@@ -652,6 +671,11 @@ fn cell_fingerprint(settings: &Settings, cell: &Cell) -> String {
         cell.algorithm_name,
         settings.bank,
         settings.judge,
+        // Absent for i.i.d. judges, so that cells run before Sobol judges still resume.
+        match settings.judge_points {
+            JudgePoints::Iid => String::new(),
+            JudgePoints::Sobol => " sobol".to_string(),
+        },
         settings.initial,
         settings.noise,
         settings.beta,

@@ -5,7 +5,7 @@
 //! grid's settings). The settings are plain [`Settings`] values, so `costbo run` with an
 //! equivalent TOML file writes to and resumes the same cells.
 
-use crate::experiment::{CostSpec, ObjectiveSpec, Seeds, Settings};
+use crate::experiment::{CostSpec, JudgePoints, ObjectiveSpec, Seeds, Settings};
 
 /// One runner grid of a study.
 #[derive(Debug, Clone)]
@@ -97,7 +97,7 @@ fn strings(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
-/// The runner's defaults (bank 128, judge 2048, 5 initial points, noise 0.01, β = 2, ε 0.1,
+/// The runner's defaults (bank 128, judge 512 scrambled Sobol points, 5 initial points, noise 0.01, β = 2, ε 0.1,
 /// cost noise 0.01) with the given grid.
 fn settings(
     objectives: Vec<ObjectiveSpec>,
@@ -113,7 +113,8 @@ fn settings(
         algorithms,
         seeds: Seeds::Count(seeds),
         bank: 128,
-        judge: 2048,
+        judge: 512,
+        judge_points: JudgePoints::Sobol,
         initial: 5,
         noise: 0.01,
         beta: 2.0,

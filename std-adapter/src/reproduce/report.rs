@@ -264,14 +264,16 @@ fn settings_lines(s: &Settings) -> String {
         })
         .collect();
     format!(
-        "objectives {}; costs {}; variances {:?}; algorithms {}; seeds {:?}; bank {}; judge {}",
+        "objectives {}; costs {}; variances {:?}; algorithms {}; seeds {:?}; bank {}; judge {} \
+         ({} points)",
         objectives.join(", "),
         costs.join(", "),
         s.variances,
         s.algorithms.join(", "),
         s.seed_list(),
         s.bank,
-        s.judge
+        s.judge,
+        s.judge_points
     )
 }
 
@@ -421,7 +423,15 @@ pub fn write(
         fmt_seconds(cpu),
         fmt_seconds(elapsed),
         parts.first().map_or(0, |p| p.part.settings.bank),
-        parts.first().map_or(0, |p| p.part.settings.judge),
+        parts.first().map_or(String::new(), |p| {
+            let s = &p.part.settings;
+            match s.judge_points {
+                crate::experiment::JudgePoints::Sobol => {
+                    format!("{} scrambled Sobol points", s.judge)
+                }
+                crate::experiment::JudgePoints::Iid => format!("{} i.i.d. draws", s.judge),
+            }
+        }),
     );
 
     // Time per job by objective × costs × algorithm (the sizing of a full run).
