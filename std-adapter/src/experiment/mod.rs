@@ -223,20 +223,16 @@ fn prepare(settings: &Settings, out: &Path) -> Result<Vec<Prepared>, String> {
         let mut per_variance = Vec::new();
         for &v in &settings.variances {
             // The i.i.d. key is the one from before Sobol judges, so its caches stay valid.
-            let key = match settings.judge_points {
-                JudgePoints::Iid => format!(
-                    "{}|sets={:?}|variance={v:?}|judge={}",
-                    o.label(),
-                    o.sets,
-                    settings.judge
-                ),
-                JudgePoints::Sobol => format!(
-                    "{}|sets={:?}|variance={v:?}|judge=sobol-{}",
-                    o.label(),
-                    o.sets,
-                    settings.judge
-                ),
+            let kind = match settings.judge_points {
+                JudgePoints::Iid => "",
+                JudgePoints::Sobol => "sobol-",
             };
+            let key = format!(
+                "{}|sets={:?}|variance={v:?}|judge={kind}{}",
+                o.label(),
+                o.sets,
+                settings.judge
+            );
             let judge = match settings.judge_points {
                 JudgePoints::Iid => Judge::new(d, v, settings.judge, &key)?,
                 JudgePoints::Sobol => {
