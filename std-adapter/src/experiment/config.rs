@@ -126,14 +126,16 @@ pub enum JudgePoints {
     Iid,
 }
 
-impl fmt::Display for JudgePoints {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            JudgePoints::Sobol => "sobol",
-            JudgePoints::Iid => "iid",
-        })
+impl JudgePoints {
+    /// `size` points of this kind, in words ("512 scrambled Sobol points").
+    pub fn describe(self, size: usize) -> String {
+        match self {
+            JudgePoints::Sobol => format!("{size} scrambled Sobol points"),
+            JudgePoints::Iid => format!("{size} i.i.d. draws"),
+        }
     }
 }
+
 fn default_initial() -> usize {
     5
 }

@@ -24,6 +24,12 @@ pub(crate) fn fnv(s: &str) -> u64 {
     h
 }
 
+/// A normal at ½ truncated to `[0, 1]` with truncated variance `variance`.
+fn centred_normal(variance: f64) -> Result<TruncatedNormal<f64>, String> {
+    TruncatedNormal::with_truncated_variance(0.5, variance, 0.0, 1.0)
+        .map_err(|e| format!("variance {variance}: {e:?}"))
+}
+
 /// The independent bank that measures regret: draws of every variable (unit cube), seeded from
 /// the (objective, variance) key only, never from a run's seed.
 #[derive(Debug, Clone)]
@@ -36,8 +42,7 @@ impl Judge {
     /// `size` i.i.d. draws of `dim` variables, each a normal at ½ truncated to `[0, 1]` with
     /// truncated variance `variance`; `key` seeds the draws.
     pub fn new(dim: usize, variance: f64, size: usize, key: &str) -> Result<Self, String> {
-        let tn = TruncatedNormal::with_truncated_variance(0.5, variance, 0.0, 1.0)
-            .map_err(|e| format!("variance {variance}: {e:?}"))?;
+        let tn = centred_normal(variance)?;
         let mut rng = Xoshiro128PlusPlus::seed_from_u64(fnv(key) ^ 0x4A55_4447_4500_0000);
         let points = (0..size)
             .map(|_| {
@@ -55,8 +60,7 @@ impl Judge {
     /// such points average more accurately than 2 048 i.i.d. draws (docs/performance.md,
     /// "The regret judge's bank"), at a quarter of the cost per decision.
     pub fn sobol<const D: usize>(variance: f64, size: usize, key: &str) -> Result<Self, String> {
-        let tn = TruncatedNormal::with_truncated_variance(0.5, variance, 0.0, 1.0)
-            .map_err(|e| format!("variance {variance}: {e:?}"))?;
+        let tn = centred_normal(variance)?;
         let mut sobol = Sobol::<D>::new(fnv(key) ^ 0x534F_424F_4C00_0000)
             .map_err(|e| format!("Sobol points in {D} variables: {e:?}"))?;
         let points = (0..size)
@@ -66,16 +70,6 @@ impl Judge {
             })
             .collect();
         Ok(Judge { points, dim: D })
-    }
-
-    /// The number of draws in the bank.
-    pub fn len(&self) -> usize {
-        self.points.len()
-    }
-
-    /// Whether the bank holds no draws.
-    pub fn is_empty(&self) -> bool {
-        self.points.is_empty()
     }
 
     /// A bank of given draws of `D` variables (other distributions than [`new`](Self::new)'s,

@@ -14,8 +14,9 @@
 //! Regret is measured honestly: the expected value of each decision (its control set and
 //! values, averaged over the uncontrolled variables) is computed with an independent bank of
 //! [`Settings::judge`] scrambled Sobol points (or i.i.d. draws, [`Settings::judge_points`]),
-//! seeded from the (objective, sets, variance) only, never the algorithm's bank. The best expected value of every control set is found once per
-//! (objective, sets, variance) by maximising the same bank average with the core's inner
+//! seeded from the (objective, sets, variance) only, never the algorithm's bank. The best
+//! expected value of every control set is found once per (objective, sets, variance) by
+//! maximising the same bank average with the core's inner
 //! optimiser, and cached under `OUT/best/`. Simple regret after round `t` is
 //! `max_i best_i − max_{s ≤ t} E_s`; cumulative regret sums `max_i best_i − E_s`; cost-weighted
 //! regret sums `c_s · (max_i best_i − E_s)`.

@@ -97,8 +97,8 @@ fn strings(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
-/// The runner's defaults (bank 128, judge 512 scrambled Sobol points, 5 initial points, noise 0.01, β = 2, ε 0.1,
-/// cost noise 0.01) with the given grid.
+/// The runner's defaults (bank 128, judge 512 scrambled Sobol points, 5 initial points, noise
+/// 0.01, β = 2, ε 0.1, cost noise 0.01) with the given grid.
 fn settings(
     objectives: Vec<ObjectiveSpec>,
     costs: Vec<CostSpec>,

@@ -265,16 +265,14 @@ fn settings_lines(s: &Settings) -> String {
         })
         .collect();
     format!(
-        "objectives {}; costs {}; variances {:?}; algorithms {}; seeds {:?}; bank {}; judge {} \
-         ({} points)",
+        "objectives {}; costs {}; variances {:?}; algorithms {}; seeds {:?}; bank {}; judge {}",
         objectives.join(", "),
         costs.join(", "),
         s.variances,
         s.algorithms.join(", "),
         s.seed_list(),
         s.bank,
-        s.judge,
-        s.judge_points
+        s.judge_points.describe(s.judge)
     )
 }
 
@@ -426,12 +424,7 @@ pub fn write(
         parts.first().map_or(0, |p| p.part.settings.bank),
         parts.first().map_or(String::new(), |p| {
             let s = &p.part.settings;
-            match s.judge_points {
-                crate::experiment::JudgePoints::Sobol => {
-                    format!("{} scrambled Sobol points", s.judge)
-                }
-                crate::experiment::JudgePoints::Iid => format!("{} i.i.d. draws", s.judge),
-            }
+            s.judge_points.describe(s.judge)
         }),
     );
 
