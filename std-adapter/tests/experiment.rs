@@ -160,6 +160,13 @@ fn runs_resumes_and_reproduces() {
     experiment::run(&settings, &options(&b, 1)).unwrap();
     let files_b = csv_files(&b);
     assert_eq!(files_b.len(), 4);
+    // One worker runs the jobs seed by seed: the second cell's seed 0 is written before the
+    // first cell's seed 1 (cell by cell would write it last but one).
+    let written = |f: &PathBuf| std::fs::metadata(f).unwrap().modified().unwrap();
+    let named = |f: &PathBuf, tail: &str| f.to_string_lossy().ends_with(tail);
+    assert!(named(&files_b[2], "ucb-psq/0.csv"), "{files_b:?}");
+    assert!(named(&files_b[1], "etc-ada/1.csv"), "{files_b:?}");
+    assert!(written(&files_b[2]) < written(&files_b[1]));
     for (fa, fb) in files.iter().zip(&files_b) {
         assert_eq!(std::fs::read(fa).unwrap(), std::fs::read(fb).unwrap());
     }

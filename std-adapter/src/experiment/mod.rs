@@ -520,8 +520,9 @@ pub fn summarise_finished(settings: &Settings, out: &Path) -> Result<Summary, St
     summarise(settings, &cells, &prepared, out)
 }
 
-/// Runs every job of the grid whose CSV is missing under `options.out`, then writes
-/// `summary.json` (over every finished job).
+/// Runs every job of the grid whose CSV is missing under `options.out`, seed by seed (every
+/// cell's first seed, then every cell's second, …), then writes `summary.json` (over every
+/// finished job).
 pub fn run(settings: &Settings, options: &RunOptions) -> Result<RunReport, String> {
     let out = &options.out;
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -545,6 +546,9 @@ pub fn run(settings: &Settings, options: &RunOptions) -> Result<RunReport, Strin
             }
         }
     }
+    // Seed by seed: a run stopped part-way leaves every cell with the same seeds done (or one
+    // fewer), not some cells finished and others not started.
+    pending.sort_by_key(|&(_, seed)| seeds.iter().position(|&s| s == seed));
     let skipped = total - pending.len();
     let progress = Progress::default();
     let next = AtomicUsize::new(0);
