@@ -331,7 +331,7 @@ pub fn ucb_cvs(table: &Table) -> Vec<Verdict> {
 
     // (2) Expensive costs: ETC-Ada competitive; ETC-50 and ETC-100 behind.
     let (mut agree_ada, mut total_ada, mut agree_fixed, mut total_fixed) = (0, 0, 0, 0);
-    let mut lines = Vec::new();
+    let (mut lines, mut fixed_lines) = (Vec::new(), Vec::new());
     for s in table.settings(|r| r.has_full_set && r.costs == "expensive") {
         let Some(psq) = table.all(&s, &PSQ) else {
             continue;
@@ -350,13 +350,23 @@ pub fn ucb_cvs(table: &Table) -> Vec<Verdict> {
                 ada.mean_regret
             ));
         }
+        let mut fixed = Vec::new();
         for a in ["etc-50", "etc-100"] {
             if let Some(e) = table.get(&s, a) {
                 total_fixed += 1;
                 if e.mean_regret > best.mean_regret {
                     agree_fixed += 1;
                 }
+                fixed.push(format!("{a} {:.3}", e.mean_regret));
             }
+        }
+        if !fixed.is_empty() {
+            fixed_lines.push(format!(
+                "{}: best PSQ {:.3}, {}",
+                fmt_setting(&s),
+                best.mean_regret,
+                fixed.join(", ")
+            ));
         }
     }
     out.push(verdict(
@@ -377,7 +387,7 @@ pub fn ucb_cvs(table: &Table) -> Vec<Verdict> {
          a higher mean regret than the better of TS-PSQ and UCB-PSQ",
         agree_fixed,
         total_fixed,
-        String::new(),
+        listed(&fixed_lines),
     ));
 
     // (3) No full set (airfoil): the PSQ baselines do relatively well.
