@@ -276,10 +276,14 @@ pub fn ucb_cvs(table: &Table) -> Vec<Verdict> {
          ends with a lower mean simple regret than the better of TS-PSQ and UCB-PSQ",
         agree,
         total,
-        format!(
-            "{clear} of them by more than 2 s.e. Final regrets: {}",
-            listed(&lines)
-        ),
+        if lines.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "{clear} of them by more than 2 s.e. Final regrets: {}",
+                listed(&lines)
+            )
+        },
     ));
 
     // (1b) The advantage shrinks as the costs rise.
@@ -562,7 +566,7 @@ pub fn unknown_cost(table: &Table) -> Vec<Verdict> {
         let Some(ours) = table.get(&s, "unknown-cost") else {
             continue;
         };
-        let mut regrets = Vec::new();
+        let (mut regrets, mut rounds, mut shares) = (Vec::new(), Vec::new(), Vec::new());
         for b in BASELINES {
             let Some(r) = table.get(&s, b) else { continue };
             total += 1;
@@ -577,10 +581,16 @@ pub fn unknown_cost(table: &Table) -> Vec<Verdict> {
             if ours.mean_rounds >= MORE_EVALUATIONS_RATIO * r.mean_rounds {
                 agree_n += 1;
             }
+            rounds.push(format!("{b} {:.0}", r.mean_rounds));
             total_o += 1;
             if ours.cheapest_optimal_share > r.cheapest_optimal_share {
                 agree_o += 1;
             }
+            shares.push(format!("{b} {:.0}%", 100.0 * r.cheapest_optimal_share));
+        }
+        // A setting without a comparable baseline adds nothing to the evidence.
+        if regrets.is_empty() {
+            continue;
         }
         lines.push(format!(
             "{}: unknown-cost {:.3}, {}",
@@ -589,14 +599,16 @@ pub fn unknown_cost(table: &Table) -> Vec<Verdict> {
             regrets.join(", ")
         ));
         lines_n.push(format!(
-            "{}: {:.0} rounds",
+            "{}: unknown-cost {:.0}, {}",
             fmt_setting(&s),
-            ours.mean_rounds
+            ours.mean_rounds,
+            rounds.join(", ")
         ));
         lines_o.push(format!(
-            "{}: {:.0}%",
+            "{}: unknown-cost {:.0}%, {}",
             fmt_setting(&s),
-            100.0 * ours.cheapest_optimal_share
+            100.0 * ours.cheapest_optimal_share,
+            shares.join(", ")
         ));
     }
     out.push(verdict(
@@ -608,10 +620,14 @@ pub fn unknown_cost(table: &Table) -> Vec<Verdict> {
          is below each baseline's",
         agree,
         total,
-        format!(
-            "{clear} of them by more than 2 s.e. Final regrets: {}",
-            listed(&lines)
-        ),
+        if lines.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "{clear} of them by more than 2 s.e. Final regrets: {}",
+                listed(&lines)
+            )
+        },
     ));
     out.push(verdict(
         table,
@@ -622,7 +638,11 @@ pub fn unknown_cost(table: &Table) -> Vec<Verdict> {
          baseline",
         agree_n,
         total_n,
-        format!("Proposed method: {}", listed(&lines_n)),
+        if lines_n.is_empty() {
+            String::new()
+        } else {
+            format!("Mean rounds: {}", listed(&lines_n))
+        },
     ));
     out.push(verdict(
         table,
@@ -633,10 +653,14 @@ pub fn unknown_cost(table: &Table) -> Vec<Verdict> {
          control set is above each baseline's",
         agree_o,
         total_o,
-        format!(
-            "Proposed method's share on the cheapest optimal set: {}",
-            listed(&lines_o)
-        ),
+        if lines_o.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "Share of the budget on the cheapest optimal set: {}",
+                listed(&lines_o)
+            )
+        },
     ));
     out
 }
