@@ -165,8 +165,9 @@ impl Trace {
             .iter()
             .zip(&self.cost)
             .filter(|(s, _)| !sets.contains(s))
-            .map(|(_, c)| c)
-            .sum();
+            // A fold from +0, not `sum` (which starts from −0): nothing outside is a share of
+            // 0, printed "0%", not "-0%".
+            .fold(0.0, |a, (_, c)| a + c);
         outside / total
     }
 }
@@ -326,5 +327,8 @@ mod tests {
     fn budget_share_counts_cost_not_rounds() {
         let t = trace(&[0, 0, 6], &[0.1, 0.1, 1.0], &[1.0; 3]);
         assert!((t.budget_share_outside(&[6]) - 0.2 / 1.2).abs() < 1e-12);
+        // Nothing outside: +0 (reports print "0%", not "-0%").
+        let none = t.budget_share_outside(&[0, 6]);
+        assert!(none == 0.0 && none.is_sign_positive());
     }
 }
