@@ -121,6 +121,22 @@ fn expensive_costs_split_ada_from_the_fixed_variants() {
     let v = verdict::ucb_cvs(&t);
     assert_eq!(status_of(&v, "000-2a"), Status::Supported);
     assert_eq!(status_of(&v, "000-2b"), Status::Supported);
+    // ETC-50 ahead of the baselines by 10 standard errors: a disagreement, and a clear one.
+    let mut ahead = t.clone();
+    for r in ahead.rows.iter_mut().filter(|r| r.algorithm == "etc-50") {
+        r.mean_regret = 0.05;
+    }
+    let v = verdict::ucb_cvs(&ahead);
+    let b = v.iter().find(|v| v.id == "000-2b").unwrap();
+    assert_eq!(b.status, Status::Mixed);
+    assert!(
+        b.evidence.contains("Of the 3 that disagree, 3 end lower"),
+        "{}",
+        b.evidence
+    );
+    assert!(b
+        .evidence
+        .contains("plant/expensive/0.04: best PSQ 0.200, etc-50 0.050, etc-100 0.300"));
     // ETC-Ada far behind: not competitive.
     for r in t.rows.iter_mut().filter(|r| r.algorithm == "etc-ada") {
         r.mean_regret = 1.0;
@@ -383,6 +399,34 @@ fn unknown_cost_quick_runs_end_to_end() {
     assert_eq!(ids, ["001-1", "001-2", "001-3"]);
     // Regret and evaluations for the one objective.
     check_report(&out, Study::UnknownCost, 2);
+    // A hand-written discussion beside the report is appended when it is regenerated.
+    let report = out.join("unknown-cost.md");
+    let before = std::fs::read_to_string(&report).unwrap();
+    assert!(!before.contains("## Discussion"));
+    std::fs::write(
+        out.join("unknown-cost.discussion.md"),
+        "Why claim 2 fails: a reason.\n",
+    )
+    .unwrap();
+    reproduce(&ReproduceOptions {
+        study: Study::UnknownCost,
+        quick: true,
+        seeds: 2,
+        objectives: None,
+        report: report.clone(),
+        out: out.clone(),
+        jobs: 1,
+        run: false,
+        min_seeds: 2,
+        progress: false,
+    })
+    .unwrap();
+    let after = std::fs::read_to_string(&report).unwrap();
+    let tail = after.split("\n## Discussion\n").nth(1).unwrap();
+    assert!(
+        tail.trim_end().ends_with("Why claim 2 fails: a reason."),
+        "{tail}"
+    );
 }
 
 #[test]

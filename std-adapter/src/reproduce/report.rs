@@ -630,6 +630,18 @@ pub fn write(
             v.id, v.status, v.claim, v.criterion, v.evidence
         );
     }
+    // The verdicts are computed; why a claim fails is not. A hand-written discussion beside the
+    // report (`<report>.discussion.md`) survives regeneration and is appended as it stands.
+    let discussion = options.report.with_extension("discussion.md");
+    if let Ok(text) = std::fs::read_to_string(&discussion) {
+        let _ = writeln!(
+            md,
+            "\n## Discussion\n\n*Hand-written in `{}`, not regenerated: its numbers are those \
+             of the run it describes.*\n\n{}",
+            discussion.display(),
+            text.trim_end()
+        );
+    }
     if let Some(dir) = options.report.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }

@@ -335,7 +335,7 @@ pub fn ucb_cvs(table: &Table) -> Vec<Verdict> {
 
     // (2) Expensive costs: ETC-Ada competitive; ETC-50 and ETC-100 behind.
     let (mut agree_ada, mut total_ada, mut agree_fixed, mut total_fixed) = (0, 0, 0, 0);
-    let (mut lines, mut fixed_lines) = (Vec::new(), Vec::new());
+    let (mut lines, mut fixed_lines, mut clearly_ahead) = (Vec::new(), Vec::new(), 0);
     for s in table.settings(|r| r.has_full_set && r.costs == "expensive") {
         let Some(psq) = table.all(&s, &PSQ) else {
             continue;
@@ -360,6 +360,8 @@ pub fn ucb_cvs(table: &Table) -> Vec<Verdict> {
                 total_fixed += 1;
                 if e.mean_regret > best.mean_regret {
                     agree_fixed += 1;
+                } else if clearly_below(e, best) {
+                    clearly_ahead += 1;
                 }
                 fixed.push(format!("{a} {:.3}", e.mean_regret));
             }
@@ -391,7 +393,16 @@ pub fn ucb_cvs(table: &Table) -> Vec<Verdict> {
          a higher mean regret than the better of TS-PSQ and UCB-PSQ",
         agree_fixed,
         total_fixed,
-        listed(&fixed_lines),
+        if fixed_lines.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "Of the {} that disagree, {clearly_ahead} end lower than the better PSQ by more \
+                 than 2 s.e. Final regrets: {}",
+                total_fixed - agree_fixed,
+                listed(&fixed_lines)
+            )
+        },
     ));
 
     // (3) No full set (airfoil): the PSQ baselines do relatively well.
