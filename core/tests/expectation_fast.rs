@@ -503,7 +503,7 @@ fn screening_bounds_hold_and_change_nothing() {
     let problem = problem::<f64>();
     let inner = InnerConfig::default();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
-    let (mut tightest, mut checked) = (f64::INFINITY, 0);
+    let (mut tightest, mut tightest_lcb, mut checked) = (f64::INFINITY, f64::INFINITY, 0);
     for (k, &(n, noise, size)) in [
         (1, 1e-4, 16),
         (20, 1e-6, 40),
@@ -547,15 +547,23 @@ fn screening_bounds_hold_and_change_nothing() {
                         "n={n} {set:?} x={x:?} β={beta}: bound {ub} < value {v}"
                     );
                     tightest = tightest.min(ub - v);
-                    checked += 1;
+                    let lb = screen.lcb_upper_bound(&fs, &gp, &x, beta, &mut chunk);
+                    let (w, _) = fs
+                        .evaluate(&gp, &x, Bound::Lower(beta), f64::INFINITY, &mut chunk)
+                        .unwrap();
+                    assert!(
+                        lb >= w,
+                        "n={n} {set:?} x={x:?} β={beta}: LCB bound {lb} < value {w}"
+                    );
+                    tightest_lcb = tightest_lcb.min(lb - w);
+                    checked += 2;
                 }
             }
         }
         // Screening changes no result: with and without it, bit for bit.
-        for seed in 0..3 {
+        for (seed, bound) in (0..3).flat_map(|s| [(s, Bound::Upper(2.0)), (s, Bound::Lower(2.0))]) {
             let mut with = [None; M];
             let mut without = [None; M];
-            let bound = Bound::Upper(2.0);
             score_sets_with_workspace(
                 &problem, &gp, &bank, bound, &inner, seed, &mut with, &mut ws,
             );
@@ -570,10 +578,13 @@ fn screening_bounds_hold_and_change_nothing() {
                 &mut without,
                 &mut small,
             );
-            assert_eq!(with, without, "n={n} seed={seed}");
+            assert_eq!(with, without, "n={n} seed={seed} {bound:?}");
         }
     }
-    println!("screening: {checked} bounds hold, smallest slack {tightest:.1e}");
+    println!(
+        "screening: {checked} bounds hold, smallest slack {tightest:.1e} (UCB), \
+         {tightest_lcb:.1e} (LCB)"
+    );
 }
 
 #[test]
@@ -611,7 +622,15 @@ fn screening_bounds_hold_in_f32() {
                         .evaluate(&gp, &x, Bound::Upper(beta), f32::INFINITY, &mut chunk)
                         .unwrap();
                     assert!(ub >= v, "n={n} {set:?} β={beta}: bound {ub} < value {v}");
-                    checked += 1;
+                    let lb = screen.lcb_upper_bound(&fs, &gp, &x, beta, &mut chunk);
+                    let (w, _) = fs
+                        .evaluate(&gp, &x, Bound::Lower(beta), f32::INFINITY, &mut chunk)
+                        .unwrap();
+                    assert!(
+                        lb >= w,
+                        "n={n} {set:?} β={beta}: LCB bound {lb} < value {w}"
+                    );
+                    checked += 2;
                 }
             }
         }

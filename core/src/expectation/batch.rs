@@ -20,8 +20,9 @@
 //!   and the triangular solves, and the gradient's backward solves are skipped when the caller
 //!   says the value is too low for the gradient to be used.
 //! - [`UcbScreen`] with [`Precision`] (`4·n(n+1)/2` scalars): an O(n²) upper bound of the
-//!   expected UCB (Jensen: `E[σ] ≤ √E[σ²]`, and `E[σ²]` has a closed form through `K⁻¹`), so
-//!   candidates that the optimiser would ignore anyway need no triangular solve at all.
+//!   expected UCB (Jensen: `E[σ] ≤ √E[σ²]`, and `E[σ²]` has a closed form through `K⁻¹`) and of
+//!   the expected LCB (`σ ≥ σ²/√s`), so candidates that the optimiser would ignore anyway need
+//!   no triangular solve at all.
 
 use super::{merge, Bound, SampleBank};
 use crate::gp::{Gp, GpError};
@@ -567,7 +568,8 @@ impl<'w, R: Real> Precision<'w, R> {
 /// terms of the quadratic form (see [`UcbScreen::upper_bound`]).
 const SCREEN_MARGIN: f64 = 1024.0;
 
-/// A cheap upper bound of the expected UCB of one control set, for screening candidates.
+/// A cheap upper bound of the expected UCB (and, looser, of the expected LCB) of one control
+/// set, for screening candidates.
 ///
 /// By Jensen, `E[σ] ≤ √E[σ²]`, and for the squared-exponential kernel the bank average of the
 /// posterior variance has the closed form `E[σ²] = s − cᵀ(K⁻¹ ⊙ G)c / S` with
@@ -647,6 +649,51 @@ impl<'w, R: Real> UcbScreen<'w, R> {
     where
         S: AsRef<[R]> + AsMut<[R]>,
     {
+        let (mean, var_sum, delta) = self.mean_and_variance(fs, gp, x, chunk);
+        let os = gp.kernel().outputscale();
+        let var = (var_sum + delta).max(R::ZERO);
+        mean + beta * var.sqrt() + self.slack(fs, mean, beta, os)
+    }
+
+    /// An upper bound of `fs.evaluate(gp, x, Bound::Lower(beta), ..)` for `beta ≥ 0`. Each
+    /// bank point's `σ` lies in `[0, √s]`, so `σ ≥ σ²/√s`, and `E[σ] ≥ (E[σ²] − δ)/√s` with
+    /// the closed form and margin of [`upper_bound`](Self::upper_bound):
+    /// `E[μ] − β·max(s − cᵀ(K⁻¹⊙G)c/S − δ, 0)/√s`, plus the same rounding allowance. Looser
+    /// than the UCB bound where the posterior is confident, and never above `E[μ]` (plus the
+    /// allowance).
+    pub fn lcb_upper_bound<const N: usize, const D: usize, const C: usize, S>(
+        &self,
+        fs: &FactorisedSe<'_, R, C>,
+        gp: &Gp<R, N, D, S>,
+        x: &[R; D],
+        beta: R,
+        chunk: &mut Chunk<R, N, C>,
+    ) -> R
+    where
+        S: AsRef<[R]> + AsMut<[R]>,
+    {
+        let (mean, var_sum, delta) = self.mean_and_variance(fs, gp, x, chunk);
+        let os = gp.kernel().outputscale();
+        let var = (var_sum - delta).max(R::ZERO);
+        let std_floor = if os > R::ZERO {
+            var / os.sqrt()
+        } else {
+            R::ZERO
+        };
+        mean - beta * std_floor + self.slack(fs, mean, beta, os)
+    }
+
+    /// `E[μ]`, the closed-form `E[σ²]` and its rounding margin `δ`.
+    fn mean_and_variance<const N: usize, const D: usize, const C: usize, S>(
+        &self,
+        fs: &FactorisedSe<'_, R, C>,
+        gp: &Gp<R, N, D, S>,
+        x: &[R; D],
+        chunk: &mut Chunk<R, N, C>,
+    ) -> (R, R, R)
+    where
+        S: AsRef<[R]> + AsMut<[R]>,
+    {
         let n = self.n;
         let Chunk { slope, coef, .. } = chunk;
         let mean_sum = fs.controlled(
@@ -676,9 +723,11 @@ impl<'w, R: Real> UcbScreen<'w, R> {
         }
         let eps = R::EPSILON;
         let delta = R::from_f64(SCREEN_MARGIN) * R::from_usize(n + 1) * eps * tabs / count;
-        let var = (os - t / count + delta).max(R::ZERO);
-        // The exact value sums S standard deviations and the mean n terms: a few ulps each.
-        let slack = R::from_usize(4 * (fs.count + n) + 16) * eps * (mean.abs() + beta * os.sqrt());
-        mean + beta * var.sqrt() + slack
+        (mean, os - t / count, delta)
+    }
+
+    /// The exact value sums `S` standard deviations and the mean `n` terms: a few ulps each.
+    fn slack<const C: usize>(&self, fs: &FactorisedSe<'_, R, C>, mean: R, beta: R, os: R) -> R {
+        R::from_usize(4 * (fs.count + self.n) + 16) * R::EPSILON * (mean.abs() + beta * os.sqrt())
     }
 }

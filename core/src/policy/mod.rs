@@ -51,7 +51,7 @@ pub const fn chunk_size<R, const N: usize>() -> usize {
 /// Scalars of workspace with which [`score_sets_with_workspace`] takes its fastest path for
 /// a model of `n` observations and a bank of `bank` points (squared-exponential kernels only;
 /// enough for every chunk size): one set's random kernel factors and forward solves
-/// (`2S·n`, [`factorised_len`]) and, for upper bounds, the screening matrices
+/// (`2S·n`, [`factorised_len`]) and, for confidence bounds, the screening matrices
 /// (`4·n(n+1)/2`, [`screening_len`]). A caller that allocates once passes the GP's capacity.
 pub const fn workspace_len(n: usize, bank: usize) -> usize {
     factorised_len(n, bank) + screening_len(n)
@@ -95,8 +95,9 @@ pub fn score_sets<R, const N: usize, const D: usize, const M: usize, S, B>(
 /// [`factorised_len`]`(n, bank)` scalars, each set's `S × n` random kernel factors are
 /// precomputed there ([`FactorisedSe`]), so that a candidate costs `n` exponentials instead
 /// of `S·n`, and line-search trials too low to be accepted skip the gradient; with
-/// [`workspace_len`]`(n, bank)` scalars and an upper bound, candidates whose cheap bound
-/// ([`UcbScreen`]) shows that the optimiser will ignore them skip the triangular solves too.
+/// [`workspace_len`]`(n, bank)` scalars and an upper or lower confidence bound, candidates whose
+/// cheap bound ([`UcbScreen`]) shows that the optimiser will ignore them skip the triangular
+/// solves too.
 /// With less workspace (or another kernel) this is [`score_sets`]. The results agree to
 /// rounding whichever path is taken, and screening changes none of them.
 #[allow(clippy::too_many_arguments)]
@@ -192,10 +193,11 @@ fn score_chunked<R, const N: usize, const D: usize, const M: usize, const C: usi
     } else {
         (&mut [][..], &mut [][..])
     };
-    // Screening needs K⁻¹ (O(n³) once) and pays off only for the expected UCB, whose pool
+    // Screening needs K⁻¹ (O(n³) once) and pays off for the expected UCB and LCB, whose
     // candidates cost S triangular solves each.
-    let screening =
-        matches!(bound, Bound::Upper(b) if b >= R::ZERO) && rest.len() >= 4 * tri_len(n) && n > 0;
+    let screening = matches!(bound, Bound::Upper(b) | Bound::Lower(b) if b >= R::ZERO)
+        && rest.len() >= 4 * tri_len(n)
+        && n > 0;
     let (pr_ws, screen_ws) = rest.split_at_mut(if screening { 2 * tri_len(n) } else { 0 });
     let precision = if screening {
         Precision::new(gp, pr_ws, screen_ws)
@@ -232,16 +234,17 @@ fn score_chunked<R, const N: usize, const D: usize, const M: usize, const C: usi
                 Need::Trial { accept_from } => (Some((accept_from, false)), accept_from),
                 Need::Gradient => (None, -R::INFINITY),
             };
-            if let (Some(screen), Some((at, inclusive)), Bound::Upper(beta)) =
-                (&screen, ignored, bound)
-            {
+            if let (Some(screen), Some((at, inclusive))) = (&screen, ignored) {
                 // A value that the optimiser is sure to ignore may be replaced by an upper
                 // bound that it ignores as well: nothing changes, and no solve is needed.
-                if at > -R::INFINITY {
-                    let ub = screen.upper_bound(fs, gp, x, beta, &mut chunk);
-                    if ub < at || (inclusive && ub <= at) {
-                        return Some((ub, [R::ZERO; D]));
-                    }
+                let ub = match bound {
+                    _ if at == -R::INFINITY => None,
+                    Bound::Upper(beta) => Some(screen.upper_bound(fs, gp, x, beta, &mut chunk)),
+                    Bound::Lower(beta) => Some(screen.lcb_upper_bound(fs, gp, x, beta, &mut chunk)),
+                    Bound::Mean => None,
+                };
+                if let Some(ub) = ub.filter(|&ub| ub < at || (inclusive && ub <= at)) {
+                    return Some((ub, [R::ZERO; D]));
                 }
             }
             let (v, g) = fs.evaluate(gp, x, bound, gradient_from, &mut chunk).ok()?;
