@@ -27,6 +27,7 @@ fn row(objective: &str, costs: &str, variance: f64, algorithm: &str, regret: f64
         mean_rounds: 50.0,
         cheap_share: 0.0,
         cheapest_optimal_share: 0.0,
+        cheaper_optimal_set: true,
     }
 }
 
@@ -232,6 +233,15 @@ fn unknown_cost_claims() {
     let v = verdict::unknown_cost(&t);
     assert_eq!(status_of(&v, "001-1"), Status::NotSupported);
     assert_eq!(status_of(&v, "001-2"), Status::NotSupported);
+    // When the only optimal set is the most expensive one (plant), there is no cheaper
+    // optimum to spend on: claim 001-3 has nothing to compare, whatever the shares.
+    for r in &mut t.rows {
+        r.cheaper_optimal_set = false;
+    }
+    assert_eq!(
+        status_of(&verdict::unknown_cost(&t), "001-3"),
+        Status::Inconclusive
+    );
 }
 
 fn figure(panels: usize) -> Figure {

@@ -114,6 +114,8 @@ fn row_with(c: &CellData, traces: &[Trace], budget: f64) -> Option<Row> {
             .map(|t| t.budget_share_outside(&[most_expensive]))
             .sum::<f64>()
             / n,
+        cheaper_optimal_set: cheapest_optimal
+            .is_some_and(|i| c.cell.costs[i] < c.cell.costs[most_expensive]),
         cheapest_optimal_share: cheapest_optimal.map_or(0.0, |i| {
             traces
                 .iter()
