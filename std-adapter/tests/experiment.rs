@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use costbo_std::experiment::{self, CostSpec, RunOptions, Settings};
+use costbo_std::experiment::{self, CostSpec, PriorMean, RunOptions, Settings};
 
 fn quick_text() -> String {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/quick.toml");
@@ -272,4 +272,91 @@ fn the_sobol_judge_beats_iid_draws_of_the_same_size() {
         rms_sobol * 5.0 < rms_iid,
         "Sobol {rms_sobol:e}, i.i.d. {rms_iid:e}"
     );
+}
+
+/// `max_rounds` stops a job early (budget left); `prior_mean` changes the runs; both are part
+/// of a cell's fingerprint only when set, so cells run before they existed still resume.
+#[test]
+fn round_cap_and_prior_mean_are_settings_of_the_cell() {
+    let text = quick_text();
+    let s = Settings::from_toml(&text).unwrap();
+    assert_eq!((s.max_rounds, s.prior_mean), (None, PriorMean::Zero));
+    let capped =
+        Settings::from_toml(&format!("max_rounds = 4\nprior_mean = \"initial\"\n{text}")).unwrap();
+    assert_eq!(
+        (capped.max_rounds, capped.prior_mean),
+        (Some(4), PriorMean::Initial)
+    );
+    assert!(Settings::from_toml(&format!("max_rounds = 0\n{text}")).is_err());
+    assert!(Settings::from_toml(&format!("prior_mean = \"fitted\"\n{text}")).is_err());
+
+    let plain = light();
+    let a = fresh_dir("uncapped");
+    let full = experiment::run(&plain, &options(&a, 2)).unwrap();
+    let cell_txt = |dir: &Path| {
+        std::fs::read_to_string(
+            dir.join("hartmann3_0.05-0.05-0.05-0.1-0.1-0.1-0.4_v0.04_etc-ada/cell.txt"),
+        )
+        .unwrap()
+    };
+    let plain_fingerprint = cell_txt(&a);
+    assert!(!plain_fingerprint.contains("max_rounds") && !plain_fingerprint.contains("prior_mean"));
+
+    let mut cap = light();
+    cap.max_rounds = Some(4);
+    let b = fresh_dir("capped");
+    let report = experiment::run(&cap, &options(&b, 2)).unwrap();
+    assert!(report.failed.is_empty(), "{:?}", report.failed);
+    assert!(
+        cell_txt(&b).ends_with("max_rounds = 4\n"),
+        "{}",
+        cell_txt(&b)
+    );
+    for (j, f) in report.summary.jobs.iter().zip(&full.summary.jobs) {
+        assert_eq!(j.cell, f.cell);
+        assert_eq!(j.rounds, f.rounds.min(4), "{}", j.cell);
+    }
+    // ETC-Ada plays about 25 rounds of this budget: the cap leaves most of it unspent.
+    let etc = report
+        .summary
+        .jobs
+        .iter()
+        .find(|j| j.cell.ends_with("etc-ada"))
+        .unwrap();
+    assert!(
+        etc.spent < 0.5 * plain.objectives[0].budget,
+        "{}",
+        etc.spent
+    );
+    // The capped runs are the first rounds of the uncapped ones.
+    for (fa, fb) in csv_files(&a).iter().zip(&csv_files(&b)) {
+        let (ta, tb) = (
+            std::fs::read_to_string(fa).unwrap(),
+            std::fs::read_to_string(fb).unwrap(),
+        );
+        assert!(ta.starts_with(&tb), "{}", fb.display());
+    }
+
+    let mut mean = light();
+    mean.prior_mean = PriorMean::Initial;
+    // Results of other settings are refused rather than mixed in.
+    let e = experiment::run(&mean, &options(&a, 1)).unwrap_err();
+    assert!(e.contains("other settings"), "{e}");
+    let c = fresh_dir("initial-mean");
+    experiment::run(&mean, &options(&c, 2)).unwrap();
+    assert!(cell_txt(&c).ends_with("prior_mean = Initial\n"));
+    // The initial observations' mean is not 0, so every posterior and decision moves.
+    assert_ne!(
+        csv_files(&a)
+            .iter()
+            .map(|f| std::fs::read(f).unwrap())
+            .collect::<Vec<_>>(),
+        csv_files(&c)
+            .iter()
+            .map(|f| std::fs::read(f).unwrap())
+            .collect::<Vec<_>>()
+    );
+    for d in [a, b, c] {
+        let _ = std::fs::remove_dir_all(d);
+    }
 }

@@ -67,6 +67,27 @@ pub struct Settings {
     /// Standard deviation of the observed cost around its mean (unknown-cost algorithm).
     #[serde(default = "default_cost_noise")]
     pub cost_noise: f64,
+    /// Stop each run after this many rounds even if budget is left (`None`: run until the
+    /// budget is spent). Paper 001's grid needs it: a rule that settles on a 0.01-cost set
+    /// would otherwise play thousands of rounds.
+    #[serde(default)]
+    pub max_rounds: Option<usize>,
+    /// The GP's constant prior mean.
+    #[serde(default)]
+    pub prior_mean: PriorMean,
+}
+
+/// The GP's constant prior mean (the kernel's outputscale stays 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PriorMean {
+    /// Zero: right for objectives of about unit scale around 0 (paper 000's code).
+    #[default]
+    Zero,
+    /// The mean of the initial (uncharged) observations: a fixed stand-in for the constant
+    /// mean that paper 001's code fits, needed for objectives far from 0 (Ackley's values lie
+    /// near −20, where a zero-mean GP expects every unexplored point to be 20 units better).
+    Initial,
 }
 
 /// One problem of the grid.
@@ -312,6 +333,9 @@ impl Settings {
         }
         if self.bank == 0 || self.judge == 0 {
             return Err("bank and judge must be positive".into());
+        }
+        if self.max_rounds == Some(0) {
+            return Err("max_rounds must be positive".into());
         }
         if !(self.noise.is_finite() && self.noise >= 0.0) {
             return Err("noise must be ≥ 0".into());

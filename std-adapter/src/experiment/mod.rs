@@ -39,7 +39,9 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-pub use config::{Algorithm, Cell, CostSpec, JudgePoints, ObjectiveSpec, Seeds, Settings};
+pub use config::{
+    Algorithm, Cell, CostSpec, JudgePoints, ObjectiveSpec, PriorMean, Seeds, Settings,
+};
 use judge::Judge;
 use simulate::{JobInput, Round};
 
@@ -192,7 +194,9 @@ fn capacity(rounds: f64) -> usize {
 
 fn run_job(input: &JobInput<'_>, progress: &Progress) -> Result<Vec<Round>, String> {
     let min_cost = input.costs.iter().copied().fold(f64::INFINITY, f64::min);
-    let n = capacity(input.budget / min_cost.max(1e-3) + input.initial as f64);
+    let rounds = (input.budget / min_cost.max(1e-3))
+        .min(input.max_rounds.map_or(f64::INFINITY, |r| r as f64));
+    let n = capacity(rounds + input.initial as f64);
     let d = input.objective.dim();
     macro_rules! go {
         ($k:literal) => {
@@ -682,7 +686,20 @@ fn cell_fingerprint(settings: &Settings, cell: &Cell) -> String {
         settings.beta,
         settings.epsilon,
         settings.cost_noise
-    )
+    ) + &non_default_settings(settings)
+}
+
+/// Fingerprint lines of the settings added later, only where they differ from their defaults:
+/// cells run before those settings existed keep their fingerprints and still resume.
+fn non_default_settings(settings: &Settings) -> String {
+    let mut s = String::new();
+    if let Some(r) = settings.max_rounds {
+        let _ = writeln!(s, "max_rounds = {r}");
+    }
+    if settings.prior_mean != PriorMean::Zero {
+        let _ = writeln!(s, "prior_mean = {:?}", settings.prior_mean);
+    }
+    s
 }
 
 /// Writes `OUT/<cell>/cell.txt` (the cell's settings) or checks that the one there matches, so
@@ -732,6 +749,8 @@ fn run_one(
         initial: settings.initial,
         noise: settings.noise,
         cost_noise: settings.cost_noise,
+        max_rounds: settings.max_rounds,
+        prior_mean: settings.prior_mean,
         beta: settings.beta,
         lengthscale: o.lengthscale_for(d),
         judge,

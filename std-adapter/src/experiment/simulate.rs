@@ -11,7 +11,7 @@ use costbo_core::problem::{ControlSet, Problem, Variable};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
-use super::config::Algorithm;
+use super::config::{Algorithm, PriorMean};
 use super::judge::Judge;
 use super::Progress;
 use crate::objectives::Objective;
@@ -45,6 +45,10 @@ pub struct JobInput<'a> {
     pub noise: f64,
     /// Observed-cost noise std (unknown-cost rule).
     pub cost_noise: f64,
+    /// Most rounds to play (`None`: until the budget is spent).
+    pub max_rounds: Option<usize>,
+    /// The GP's constant prior mean.
+    pub prior_mean: PriorMean,
     /// β.
     pub beta: f64,
     /// SE lengthscale.
@@ -109,10 +113,22 @@ pub fn run<const N: usize, const D: usize>(
     let problem =
         Problem::<f64, D, MAX_SETS>::new(&variables, input.sets, known.then_some(input.costs))
             .map_err(|e| err(&e))?;
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(input.seed);
+    let initial: Vec<([f64; D], f64)> = (0..input.initial)
+        .map(|_| {
+            let u: [f64; D] = core::array::from_fn(|_| uniform_open(&mut rng));
+            (u, f.eval(&u) + input.noise * gaussian(&mut rng))
+        })
+        .collect();
+    let mean = match input.prior_mean {
+        PriorMean::Zero => 0.0,
+        PriorMean::Initial if initial.is_empty() => 0.0,
+        PriorMean::Initial => initial.iter().map(|(_, y)| y).sum::<f64>() / initial.len() as f64,
+    };
     let kernel = Kernel::squared_exponential([input.lengthscale; D], 1.0).map_err(|e| err(&e))?;
     let gp = Gp::new(
         kernel,
-        0.0,
+        mean,
         1e-4,
         WhenFull::DropOldest,
         vec![0.0; tri_len(N)],
@@ -133,11 +149,8 @@ pub fn run<const N: usize, const D: usize>(
     };
     let mut ctl: Controller<f64, N, D, MAX_SETS, FEATURES, _, _> =
         Controller::new(problem, gp, bank, settings).map_err(|e| err(&e))?;
-    let mut rng = Xoshiro128PlusPlus::seed_from_u64(input.seed);
-    for _ in 0..input.initial {
-        let u: [f64; D] = core::array::from_fn(|_| uniform_open(&mut rng));
-        ctl.observe_initial(&u, f.eval(&u) + input.noise * gaussian(&mut rng))
-            .map_err(|e| err(&e))?;
+    for (u, y) in &initial {
+        ctl.observe_initial(u, *y).map_err(|e| err(&e))?;
     }
     // The fast factorised path and candidate screening need this much memory; without it
     // every candidate costs an exponential per bank point and training input.
@@ -145,7 +158,7 @@ pub fn run<const N: usize, const D: usize>(
     let optimum = input.best.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let mut rounds: Vec<Round> = Vec::new();
     let (mut best_so_far, mut cumulative, mut weighted) = (f64::NEG_INFINITY, 0.0, 0.0);
-    loop {
+    while input.max_rounds.is_none_or(|r| rounds.len() < r) {
         let d = match ctl.suggest_with_workspace(&mut workspace) {
             Ok(d) => d,
             Err(DriverError::BudgetExhausted) => break,
