@@ -360,3 +360,55 @@ fn round_cap_and_prior_mean_are_settings_of_the_cell() {
         let _ = std::fs::remove_dir_all(d);
     }
 }
+
+/// Paper 001's quality and cost regrets: the target and the cheapest acceptable set by hand,
+/// and in a run the identities `R^f = Σ(OPT − E f) − rounds·α·|OPT|` (the cumulative regret
+/// column) and `R^c = Σ max(c − c*, 0)` over the CSV's charged (known) costs.
+#[test]
+fn paper_001_regrets_follow_their_definitions() {
+    use experiment::{paper_001_targets, PAPER_001_ALPHA};
+    // OPT 2, target 1.8: sets 1, 2, 3 are acceptable, the cheapest costs 0.2.
+    let (t, c) = paper_001_targets(&[1.0, 2.0, 1.85, 2.0], &[0.1, 1.0, 0.2, 0.5]).unwrap();
+    assert!((t - 1.8).abs() < 1e-15 && c == 0.2, "{t} {c}");
+    // OPT −1: the target relaxes to −1.1 (not (1 − α)·OPT = −0.9), so set 2 is acceptable.
+    let (t, c) = paper_001_targets(&[-20.0, -1.0, -1.05], &[0.01, 1.0, 0.1]).unwrap();
+    assert!((t + 1.1).abs() < 1e-15 && c == 0.1, "{t} {c}");
+    assert!(paper_001_targets(&[], &[]).is_none());
+
+    let mut s = light();
+    s.seeds = experiment::Seeds::List(vec![0]);
+    let out = fresh_dir("paper001-regrets");
+    let report = experiment::run(&s, &options(&out, 2)).unwrap();
+    assert_eq!(report.summary.jobs.len(), 2);
+    for j in &report.summary.jobs {
+        let cell = report
+            .summary
+            .cells
+            .iter()
+            .find(|c| c.cell == j.cell)
+            .unwrap();
+        let (_, cheapest) =
+            paper_001_targets(&cell.best_per_set, &[0.05, 0.05, 0.05, 0.1, 0.1, 0.1, 0.4]).unwrap();
+        let expected_quality =
+            j.cumulative_regret.unwrap() - j.rounds as f64 * PAPER_001_ALPHA * cell.optimum.abs();
+        let q = j.quality_regret.unwrap();
+        assert!(
+            (q - expected_quality).abs() < 1e-9 * expected_quality.abs().max(1.0),
+            "{q}"
+        );
+        let text = std::fs::read_to_string(out.join(&j.cell).join("0.csv")).unwrap();
+        let charged: f64 = text
+            .lines()
+            .skip(1)
+            .map(|l| (l.split(',').nth(2).unwrap().parse::<f64>().unwrap() - cheapest).max(0.0))
+            .sum();
+        assert!(
+            (j.cost_regret.unwrap() - charged).abs() < 1e-9,
+            "{}",
+            j.cell
+        );
+        // One seed: the cell's mean is the job's, with no spread.
+        assert_eq!(cell.quality_regret, Some((q, 0.0)));
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}

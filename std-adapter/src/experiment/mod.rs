@@ -123,6 +123,38 @@ pub struct JobSummary {
     pub cumulative_regret: Option<f64>,
     /// Cost-weighted regret at the end.
     pub cost_weighted_regret: Option<f64>,
+    /// Paper 001's quality regret at the end, `Σₜ (OPT − α·|OPT| − E f(xₜ))` with
+    /// α = [`PAPER_001_ALPHA`] (not clipped: a round may lower it).
+    pub quality_regret: Option<f64>,
+    /// Paper 001's cost regret at the end, `Σₜ max(c(iₜ) − c(i*), 0)` with mean costs and `i*`
+    /// the cheapest set whose best expected value reaches `OPT − α·|OPT|`.
+    pub cost_regret: Option<f64>,
+}
+
+/// Paper 001's tolerance `α` in its quality and cost regrets (its experiments' initial α).
+/// `OPT − α·|OPT|` equals the paper's `(1 − α)·OPT` for `OPT ≥ 0` and stays below `OPT` when
+/// `OPT < 0` (negated Ackley), as the rule's own threshold does.
+pub const PAPER_001_ALPHA: f64 = 0.1;
+
+/// Paper 001's quality target `OPT − α·|OPT|` and the mean cost of the cheapest set whose best
+/// expected value reaches it (`best_per_set` within [`OPTIMAL_TOLERANCE`], as the optimal sets).
+pub fn paper_001_targets(best_per_set: &[f64], costs: &[f64]) -> Option<(f64, f64)> {
+    let opt = best_per_set
+        .iter()
+        .copied()
+        .fold(f64::NEG_INFINITY, f64::max);
+    if !opt.is_finite() || best_per_set.len() != costs.len() {
+        return None;
+    }
+    let target = opt - PAPER_001_ALPHA * opt.abs();
+    let tolerance = OPTIMAL_TOLERANCE * opt.abs().max(1.0);
+    let cheapest = best_per_set
+        .iter()
+        .zip(costs)
+        .filter(|(b, _)| **b >= target - tolerance)
+        .map(|(_, c)| *c)
+        .fold(f64::INFINITY, f64::min);
+    Some((target, cheapest))
 }
 
 /// Final simple regret of a cell over its seeds.
@@ -153,6 +185,10 @@ pub struct CellSummary {
     pub mean_simple_regret: Option<f64>,
     /// Standard error of the mean (0 with one seed).
     pub stderr_simple_regret: Option<f64>,
+    /// Mean and standard error over the seeds of paper 001's quality regret at the end.
+    pub quality_regret: Option<(f64, f64)>,
+    /// Mean and standard error over the seeds of paper 001's cost regret at the end.
+    pub cost_regret: Option<(f64, f64)>,
 }
 
 /// The content of `summary.json`.
@@ -305,8 +341,15 @@ pub fn csv(rounds: &[Round], d: usize) -> String {
     s
 }
 
-/// The job summary of a finished CSV.
-fn job_summary(cell: &str, seed: u64, text: &str) -> Result<JobSummary, String> {
+/// The job summary of a finished CSV; `targets` are [`paper_001_targets`] and `costs` the
+/// cell's mean costs.
+fn job_summary(
+    cell: &str,
+    seed: u64,
+    text: &str,
+    targets: Option<(f64, f64)>,
+    costs: &[f64],
+) -> Result<JobSummary, String> {
     let csv = curves::JobCsv::new(text)?;
     let (spent, simple, cumulative, weighted) = (
         csv.column("spent")?,
@@ -322,12 +365,26 @@ fn job_summary(cell: &str, seed: u64, text: &str) -> Result<JobSummary, String> 
         final_simple_regret: None,
         cumulative_regret: None,
         cost_weighted_regret: None,
+        quality_regret: None,
+        cost_regret: None,
     };
     if let Some(last) = csv.rows().checked_sub(1) {
         summary.spent = csv.value(last, spent)?;
         summary.final_simple_regret = Some(csv.value(last, simple)?);
         summary.cumulative_regret = Some(csv.value(last, cumulative)?);
         summary.cost_weighted_regret = Some(csv.value(last, weighted)?);
+        if let Some((target, cheapest)) = targets {
+            let (set, expected) = (csv.column("set")?, csv.column("expected")?);
+            let (mut quality, mut cost) = (0.0, 0.0);
+            for r in 0..csv.rows() {
+                let i: usize = csv.value(r, set)?;
+                let c = costs.get(i).ok_or_else(|| format!("row {r}: no set {i}"))?;
+                quality += target - csv.value::<f64>(r, expected)?;
+                cost += (c - cheapest).max(0.0);
+            }
+            summary.quality_regret = Some(quality);
+            summary.cost_regret = Some(cost);
+        }
     }
     Ok(summary)
 }
@@ -423,39 +480,28 @@ fn summarise(
     let mut jobs = Vec::new();
     let mut cell_summaries = Vec::new();
     for cell in cells {
-        let mut finals = Vec::new();
-        let mut n = 0;
-        for seed in settings.seed_list() {
-            let path = job_path(out, cell, seed);
-            let Ok(text) = std::fs::read_to_string(&path) else {
-                continue;
-            };
-            let j = job_summary(&cell.name, seed, &text)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            n += 1;
-            if let Some(r) = j.final_simple_regret {
-                finals.push(r);
-            }
-            jobs.push(j);
-        }
-        let (mean, stderr) = if finals.is_empty() {
-            (None, None)
-        } else {
-            let k = finals.len() as f64;
-            let mean = finals.iter().sum::<f64>() / k;
-            let var = if finals.len() > 1 {
-                finals.iter().map(|r| (r - mean) * (r - mean)).sum::<f64>() / (k - 1.0)
-            } else {
-                0.0
-            };
-            (Some(mean), Some((var / k).sqrt()))
-        };
-        let o = &settings.objectives[cell.objective];
         let per_set: Vec<f64> = prepared[cell.objective]
             .per_variance
             .iter()
             .find(|(v, _, _)| *v == cell.variance)
             .map_or(Vec::new(), |(_, _, b)| b.clone());
+        let targets = paper_001_targets(&per_set, &cell.costs);
+        let first = jobs.len();
+        for seed in settings.seed_list() {
+            let path = job_path(out, cell, seed);
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let j = job_summary(&cell.name, seed, &text, targets, &cell.costs)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            jobs.push(j);
+        }
+        let cell_jobs: &[JobSummary] = &jobs[first..];
+        let stats = |f: fn(&JobSummary) -> Option<f64>| {
+            curves::mean_stderr(&cell_jobs.iter().filter_map(f).collect::<Vec<_>>())
+        };
+        let simple = stats(|j| j.final_simple_regret);
+        let o = &settings.objectives[cell.objective];
         let best = per_set.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let tolerance = OPTIMAL_TOLERANCE * best.abs().max(1.0);
         let optimal_sets = (0..per_set.len())
@@ -471,9 +517,11 @@ fn summarise(
             optimum: best,
             best_per_set: per_set,
             optimal_sets,
-            seeds: n,
-            mean_simple_regret: mean,
-            stderr_simple_regret: stderr,
+            seeds: cell_jobs.len(),
+            mean_simple_regret: simple.map(|s| s.0),
+            stderr_simple_regret: simple.map(|s| s.1),
+            quality_regret: stats(|j| j.quality_regret),
+            cost_regret: stats(|j| j.cost_regret),
         });
     }
     Ok(Summary {

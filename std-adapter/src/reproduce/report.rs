@@ -209,6 +209,42 @@ fn fmt_seconds(s: f64) -> String {
     }
 }
 
+/// A table with a row per (objective, costs, variance) and a column per algorithm; `text`
+/// gives a cell's entry (`–` where it gives none).
+fn settings_table(md: &mut String, cells: &[CellData], text: impl Fn(&CellData) -> Option<String>) {
+    let algorithms = distinct(cells.iter().map(|c| c.summary.algorithm.clone()));
+    let _ = writeln!(
+        md,
+        "| objective | costs | variance | {} |\n|---|---|---|{}",
+        algorithms.join(" | "),
+        "---|".repeat(algorithms.len())
+    );
+    let settings = distinct(cells.iter().map(|c| {
+        (
+            c.summary.objective.clone(),
+            c.summary.costs.clone(),
+            c.summary.variance.to_bits(),
+        )
+    }));
+    for (o, cost, v) in &settings {
+        let mut line = format!("| {o} | {cost} | {} |", f64::from_bits(*v));
+        for a in &algorithms {
+            let entry = cells
+                .iter()
+                .find(|c| {
+                    c.summary.objective == *o
+                        && c.summary.costs == *cost
+                        && c.summary.variance.to_bits() == *v
+                        && c.summary.algorithm == *a
+                })
+                .and_then(&text)
+                .unwrap_or_else(|| "–".into());
+            let _ = write!(line, " {entry} |");
+        }
+        let _ = writeln!(md, "{line}");
+    }
+}
+
 /// What the study reproduces and where it departs from the paper.
 fn preamble(study: Study) -> &'static str {
     match study {
@@ -569,43 +605,33 @@ pub fn write(
         "Mean ± standard error over the finished seeds (their number in brackets when fewer \
          than planned); `–`: no finished job.\n"
     );
-    let algorithms = distinct(cells.iter().map(|c| c.summary.algorithm.clone()));
-    let _ = writeln!(
-        md,
-        "| objective | costs | variance | {} |\n|---|---|---|{}",
-        algorithms.join(" | "),
-        "---|".repeat(algorithms.len())
-    );
-    let settings = distinct(cells.iter().map(|c| {
-        (
-            c.summary.objective.clone(),
-            c.summary.costs.clone(),
-            c.summary.variance.to_bits(),
-        )
-    }));
-    for (o, cost, v) in &settings {
-        let mut line = format!("| {o} | {cost} | {} |", f64::from_bits(*v));
-        for a in &algorithms {
-            let c = cells.iter().find(|c| {
-                c.summary.objective == *o
-                    && c.summary.costs == *cost
-                    && c.summary.variance.to_bits() == *v
-                    && c.summary.algorithm == *a
-            });
-            let cell = match c.and_then(|c| row(c).map(|r| (r, c.planned_seeds))) {
-                Some((r, planned)) => {
-                    let n = if r.seeds < planned {
-                        format!(" ({})", r.seeds)
-                    } else {
-                        String::new()
-                    };
-                    format!(" {:.4} ± {:.4}{n} |", r.mean_regret, r.stderr_regret)
-                }
-                None => " – |".into(),
-            };
-            line.push_str(&cell);
-        }
-        let _ = writeln!(md, "{line}");
+    settings_table(&mut md, &cells, |c| {
+        let r = row(c)?;
+        let n = if r.seeds < c.planned_seeds {
+            format!(" ({})", r.seeds)
+        } else {
+            String::new()
+        };
+        Some(format!("{:.4} ± {:.4}{n}", r.mean_regret, r.stderr_regret))
+    });
+
+    if study == Study::UnknownCost {
+        let _ = writeln!(md, "\n## Quality and cost regrets (paper 001)\n");
+        let _ = writeln!(
+            md,
+            "At the end of each run, mean ± standard error over the finished seeds: quality \
+             regret `Σₜ (OPT − α·|OPT| − E f(xₜ))` (not clipped, so a run that plays better \
+             than the target lowers it) / cost regret `Σₜ max(c(iₜ) − c(i*), 0)`, with α = {}, \
+             mean costs and `i*` the cheapest set whose best expected value reaches \
+             `OPT − α·|OPT|` (paper 001's `(1 − α)·OPT` for `OPT ≥ 0`). Both are sums over \
+             rounds, so a rule that plays more rounds adds more terms.\n",
+            crate::experiment::PAPER_001_ALPHA
+        );
+        settings_table(&mut md, &cells, |c| {
+            let (q, qe) = c.summary.quality_regret?;
+            let (k, ke) = c.summary.cost_regret?;
+            Some(format!("{q:.1} ± {qe:.1} / {k:.2} ± {ke:.2}"))
+        });
     }
 
     // Verdicts.
