@@ -131,6 +131,12 @@ pub struct JobSummary {
     pub cost_regret: Option<f64>,
 }
 
+/// How far below a reference value `opt` a set's best value may lie and still count as reaching
+/// it: [`OPTIMAL_TOLERANCE`] relative, absolute below 1.
+fn optimiser_error(opt: f64) -> f64 {
+    OPTIMAL_TOLERANCE * opt.abs().max(1.0)
+}
+
 /// Paper 001's tolerance `α` in its quality and cost regrets (its experiments' initial α).
 /// `OPT − α·|OPT|` equals the paper's `(1 − α)·OPT` for `OPT ≥ 0` and stays below `OPT` when
 /// `OPT < 0` (negated Ackley), as the rule's own threshold does.
@@ -147,11 +153,10 @@ pub fn paper_001_targets(best_per_set: &[f64], costs: &[f64]) -> Option<(f64, f6
         return None;
     }
     let target = opt - PAPER_001_ALPHA * opt.abs();
-    let tolerance = OPTIMAL_TOLERANCE * opt.abs().max(1.0);
     let cheapest = best_per_set
         .iter()
         .zip(costs)
-        .filter(|(b, _)| **b >= target - tolerance)
+        .filter(|(b, _)| **b >= target - optimiser_error(opt))
         .map(|(_, c)| *c)
         .fold(f64::INFINITY, f64::min);
     Some((target, cheapest))
@@ -503,9 +508,8 @@ fn summarise(
         let simple = stats(|j| j.final_simple_regret);
         let o = &settings.objectives[cell.objective];
         let best = per_set.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let tolerance = OPTIMAL_TOLERANCE * best.abs().max(1.0);
         let optimal_sets = (0..per_set.len())
-            .filter(|&i| per_set[i] >= best - tolerance)
+            .filter(|&i| per_set[i] >= best - optimiser_error(best))
             .collect();
         cell_summaries.push(CellSummary {
             cell: cell.name.clone(),
