@@ -19,6 +19,12 @@
 
 use crate::real::Real;
 
+/// The lowest value within tolerance `α` of `best`: `best − α·|best|`, which is the paper's
+/// `(1 − α)·best` when `best ≥ 0` and still lies below `best` when it is negative.
+pub fn within_tolerance<R: Real>(best: R, alpha: R) -> R {
+    best - alpha * best.abs()
+}
+
 /// How long exploration lasts.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Exploration<R> {
@@ -141,9 +147,8 @@ impl<R: Real, const M: usize> UnknownCost<R, M> {
         if self.exploring(spent, budget) {
             return Ok(self.rounds as usize % self.sets);
         }
-        let threshold = |lcb: R, alpha: R| lcb - alpha * lcb.abs();
         let alpha = self.alpha();
-        let survives = |bar: &[R; M], lcb: R, i: usize| bar[i] > threshold(lcb, alpha);
+        let survives = |bar: &[R; M], lcb: R, i: usize| bar[i] > within_tolerance(lcb, alpha);
         if !(0..self.sets).any(|i| survives(&self.ucb_bar, self.lcb_bar, i)) {
             self.lcb_bar = lcb_max;
             self.ucb_bar[..self.sets].copy_from_slice(ucb);

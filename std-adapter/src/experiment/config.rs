@@ -173,6 +173,10 @@ fn default_cost_noise() -> f64 {
     0.01
 }
 
+/// Paper 001's tolerance `α` (its experiments' value at the start of exploitation): the
+/// unknown-cost rule's, and the one in the quality and cost regrets of every rule.
+pub const PAPER_001_ALPHA: f64 = 0.1;
+
 /// A decision rule of the grid.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Algorithm {
@@ -202,7 +206,7 @@ impl Algorithm {
             "unknown-cost" => {
                 return Ok(Algorithm::UnknownCost(UnknownCostConfig {
                     exploration: Exploration::BudgetFraction(0.6),
-                    alpha: 0.1,
+                    alpha: PAPER_001_ALPHA,
                     halve_every: Some(d as u32),
                 }))
             }

@@ -41,7 +41,9 @@ use serde::Serialize;
 
 pub use config::{
     Algorithm, Cell, CostSpec, JudgePoints, ObjectiveSpec, PriorMean, Seeds, Settings,
+    PAPER_001_ALPHA,
 };
+use costbo_core::policy::unknown_cost::within_tolerance;
 use judge::Judge;
 use simulate::{JobInput, Round};
 
@@ -137,11 +139,6 @@ fn optimiser_error(opt: f64) -> f64 {
     OPTIMAL_TOLERANCE * opt.abs().max(1.0)
 }
 
-/// Paper 001's tolerance `α` in its quality and cost regrets (its experiments' initial α).
-/// `OPT − α·|OPT|` equals the paper's `(1 − α)·OPT` for `OPT ≥ 0` and stays below `OPT` when
-/// `OPT < 0` (negated Ackley), as the rule's own threshold does.
-pub const PAPER_001_ALPHA: f64 = 0.1;
-
 /// Paper 001's quality target `OPT − α·|OPT|` and the mean cost of the cheapest set whose best
 /// expected value reaches it (`best_per_set` within [`OPTIMAL_TOLERANCE`], as the optimal sets).
 pub fn paper_001_targets(best_per_set: &[f64], costs: &[f64]) -> Option<(f64, f64)> {
@@ -152,7 +149,8 @@ pub fn paper_001_targets(best_per_set: &[f64], costs: &[f64]) -> Option<(f64, f6
     if !opt.is_finite() || best_per_set.len() != costs.len() {
         return None;
     }
-    let target = opt - PAPER_001_ALPHA * opt.abs();
+    // The rule's own threshold: (1 − α)·OPT for OPT ≥ 0, below OPT when it is negative.
+    let target = within_tolerance(opt, PAPER_001_ALPHA);
     let cheapest = best_per_set
         .iter()
         .zip(costs)
