@@ -47,14 +47,14 @@ pub fn bumps5(x: &[f64; 5]) -> f64 {
 /// kernel with lengthscale 0.2, outputscale 1 and noise 1e-4.
 pub mod plant {
     use costbo_core::dist::{Distribution, TruncatedNormal};
-    use costbo_core::driver::{Controller, Rule, Settings};
+    use costbo_core::driver::{Controller, ControllerSpec, Settings};
     use costbo_core::expectation::{Bound, SampleBank};
-    use costbo_core::gp::{Gp, WhenFull};
+    use costbo_core::gp::WhenFull;
     use costbo_core::inner::{InnerConfig, InnerResult};
     use costbo_core::kernel::Kernel;
     use costbo_core::linalg::tri_len;
     use costbo_core::policy::explore_then_commit::PlaysPerGroup;
-    use costbo_core::policy::score_sets_where;
+    use costbo_core::policy::{score_sets, AnyPolicy, PolicySpec};
     use costbo_core::problem::{ControlSet, Problem, Variable};
     use costbo_core::Real;
     use rand_core::SeedableRng;
@@ -68,7 +68,8 @@ pub mod plant {
     pub const COSTS: [f64; M] = [0.01, 0.01, 0.01, 0.1, 0.1, 0.1, 1.0];
 
     /// A controller with capacity `N`, `Vec` storage for the factor and the bank.
-    pub type Ctl<R, const N: usize> = Controller<R, N, D, M, 1, Vec<R>, Vec<[R; D]>>;
+    pub type Ctl<R, const N: usize> =
+        Controller<R, N, D, M, Vec<R>, Vec<[R; D]>, AnyPolicy<R, D, M, 1, N>>;
 
     /// The plant control sets {1,2},{3,4},{4,5},{1,2,3},{2,3,4},{3,4,5},{1,…,5} (0-based here).
     pub fn sets() -> [ControlSet; M] {
@@ -129,23 +130,21 @@ pub mod plant {
         data_seed: u64,
         seed: u64,
     ) -> Ctl<R, N> {
-        let kernel = Kernel::squared_exponential([R::from_f64(0.2); D], R::ONE).unwrap();
-        let gp = Gp::new(
-            kernel,
-            R::ZERO,
-            R::from_f64(1e-4),
-            WhenFull::Reject,
-            vec![R::ZERO; tri_len(N)],
-        )
-        .unwrap();
-        let settings = Settings {
-            rule: Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
-            beta: R::TWO,
-            budget: R::from_f64(1000.0),
-            inner,
-            seed,
+        let spec = ControllerSpec {
+            problem: problem::<R>(),
+            kernel: Kernel::squared_exponential([R::from_f64(0.2); D], R::ONE).unwrap(),
+            mean: R::ZERO,
+            noise: R::from_f64(1e-4),
+            when_full: WhenFull::Reject,
+            bank_seed: 0,
+            settings: Settings {
+                inner,
+                ..Settings::new(R::from_f64(1000.0), seed)
+            },
+            policy: PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
         };
-        let mut ctl = Controller::new(problem::<R>(), gp, bank, settings).unwrap();
+        let gp = spec.model(vec![R::ZERO; tri_len(N)]).unwrap();
+        let mut ctl = spec.controller(gp, bank, spec.policy.build()).unwrap();
         for x in crate::points::<D>(n, data_seed) {
             ctl.observe_initial(&x.map(R::from_f64), R::from_f64(crate::bumps5(&x)))
                 .unwrap();
@@ -155,7 +154,7 @@ pub mod plant {
 
     /// The scoring `suggest` does with a workspace (expected UCB, β = 2, default inner
     /// optimiser, candidate streams from `seed`), for the control sets `i < sets`; `bank` is
-    /// the controller's (rebuilt: the controller does not lend it out).
+    /// the controller's.
     pub fn score_first_sets<R: Real, const N: usize>(
         ctl: &Ctl<R, N>,
         bank: &SampleBank<R, D, Vec<[R; D]>>,
@@ -164,7 +163,7 @@ pub mod plant {
         workspace: &mut [R],
     ) -> [Option<InnerResult<R, D>>; M] {
         let mut out = [None; M];
-        score_sets_where(
+        score_sets(
             ctl.problem(),
             ctl.gp(),
             bank,

@@ -16,7 +16,7 @@
 use costbo_benches::plant::{self, BankKind, D, M};
 use costbo_core::expectation::{expected_bound, Bound, SampleBank};
 use costbo_core::inner::{InnerConfig, InnerResult};
-use costbo_core::policy::{score_sets_with_workspace, workspace_len};
+use costbo_core::policy::{score_sets, workspace_len};
 
 type Bank = SampleBank<f64, D, Vec<[f64; D]>>;
 
@@ -64,7 +64,17 @@ fn main() {
             let gp = ctl.gp();
             let score = |bank: &Bank, ws: &mut [f64]| {
                 let mut out = [None; M];
-                score_sets_with_workspace(ctl.problem(), gp, bank, beta, &inner, 3, &mut out, ws);
+                score_sets(
+                    ctl.problem(),
+                    gp,
+                    bank,
+                    beta,
+                    &inner,
+                    3,
+                    &mut out,
+                    ws,
+                    |_| true,
+                );
                 out
             };
             let a = score(&small, &mut ws);

@@ -12,6 +12,7 @@
 //! higher ([`Problem::full_set`](crate::problem::Problem::full_set)). Paper 000's code warms up
 //! the full set with 10,000 random points against 100 for a partial one.
 
+use crate::acquisition::{Acquisition, Need};
 use crate::optimize;
 use crate::problem::ControlSet;
 use crate::qmc::Sobol;
@@ -73,56 +74,23 @@ pub struct InnerResult<R, const D: usize> {
     pub evaluations: usize,
 }
 
-/// What the inner optimiser needs from one evaluation of the acquisition.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Need<R> {
-    /// Value and gradient (the start of a refinement).
-    Gradient,
-    /// A line-search trial of a refinement: it is accepted, and its gradient used, only if its
-    /// value reaches `accept_from`. Below that, any value below `accept_from` (an upper bound,
-    /// say) may be returned in its place, with any gradient.
-    Trial {
-        /// The value needed for acceptance.
-        accept_from: R,
-    },
-    /// The value of a pool candidate. Its gradient is not used, and a value at or below
-    /// `floor` cannot change the result (it neither enters the starts nor beats the best), so
-    /// an upper bound of the value may be returned in its place whenever that bound is at most
-    /// `floor`.
-    Value {
-        /// Values at or below it are ignored; −∞ while every value matters.
-        floor: R,
-    },
-}
-
-/// Maximises `f` over the coordinates of `set` in `[0, 1]`. `f` returns the value and the
-/// gradient, or `None` where it cannot be evaluated. `seed` scrambles the candidate pool.
-/// Returns `None` when `f` fails at every candidate.
-pub fn maximize_over_set<R, const D: usize, F>(
+/// Maximises the acquisition `f` over the coordinates of `set` in `[0, 1]` (the others stay at
+/// ½ and mean nothing). `seed` scrambles the candidate pool. Returns `None` when `f` fails at
+/// every candidate.
+///
+/// Pool candidates are evaluated with [`Need::Value`] (no gradient; an upper bound may stand in
+/// for a value below the worst start kept), refinements with [`Need::Gradient`] and
+/// [`Need::Trial`] ([`optimize::maximize`]); with exact values wherever they matter the result
+/// is the same as if every evaluation were exact.
+pub fn maximize<R, const D: usize, A>(
     set: ControlSet,
-    mut f: F,
+    f: &mut A,
     config: &InnerConfig,
     seed: u64,
 ) -> Option<InnerResult<R, D>>
 where
     R: Real,
-    F: FnMut(&[R; D]) -> Option<(R, [R; D])>,
-{
-    maximize_over_set_lazy(set, |x: &[R; D], _| f(x), config, seed)
-}
-
-/// [`maximize_over_set`] for an acquisition that is told what each evaluation is for (see
-/// [`Need`]): pool candidates need no gradient and may be screened by an upper bound. With
-/// exact values wherever they matter the result is the same as [`maximize_over_set`]'s.
-pub fn maximize_over_set_lazy<R, const D: usize, F>(
-    set: ControlSet,
-    mut f: F,
-    config: &InnerConfig,
-    seed: u64,
-) -> Option<InnerResult<R, D>>
-where
-    R: Real,
-    F: FnMut(&[R; D], Need<R>) -> Option<(R, [R; D])>,
+    A: Acquisition<R, D> + ?Sized,
 {
     let starts = config.starts.min(MAX_STARTS);
     let mut best: [Option<(R, [R; D])>; MAX_STARTS] = [None; MAX_STARTS];
@@ -145,7 +113,7 @@ where
             (0, None) => -R::INFINITY,
             _ => best[starts - 1].map_or(-R::INFINITY, |(b, _)| b),
         };
-        let Some((v, _)) = f(&x, Need::Value { floor }) else {
+        let Some((v, _)) = f.evaluate(&x, Need::Value { floor }) else {
             continue;
         };
         if overall.is_none_or(|(b, _)| v > b) {
@@ -156,12 +124,9 @@ where
     let lower: [R; D] = core::array::from_fn(|l| if set.contains(l) { R::ZERO } else { fixed });
     let upper: [R; D] = core::array::from_fn(|l| if set.contains(l) { R::ONE } else { fixed });
     for (_, x0) in best[..starts].iter().flatten() {
-        let g = |x: &[R; D], threshold: Option<R>| match threshold {
-            Some(accept_from) => f(x, Need::Trial { accept_from }),
-            None => f(x, Need::Gradient),
-        };
+        let g = |x: &[R; D], need: Need<R>| f.evaluate(x, need);
         let budget = config.evaluations_per_start;
-        if let Some(a) = optimize::maximize_with_threshold(g, *x0, &lower, &upper, budget) {
+        if let Some(a) = optimize::maximize(g, *x0, &lower, &upper, budget) {
             evaluations += a.evaluations;
             if overall.is_none_or(|(b, _)| a.value > b) {
                 overall = Some((a.value, a.point));
@@ -251,8 +216,13 @@ mod tests {
         let set = ControlSet::of(&[0, 1]);
         let want = grid_max(|a, b| bumps(&[a, b, 0.0], w2).0);
         for seed in 0..5 {
-            let res =
-                maximize_over_set(set, |x: &[f64; 3]| Some(bumps(x, w2)), config, seed).unwrap();
+            let res = maximize(
+                set,
+                &mut |x: &[f64; 3], _: Need<f64>| Some(bumps(x, w2)),
+                config,
+                seed,
+            )
+            .unwrap();
             assert!(
                 res.value >= want - 1e-6,
                 "w2={w2} seed={seed}: {} vs grid {}",
@@ -287,9 +257,11 @@ mod tests {
     #[test]
     fn maximum_on_the_boundary_and_single_variable_sets() {
         let set = ControlSet::of(&[1]);
-        let res = maximize_over_set(
+        let res = maximize(
             set,
-            |x: &[f64; 2]| Some((x[1] * 2.0 - x[1] * x[1] * 0.5, [0.0, 2.0 - x[1]])),
+            &mut |x: &[f64; 2], _: Need<f64>| {
+                Some((x[1] * 2.0 - x[1] * x[1] * 0.5, [0.0, 2.0 - x[1]]))
+            },
             &InnerConfig::default(),
             1,
         )
@@ -300,9 +272,9 @@ mod tests {
 
     #[test]
     fn failures_everywhere_give_none() {
-        let r = maximize_over_set(
+        let r = maximize(
             ControlSet::of(&[0]),
-            |_: &[f64; 1]| None,
+            &mut |_: &[f64; 1], _: Need<f64>| None,
             &InnerConfig::default(),
             0,
         );

@@ -11,7 +11,7 @@
 //!   error.
 //! - Each round is one [`Record`]: sequence number, the control set played
 //!   ([`SET_INITIAL`] for an uncharged initial observation), the full measured point (`f32`,
-//!   physical units), the outcome, the cost paid, and the controller's
+//!   physical units), the outcome, the cost paid, and the controller's tagged
 //!   [`Memo`] after the round — everything
 //!   [`Controller::replay`](crate::driver::Controller::replay) needs. [`replay_into`] feeds a
 //!   record to a controller.
@@ -23,17 +23,24 @@
 //!   returned `Ok`; a torn slot is skipped and the next append goes after the last slot
 //!   written to. [`Journal::records`] reads them back in order.
 //! - [`JournalError::Full`] when no slot is left; nothing is written then.
+//! - Memos are tagged ([`Memo::write`]). A journal whose records carry memos says so in its
+//!   header (memo format 1); a journal written before memos were tagged, with untagged memos,
+//!   is refused with [`JournalError::LegacyMemo`] rather than misread. Journals without memos
+//!   (`memo_len` 0, the explore-then-commit rules) are the same in both formats.
 
 use embedded_storage::nor_flash::{NorFlash, NorFlashError, NorFlashErrorKind};
 
 use crate::driver::{Controller, DriverError, Memo};
+use crate::policy::memo::MEMO_CAPACITY;
+use crate::policy::Policy;
 use crate::real::Real;
 
 /// Most variables a record holds.
 pub const MAX_VARS: usize = 16;
 
-/// Most memo scalars a record holds (running bounds of up to 32 control sets, plus one).
-pub const MAX_MEMO: usize = 33;
+/// Most memo scalars a record holds: a tag and [`MEMO_CAPACITY`] values (running bounds of up
+/// to 32 control sets, plus one).
+pub const MAX_MEMO: usize = 1 + MEMO_CAPACITY;
 
 /// The `set` of an initial observation (not charged, replayed with
 /// [`observe_initial`](crate::driver::Controller::observe_initial)).
@@ -43,6 +50,8 @@ pub const SET_INITIAL: u8 = 0xFF;
 pub const MAX_UNIT: usize = 64;
 
 const HEADER_MAGIC: [u8; 4] = *b"cbJ1";
+/// Header byte 6 of a journal whose records carry tagged memos.
+const MEMO_FORMAT_TAGGED: u8 = 1;
 const HEADER_LEN: usize = 16;
 const COMMIT: [u8; 4] = *b"cbOK";
 const BODY_FIXED: usize = 8;
@@ -71,6 +80,9 @@ pub enum JournalError {
     /// A record or shape exceeds [`MAX_VARS`]/[`MAX_MEMO`], or does not match the journal's
     /// shape.
     Shape,
+    /// The journal was written with untagged memos (before memos carried a tag): its memos
+    /// cannot be read safely. Replay it with the version that wrote it, or start a new one.
+    LegacyMemo,
     /// A committed record carries the wrong sequence number (the flash was altered).
     Corrupt,
 }
@@ -123,12 +135,12 @@ impl Record {
     /// The round of a controller as a record: its set, point (physical units), outcome, cost
     /// and current memo (call after `observe`). `None` if `D > MAX_VARS` or the memo is too
     /// long.
-    pub fn of_round<R: Real, const D: usize, const M: usize>(
+    pub fn of_round<R: Real, const D: usize>(
         set: usize,
         x: &[R; D],
         y: R,
         cost: R,
-        memo: &Memo<R, M>,
+        memo: &Memo<R>,
     ) -> Option<Record> {
         if D > MAX_VARS || set >= SET_INITIAL as usize {
             return None;
@@ -238,14 +250,15 @@ fn crate_crc(bytes: &[u8]) -> u32 {
 /// Replays one record into a controller: [`observe_initial`](Controller::observe_initial)
 /// for [`SET_INITIAL`], [`replay`](Controller::replay) otherwise. On error the controller is
 /// unchanged.
-pub fn replay_into<R, const N: usize, const D: usize, const M: usize, const F: usize, S, B>(
-    ctl: &mut Controller<R, N, D, M, F, S, B>,
+pub fn replay_into<R, const N: usize, const D: usize, const M: usize, S, B, P>(
+    ctl: &mut Controller<R, N, D, M, S, B, P>,
     record: &Record,
 ) -> Result<(), DriverError>
 where
     R: Real,
     S: AsRef<[R]> + AsMut<[R]>,
     B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+    P: Policy<R, D, M>,
 {
     let xs = record.x();
     if xs.len() != D {
@@ -260,7 +273,7 @@ where
     for (o, v) in m.iter_mut().zip(record.memo()) {
         *o = R::from_f64(*v as f64);
     }
-    let memo = Memo::<R, M>::read(&m[..record.memo().len()]).ok_or(DriverError::InvalidMemo)?;
+    let memo = Memo::read(&m[..record.memo().len()]).map_err(|_| DriverError::InvalidMemo)?;
     ctl.replay(
         record.set as usize,
         &x,
@@ -355,6 +368,8 @@ impl<F: NorFlash> Journal<F> {
         h[0..4].copy_from_slice(&HEADER_MAGIC);
         h[4] = dims as u8;
         h[5] = memo_len as u8;
+        // Memo format: 1 = tagged. Without memos both formats are the same (0).
+        h[6] = if memo_len > 0 { MEMO_FORMAT_TAGGED } else { 0 };
         h[8..12].copy_from_slice(&tag.to_le_bytes());
         let crc = crate_crc(&h[..12]);
         h[12..16].copy_from_slice(&crc.to_le_bytes());
@@ -433,6 +448,9 @@ impl<F: NorFlash> Journal<F> {
             || crate_crc(&h[..12]) != u32::from_le_bytes([h[12], h[13], h[14], h[15]])
         {
             return Err(JournalError::NotFormatted);
+        }
+        if h[5] > 0 && h[6] == 0 {
+            return Err(JournalError::LegacyMemo);
         }
         if h[..HEADER_LEN] != Self::header(dims, memo_len, tag) {
             return Err(JournalError::Foreign);

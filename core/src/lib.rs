@@ -6,25 +6,36 @@
 //!
 //! The crate is layered; each module uses only those listed before it:
 //!
-//! 1. [`real`]: the [`Real`](real::Real) scalar trait over `f32`/`f64` (special functions
-//!    from `libm`).
-//! 2. [`linalg`]: packed lower-triangular Cholesky factors with O(n²) append and downdate.
-//! 3. [`kernel`]: stationary ARD kernels (squared exponential, Matérn-5/2).
-//! 4. [`gp`]: exact GP regression with fixed capacity, gradients, likelihood and fitting.
-//! 5. [`dist`]: distributions of uncontrolled variables (truncated normal, uniform, discrete,
-//!    constant) with inverse-CDF sampling; [`qmc`]: scrambled quasi-random sequences.
-//! 6. [`problem`]: variables, bounds, control sets and costs; [`expectation`]: sample banks and
-//!    expected bounds over the uncontrolled variables.
-//! 7. [`thompson`]: posterior sample paths (random Fourier features, pathwise conditioning).
-//! 8. [`optimize`] (projected gradient ascent) and [`inner`]: maximisation over one control set.
-//! 9. [`policy`]: the decision rules, one file per paper's rule.
-//! 10. [`driver`]: the ask/tell [`Controller`](driver::Controller) with its budget ledger.
-//! 11. [`link`] (feature `link`): the host–device protocol; [`journal`] (feature `journal`):
-//!     the append-only observation log on NOR flash that a device resumes from.
+//! 1. Numerics: [`real`], the [`Real`](real::Real) scalar trait over `f32`/`f64` (special
+//!    functions from `libm`); [`optimize`], box-constrained gradient ascent and the one notion
+//!    of how precise an evaluation must be ([`Need`](optimize::Need)); [`qmc`], scrambled
+//!    quasi-random sequences.
+//! 2. Linear algebra: [`linalg`], packed lower-triangular Cholesky factors with O(n²) append and
+//!    downdate.
+//! 3. Kernels: [`kernel`], stationary ARD kernels (squared exponential, Matérn-5/2).
+//! 4. Distributions: [`dist`], of the variables left to chance (truncated normal, uniform,
+//!    discrete, constant), with inverse-CDF sampling.
+//! 5. Models: [`gp`], exact GP regression with fixed capacity, gradients, likelihood and
+//!    fitting; [`thompson`], posterior sample paths (random Fourier features, pathwise
+//!    conditioning).
+//! 6. Expectations: [`problem`], variables, bounds, control sets, contexts and costs;
+//!    [`expectation`], sample banks and expected bounds over the variables left to chance.
+//! 7. Acquisition functions: [`acquisition`], the [`Acquisition`](acquisition::Acquisition)
+//!    trait and the papers' acquisitions.
+//! 8. Optimiser: [`inner`], the maximisation of any acquisition over one control set.
+//! 9. Policies: [`policy`], the [`Policy`](policy::Policy) trait and one file per rule.
+//! 10. Driver: [`driver`], the ask/tell [`Controller`](driver::Controller), generic over its
+//!     policy, with its budget ledger; [`snapshot`] (feature `serde`) saves and restores it.
+//! 11. Beside the driver: [`link`] (feature `link`), the host–device protocol; [`journal`]
+//!     (feature `journal`), the append-only observation log on NOR flash that a device
+//!     resumes from.
+//!
+//! `docs/architecture.md` describes the traits and how to add a rule.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod acquisition;
 pub mod dist;
 pub mod driver;
 pub mod expectation;

@@ -65,9 +65,67 @@ pub struct Ascent<R, V> {
     pub evaluations: usize,
 }
 
+/// What one evaluation of an objective must deliver: the optimiser's one notion of "how precise
+/// must this evaluation be".
+///
+/// An objective may answer a request it is told is unimportant with less work: an upper bound
+/// in place of a value that is sure to be ignored, no gradient where none will be used. With
+/// exact values and gradients wherever they matter the optimisers' results are unchanged.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Need<R> {
+    /// Value and gradient (the start of an ascent: both are always used).
+    Gradient,
+    /// A line-search trial of an ascent: it is accepted, and its gradient used, only if its
+    /// value reaches `accept_from`. Below that, any value below `accept_from` (an upper bound,
+    /// say) may be returned in its place, with any gradient.
+    Trial {
+        /// The value needed for acceptance.
+        accept_from: R,
+    },
+    /// The value of a candidate that is only compared, never climbed from (a pool of starting
+    /// points). Its gradient is not used, and a value at or below `floor` cannot change the
+    /// result, so an upper bound of the value may be returned in its place whenever that
+    /// bound is at most `floor`.
+    Value {
+        /// Values at or below it are ignored; −∞ while every value matters.
+        floor: R,
+    },
+}
+
+impl<R: Real> Need<R> {
+    /// Where values stop mattering: `Some((at, inclusive))` when any value below `at` (or equal
+    /// to it, if `inclusive`) is ignored, so that an upper bound in that range may stand in for
+    /// the value; `None` when every value matters.
+    pub fn ignored_below(&self) -> Option<(R, bool)> {
+        match *self {
+            Need::Gradient => None,
+            Need::Trial { accept_from } => Some((accept_from, false)),
+            Need::Value { floor } => Some((floor, true)),
+        }
+    }
+
+    /// The value from which the gradient is used: −∞ (always), a trial's acceptance level, or
+    /// +∞ (never, for a compared value).
+    pub fn gradient_from(&self) -> R {
+        match *self {
+            Need::Gradient => -R::INFINITY,
+            Need::Trial { accept_from } => accept_from,
+            Need::Value { .. } => R::INFINITY,
+        }
+    }
+
+    /// True unless the gradient is certainly unused (a compared value).
+    pub fn wants_gradient(&self) -> bool {
+        !matches!(self, Need::Value { .. })
+    }
+}
+
 /// Maximises `f` over the box from `start` (projected into it), with at most `budget`
 /// evaluations. `f` returns the value and the gradient, or `None` where it cannot be evaluated
-/// (treated as worse than anything). Coordinates with `lower == upper` never move.
+/// (treated as worse than anything); it is told what each evaluation is for ([`Need`]): the
+/// start point needs both ([`Need::Gradient`]), a line-search trial only what decides its
+/// acceptance ([`Need::Trial`]), and the ascent is unchanged by any answer the contract allows.
+/// Coordinates with `lower == upper` never move.
 ///
 /// Returns `None` only when `f` fails at the start point.
 pub fn maximize<R, V, F>(
@@ -80,32 +138,13 @@ pub fn maximize<R, V, F>(
 where
     R: Real,
     V: Coordinates<R>,
-    F: FnMut(&V) -> Option<(R, V)>,
-{
-    maximize_with_threshold(|x: &V, _| f(x), start, lower, upper, budget)
-}
-
-/// [`maximize`] for an `f` that is told, at each line-search trial, the value the trial must
-/// reach to be accepted (`None` at the start point, whose value and gradient are always used).
-/// Below that value the trial is rejected whatever it is: `f` may then return any value below
-/// the threshold (an upper bound, say) with any gradient, and the ascent is unchanged.
-pub fn maximize_with_threshold<R, V, F>(
-    mut f: F,
-    start: V,
-    lower: &V,
-    upper: &V,
-    budget: usize,
-) -> Option<Ascent<R, V>>
-where
-    R: Real,
-    V: Coordinates<R>,
-    F: FnMut(&V, Option<R>) -> Option<(R, V)>,
+    F: FnMut(&V, Need<R>) -> Option<(R, V)>,
 {
     let len = start.len();
     let mut h = start;
     project(&mut h, lower, upper);
     let mut used = 1;
-    let (mut fx, mut g) = f(&h, None)?;
+    let (mut fx, mut g) = f(&h, Need::Gradient)?;
     let fixed = |i: usize| lower.get(i) == upper.get(i);
     // First step: move at most 1 along the steepest free coordinate... scaled to the box.
     let gmax = (0..len)
@@ -165,7 +204,12 @@ where
             project(&mut cand, lower, upper);
             used += 1;
             let threshold = fx + R::from_f64(1e-4) * lambda * slope;
-            if let Some((fc, gc)) = f(&cand, Some(threshold)) {
+            if let Some((fc, gc)) = f(
+                &cand,
+                Need::Trial {
+                    accept_from: threshold,
+                },
+            ) {
                 if fc >= threshold {
                     accepted = Some((cand, fc, gc));
                     break;
@@ -217,7 +261,7 @@ mod tests {
     #[test]
     fn finds_interior_and_boundary_maxima() {
         // Concave quadratic with maximum at (0.3, 2.0): the second coordinate is clipped to 1.
-        let f = |x: &[f64; 2]| {
+        let f = |x: &[f64; 2], _: Need<f64>| {
             let v = -(x[0] - 0.3).powi(2) - 10.0 * (x[1] - 2.0).powi(2);
             Some((v, [-2.0 * (x[0] - 0.3), -20.0 * (x[1] - 2.0)]))
         };
@@ -231,7 +275,9 @@ mod tests {
     fn a_flat_maximum_is_reached_within_the_tolerance() {
         // A quartic's flat top at 0.3, approached ever more slowly by gradient steps. A stop at
         // projected gradient 4|x − 0.3|³ ≤ 1e-5 is within 0.0136 of the maximum.
-        let f = |x: &[f64; 1]| Some((-(x[0] - 0.3).powi(4), [-4.0 * (x[0] - 0.3).powi(3)]));
+        let f = |x: &[f64; 1], _: Need<f64>| {
+            Some((-(x[0] - 0.3).powi(4), [-4.0 * (x[0] - 0.3).powi(3)]))
+        };
         let r = maximize(f, [0.9], &[0.0], &[1.0], 1000).unwrap();
         assert!(r.evaluations < 100, "{} evaluations", r.evaluations);
         assert!((r.point[0] - 0.3).abs() < 0.0137, "{:?}", r.point);
@@ -239,7 +285,7 @@ mod tests {
 
     #[test]
     fn rosenbrock_converges_within_budget() {
-        let f = |x: &[f64; 2]| {
+        let f = |x: &[f64; 2], _: Need<f64>| {
             let (a, b) = (x[0], x[1]);
             let v = -((1.0 - a).powi(2) + 100.0 * (b - a * a).powi(2));
             let ga = 2.0 * (1.0 - a) + 400.0 * a * (b - a * a);
@@ -257,7 +303,7 @@ mod tests {
     #[test]
     fn fixed_coordinates_stay_and_budget_is_respected() {
         let mut calls = 0;
-        let f = |x: &[f64; 3]| {
+        let f = |x: &[f64; 3], _: Need<f64>| {
             calls += 1;
             Some((
                 -(x[0] * x[0]) - x[1] - x[2] * x[2],
@@ -273,10 +319,11 @@ mod tests {
 
     #[test]
     fn failure_at_start_is_reported_and_failures_elsewhere_avoided() {
-        assert!(maximize(|_: &[f64; 1]| None, [0.0], &[0.0], &[1.0], 10).is_none());
+        assert!(maximize(|_: &[f64; 1], _: Need<f64>| None, [0.0], &[0.0], &[1.0], 10).is_none());
         // f fails right of 0.5; the maximum of −(x−1)² on [0, 0.5] is at 0.5.
-        let f =
-            |x: &[f64; 1]| (x[0] <= 0.5).then(|| (-(x[0] - 1.0).powi(2), [-2.0 * (x[0] - 1.0)]));
+        let f = |x: &[f64; 1], _: Need<f64>| {
+            (x[0] <= 0.5).then(|| (-(x[0] - 1.0).powi(2), [-2.0 * (x[0] - 1.0)]))
+        };
         let r = maximize(f, [0.0], &[0.0], &[1.0], 200).unwrap();
         assert!(r.point[0] <= 0.5 && r.point[0] > 0.45, "{:?}", r.point);
     }

@@ -89,17 +89,53 @@ pub enum ProblemError {
     DuplicateControlSet(usize),
     /// The number of costs differs from the number of control sets.
     CostCount,
-    /// Cost `.0` is not a positive finite number.
+    /// Cost `.0` is not a positive finite number (for [`Costs::Dosed`]: its base, rate, or its
+    /// cheapest value is not).
     Cost(usize),
+    /// The cost function gave control set `.0` a cost that is not positive and finite.
+    CostValue(usize),
+    /// The context mask names a variable index `>= D`.
+    ContextOutOfRange,
 }
 
-/// Costs of the control sets: known in advance, or observed only when paid (paper 001).
+/// What a round costs: a price per control set known in advance (paper 000), random costs
+/// observed only when paid (paper 001), or a price that depends on the values chosen (paper
+/// 002: a dose of 8 mM costs more than one of 1 mM), in closed form with a gradient.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Costs<R, const M: usize> {
+pub enum Costs<R, const D: usize, const M: usize> {
     /// The cost of each set, known and deterministic.
     Known([R; M]),
     /// Random costs with unknown means, observed after each round.
     Unknown,
+    /// Set `i` at physical values `x` costs `base[i] + Σ_{l ∈ set i} rate[l]·x_l`: a price per
+    /// unit of each variable dosed on top of a set's fixed cost (rates ≥ 0).
+    Dosed {
+        /// Fixed cost of each set.
+        base: [R; M],
+        /// Price per physical unit of each variable, charged when its set controls it.
+        rate: [R; D],
+    },
+    /// Any known cost function of the set and the physical values, with its gradient.
+    Function(CostFunction<R, D>),
+}
+
+/// A known cost function: `f(set, x)` returns the cost of control set `set` at physical values
+/// `x` (only the set's variables are meaningful) and its gradient in `x`. A plain function
+/// pointer, so that a problem stays `Copy`-able and allocation-free; the controller refuses a
+/// decision whose cost is not positive and finite ([`ProblemError::CostValue`]).
+#[derive(Clone, Copy)]
+pub struct CostFunction<R, const D: usize>(pub fn(usize, &[R; D]) -> (R, [R; D]));
+
+impl<R, const D: usize> core::fmt::Debug for CostFunction<R, D> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("CostFunction")
+    }
+}
+
+impl<R, const D: usize> PartialEq for CostFunction<R, D> {
+    fn eq(&self, other: &Self) -> bool {
+        core::ptr::fn_addr_eq(self.0, other.0)
+    }
 }
 
 /// A validated problem: `D` variables and up to `M` control sets.
@@ -111,7 +147,9 @@ pub struct Problem<R, const D: usize, const M: usize> {
     unit: [Distribution<R>; D],
     sets: [ControlSet; M],
     len: usize,
-    costs: Costs<R, M>,
+    costs: Costs<R, D, M>,
+    // Variables measured before each decision (paper 004's contexts).
+    contexts: ControlSet,
 }
 
 impl<R: Real, const D: usize, const M: usize> Problem<R, D, M> {
@@ -182,7 +220,54 @@ impl<R: Real, const D: usize, const M: usize> Problem<R, D, M> {
             sets: stored,
             len: sets.len(),
             costs,
+            contexts: ControlSet(0),
         })
+    }
+
+    /// The problem with other costs (validated like [`new`](Self::new)'s: known costs
+    /// positive and finite; dosed costs with finite, non-negative bases and rates whose
+    /// cheapest value over the bounds is positive). Costs of sets beyond
+    /// [`num_sets`](Self::num_sets) are ignored.
+    pub fn with_costs(mut self, costs: Costs<R, D, M>) -> Result<Self, ProblemError> {
+        match &costs {
+            Costs::Known(c) => {
+                if let Some(i) = (0..self.len).find(|&i| !(c[i].is_finite() && c[i] > R::ZERO)) {
+                    return Err(ProblemError::Cost(i));
+                }
+            }
+            Costs::Dosed { base, rate } => {
+                let rates_ok = rate.iter().all(|r| r.is_finite() && *r >= R::ZERO);
+                for (i, set) in self.sets().iter().enumerate() {
+                    let cheapest = (0..D)
+                        .filter(|&l| set.contains(l))
+                        .fold(base[i], |c, l| c + rate[l] * self.lower[l]);
+                    let base_ok = base[i].is_finite() && base[i] >= R::ZERO;
+                    if !(rates_ok && base_ok && cheapest.is_finite() && cheapest > R::ZERO) {
+                        return Err(ProblemError::Cost(i));
+                    }
+                }
+            }
+            Costs::Unknown | Costs::Function(_) => {}
+        }
+        self.costs = costs;
+        Ok(self)
+    }
+
+    /// The problem with the variables in `contexts` measured before each decision (paper
+    /// 004): the controller then takes their values with every request for a decision
+    /// ([`Controller::next`](crate::driver::Controller::next)).
+    pub fn with_contexts(mut self, contexts: ControlSet) -> Result<Self, ProblemError> {
+        if !contexts.is_subset_of(ControlSet::full(D)) || D > MAX_VARIABLES {
+            return Err(ProblemError::ContextOutOfRange);
+        }
+        self.contexts = contexts;
+        Ok(self)
+    }
+
+    /// The variables measured before each decision (empty unless
+    /// [`with_contexts`](Self::with_contexts) set them).
+    pub fn contexts(&self) -> ControlSet {
+        self.contexts
     }
 
     /// Number of control sets.
@@ -212,8 +297,37 @@ impl<R: Real, const D: usize, const M: usize> Problem<R, D, M> {
     }
 
     /// The costs as given.
-    pub fn costs(&self) -> &Costs<R, M> {
+    pub fn costs(&self) -> &Costs<R, D, M> {
         &self.costs
+    }
+
+    /// The cost of playing set `i` at physical values `x` and its gradient in `x`, when costs
+    /// are known (per set, dosed or by a function); `Ok(None)` when they are learned from what
+    /// is paid, or `i` is not a set. A cost function that gives a cost that is not positive
+    /// and finite is an error.
+    pub fn cost_at(&self, i: usize, x: &[R; D]) -> Result<Option<(R, [R; D])>, ProblemError> {
+        let Some(set) = self.set(i) else {
+            return Ok(None);
+        };
+        let (c, g) = match &self.costs {
+            Costs::Unknown => return Ok(None),
+            Costs::Known(c) => (c[i], [R::ZERO; D]),
+            Costs::Dosed { base, rate } => {
+                let mut c = base[i];
+                let mut g = [R::ZERO; D];
+                for l in (0..D).filter(|&l| set.contains(l)) {
+                    c += rate[l] * x[l];
+                    g[l] = rate[l];
+                }
+                (c, g)
+            }
+            Costs::Function(f) => (f.0)(i, x),
+        };
+        if c.is_finite() && c > R::ZERO {
+            Ok(Some((c, g)))
+        } else {
+            Err(ProblemError::CostValue(i))
+        }
     }
 
     /// Known cost of set `i`, if costs are known.

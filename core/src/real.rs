@@ -8,6 +8,19 @@
 use core::fmt::{Debug, Display};
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
+/// What saving a scalar needs: serde's `Serialize` and `Deserialize` with the feature `serde`
+/// (so that every rule's saved state is serialisable), nothing without it.
+#[cfg(feature = "serde")]
+pub trait Persist: serde::Serialize + for<'de> serde::Deserialize<'de> {}
+#[cfg(feature = "serde")]
+impl<T: serde::Serialize + for<'de> serde::Deserialize<'de>> Persist for T {}
+
+/// What saving a scalar needs: nothing without the feature `serde`.
+#[cfg(not(feature = "serde"))]
+pub trait Persist {}
+#[cfg(not(feature = "serde"))]
+impl<T> Persist for T {}
+
 /// A real scalar type: `f32` or `f64`.
 ///
 /// The trait is sealed in spirit (only the two IEEE types implement it) but left open so that
@@ -28,6 +41,7 @@ pub trait Real:
     + SubAssign
     + MulAssign
     + DivAssign
+    + Persist
     + 'static
 {
     /// Additive identity.

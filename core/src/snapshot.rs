@@ -1,10 +1,12 @@
 //! Saving and restoring a controller's state with serde (feature `serde`).
 //!
 //! A [`Snapshot`] holds what a controller has learned and decided: the observations (unit
-//! coordinates), the GP hyperparameters, the budget ledger, the rule's state, the query history
-//! and the pending decision (the Thompson and EI rules draw from a generator seeded by the
-//! settings' seed and the round, so there is no generator state to save). The problem, the bank and the settings are
-//! configuration: restore with the same ones. Restoring replays the observations into an empty
+//! coordinates), the GP hyperparameters, the budget ledger, the rule's own state (its
+//! [`Policy::Record`](crate::policy::Policy::Record): ETC's counters, the unknown-cost rule's
+//! statistics, EI's query history, nothing for the others) and the pending decision (rules
+//! that draw at random seed a generator from the settings' seed and the round, so there is no
+//! generator state to save). The problem, the bank, the settings and the rule's configuration
+//! are configuration: restore with the same ones. Restoring replays the observations into an empty
 //! GP, so every value is validated again and a damaged snapshot yields a typed error instead of
 //! a broken model (with the drop-oldest policy the factor then equals the saved one to rounding,
 //! not bit for bit).
@@ -161,49 +163,17 @@ pub struct PendingRecord<R: Copy + Default, const D: usize> {
     pub x: FixedArray<R, D>,
     /// The winning score.
     pub score: R,
-}
-
-/// The state of the decision rule.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(bound(
-    serialize = "R: Serialize",
-    deserialize = "R: Deserialize<'de> + Copy + Default"
-))]
-pub enum RuleRecord<R: Copy + Default, const M: usize> {
-    /// A rule without state.
-    Stateless,
-    /// Explore-then-commit: group costs (cheapest first) and remaining plays.
-    ExploreThenCommit {
-        /// Group costs.
-        group_cost: BoundedVec<R, M>,
-        /// Remaining plays per group.
-        plays_left: BoundedVec<u32, M>,
-    },
-    /// Unknown costs: per-set plays, cost sums and running upper bounds; the running lower
-    /// bound and the round counters.
-    UnknownCost {
-        /// Plays per set.
-        plays: BoundedVec<u32, M>,
-        /// Sums of the costs paid per set.
-        cost_sums: BoundedVec<R, M>,
-        /// Running minimum of each set's expected UCB.
-        ucb_bar: BoundedVec<R, M>,
-        /// Running maximum of the expected LCB.
-        lcb_bar: R,
-        /// Rounds recorded.
-        rounds: u32,
-        /// Exploitation rounds recorded.
-        exploit_rounds: u32,
-    },
+    /// Whether the measurement is to be paid for.
+    pub measure: bool,
 }
 
 /// Everything a controller has learned and decided (see the module documentation).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(bound(
-    serialize = "R: Serialize",
-    deserialize = "R: Deserialize<'de> + Copy + Default"
+    serialize = "R: Serialize, P: Serialize",
+    deserialize = "R: Deserialize<'de> + Copy + Default, P: Deserialize<'de>"
 ))]
-pub struct Snapshot<R: Copy + Default, const N: usize, const D: usize, const M: usize> {
+pub struct Snapshot<R: Copy + Default, const N: usize, const D: usize, P> {
     /// Observations in the GP, oldest first.
     pub observations: BoundedVec<ObservationRecord<R, D>, N>,
     /// Kernel lengthscales.
@@ -218,10 +188,8 @@ pub struct Snapshot<R: Copy + Default, const N: usize, const D: usize, const M: 
     pub spent: (R, R),
     /// Rounds observed.
     pub rounds: usize,
-    /// The rule's state.
-    pub rule: RuleRecord<R, M>,
-    /// Past queries, oldest first.
-    pub history: BoundedVec<QueryRecord<R, D>, N>,
+    /// The decision rule's state ([`Policy::Record`](crate::policy::Policy::Record)).
+    pub policy: P,
     /// The pending decision.
     pub pending: Option<PendingRecord<R, D>>,
 }

@@ -2,7 +2,7 @@
 //! paper 000, and its error paths.
 
 use costbo_core::dist::{Distribution, TruncatedNormal};
-use costbo_core::driver::{Controller, Decision, DriverError, Rule, Settings};
+use costbo_core::driver::{BudgetRule, Controller, Decision, DriverError, Settings};
 use costbo_core::expectation::SampleBank;
 use costbo_core::gp::{Gp, WhenFull};
 use costbo_core::inner::InnerConfig;
@@ -11,6 +11,7 @@ use costbo_core::linalg::tri_len;
 use costbo_core::policy::explore_then_commit::PlaysPerGroup;
 use costbo_core::policy::ucb_cvs::EpsilonSchedule;
 use costbo_core::policy::unknown_cost::{Exploration, UnknownCostConfig};
+use costbo_core::policy::{AnyPolicy, PolicySpec, Selection};
 use costbo_core::problem::{Problem, Variable};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro128PlusPlus;
@@ -28,7 +29,7 @@ const LIGHT: InnerConfig = InnerConfig {
     starts: 2,
     evaluations_per_start: 8,
 };
-type Ctl = Controller<f64, N, D, M, 128, Vec<f64>, Vec<[f64; D]>>;
+type Ctl = Controller<f64, N, D, M, Vec<f64>, Vec<[f64; D]>, AnyPolicy<f64, D, M, 128, N>>;
 
 fn variables() -> [Variable<f64>; D] {
     let tn = TruncatedNormal::with_truncated_variance(0.5, 0.04, 0.0, 1.0).unwrap();
@@ -44,19 +45,24 @@ fn bank(problem: &Problem<f64, D, M>) -> SampleBank<f64, D, Vec<[f64; D]>> {
     SampleBank::quasi_random(problem, vec![[0.0; D]; BANK], 11).unwrap()
 }
 
-fn controller(rule: Rule<f64>, costs: Option<&[f64]>, budget: f64, inner: InnerConfig) -> Ctl {
+fn controller(
+    rule: PolicySpec<f64>,
+    costs: Option<&[f64]>,
+    budget: f64,
+    inner: InnerConfig,
+) -> Ctl {
     let problem = Problem::new(&variables(), &sets(), costs).unwrap();
     let kernel = Kernel::squared_exponential([0.1; D], 1.0).unwrap();
     let gp = Gp::new(kernel, 0.0, 1e-4, WhenFull::Reject, vec![0.0; tri_len(N)]).unwrap();
     let bank = bank(&problem);
     let settings = Settings {
-        rule,
         beta: 2.0,
         budget,
         inner,
         seed: 3,
+        budget_rule: BudgetRule::Affordable,
     };
-    Controller::new(problem, gp, bank, settings).unwrap()
+    Controller::new(problem, gp, bank, settings, rule.build()).unwrap()
 }
 
 /// Plays one round: applies the decision, draws the uncontrolled variables, observes.
@@ -84,7 +90,7 @@ fn initial_design(ctl: &mut Ctl, rng: &mut Xoshiro128PlusPlus) {
 #[test]
 fn etc_ada_spends_its_budget_cheapest_groups_first() {
     let mut ctl = controller(
-        Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
+        PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
         Some(&CHEAP),
         0.3,
         LIGHT,
@@ -119,7 +125,7 @@ fn etc_ada_spends_its_budget_cheapest_groups_first() {
 fn ucb_cvs_finds_a_good_point_on_hartmann3() {
     // ε = 0.1 lets cheaper sets within 0.1 of the best expected UCB be played.
     let mut ctl = controller(
-        Rule::UcbCvs(EpsilonSchedule::Constant(0.1)),
+        PolicySpec::UcbCvs(EpsilonSchedule::Constant(0.1)),
         Some(&CHEAP),
         12.0,
         InnerConfig::default(),
@@ -153,7 +159,7 @@ fn ucb_cvs_finds_a_good_point_on_hartmann3() {
 #[test]
 fn errors_leave_the_controller_unchanged() {
     let mut ctl = controller(
-        Rule::ExploreThenCommit(PlaysPerGroup::Fixed(50)),
+        PolicySpec::ExploreThenCommit(PlaysPerGroup::Fixed(50)),
         Some(&CHEAP),
         1.0,
         LIGHT,
@@ -202,26 +208,27 @@ fn errors_leave_the_controller_unchanged() {
 
 #[test]
 fn rules_that_need_known_costs_refuse_unknown_ones() {
-    let problem = Problem::new(&variables(), &sets(), None).unwrap();
-    let kernel = Kernel::squared_exponential([0.1; D], 1.0).unwrap();
-    let gp: Gp<f64, N, D, Vec<f64>> =
-        Gp::new(kernel, 0.0, 1e-4, WhenFull::Reject, vec![0.0; tri_len(N)]).unwrap();
-    let bank = SampleBank::quasi_random(&problem, vec![[0.0; D]; 8], 1).unwrap();
-    let settings = Settings {
-        rule: Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
-        beta: 2.0,
-        budget: 1.0,
-        inner: InnerConfig::default(),
-        seed: 0,
-    };
-    let r: Result<Controller<f64, N, D, M, 16, _, _>, _> =
-        Controller::new(problem, gp, bank, settings);
-    assert_eq!(r.err(), Some(DriverError::RuleNeedsKnownCosts));
+    for rule in [
+        PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
+        PolicySpec::UcbCvs(EpsilonSchedule::Constant(0.1)),
+        PolicySpec::UcbPerUnitCost,
+        PolicySpec::Thompson(Selection::PerUnitCost),
+    ] {
+        let problem = Problem::new(&variables(), &sets(), None).unwrap();
+        let kernel = Kernel::squared_exponential([0.1; D], 1.0).unwrap();
+        let gp: Gp<f64, N, D, Vec<f64>> =
+            Gp::new(kernel, 0.0, 1e-4, WhenFull::Reject, vec![0.0; tri_len(N)]).unwrap();
+        let bank = SampleBank::quasi_random(&problem, vec![[0.0; D]; 8], 1).unwrap();
+        let settings = Settings::new(1.0, 0);
+        let r: Result<Controller<f64, N, D, M, _, _, AnyPolicy<f64, D, M, 16, N>>, _> =
+            Controller::new(problem, gp, bank, settings, rule.build());
+        assert_eq!(r.err(), Some(DriverError::RuleNeedsKnownCosts), "{rule:?}");
+    }
 }
 
 #[test]
 fn unknown_costs_explore_round_robin_then_exploit() {
-    let rule = Rule::UnknownCost(UnknownCostConfig {
+    let rule = PolicySpec::UnknownCost(UnknownCostConfig {
         exploration: Exploration::Rounds(2),
         alpha: 0.1,
         halve_every: None,
@@ -243,7 +250,12 @@ fn unknown_costs_explore_round_robin_then_exploit() {
 #[test]
 fn thompson_sampling_runs_and_is_reproducible() {
     let run = || {
-        let mut ctl = controller(Rule::ThompsonPsq, Some(&CHEAP), 100.0, LIGHT);
+        let mut ctl = controller(
+            PolicySpec::Thompson(Selection::Argmax),
+            Some(&CHEAP),
+            100.0,
+            LIGHT,
+        );
         let mut rng = Xoshiro128PlusPlus::seed_from_u64(5);
         initial_design(&mut ctl, &mut rng);
         (0..6)
@@ -264,23 +276,23 @@ fn expected_improvement_prefers_promising_queries_and_is_reproducible() {
             .map(|_| play(&mut ctl, &mut rng, 1.0).unwrap())
             .collect::<Vec<_>>()
     };
-    let a = run(Rule::ExpectedImprovementPsq);
+    let a = run(PolicySpec::Ei(Selection::Argmax));
     assert_eq!(
         a,
-        run(Rule::ExpectedImprovementPsq),
+        run(PolicySpec::Ei(Selection::Argmax)),
         "same seeds, same decisions"
     );
     // EI is non-negative by construction and a decision's score is its EI.
     assert!(a.iter().all(|d| d.score >= 0.0), "{a:?}");
-    let b = run(Rule::EiPerUnitCost);
+    let b = run(PolicySpec::Ei(Selection::PerUnitCost));
     assert!(b.iter().all(|d| d.score.is_finite() && d.score >= 0.0));
 }
 
 #[test]
 fn workspace_path_decides_like_the_stack_path() {
     for rule in [
-        Rule::ExploreThenCommit(PlaysPerGroup::Fixed(3)),
-        Rule::UcbCvs(EpsilonSchedule::Constant(0.1)),
+        PolicySpec::ExploreThenCommit(PlaysPerGroup::Fixed(3)),
+        PolicySpec::UcbCvs(EpsilonSchedule::Constant(0.1)),
     ] {
         let mut a = controller(rule, Some(&CHEAP), 100.0, LIGHT);
         let mut b = controller(rule, Some(&CHEAP), 100.0, LIGHT);
@@ -321,7 +333,7 @@ fn workspace_path_decides_like_the_stack_path() {
 fn the_full_set_outscores_every_other_set() {
     use costbo_core::expectation::Bound;
     for inner in [LIGHT, InnerConfig::default()] {
-        let rule = Rule::UcbCvs(EpsilonSchedule::Constant(0.0));
+        let rule = PolicySpec::UcbCvs(EpsilonSchedule::Constant(0.0));
         let mut ctl = controller(rule, Some(&CHEAP), 100.0, inner);
         let full = ctl.problem().full_set().unwrap();
         assert_eq!(full, M - 1);
@@ -332,7 +344,7 @@ fn the_full_set_outscores_every_other_set() {
         for round in 0..15u64 {
             for bound in [Bound::Upper(2.0), Bound::Lower(2.0)] {
                 let mut out = [None; M];
-                costbo_core::policy::score_sets_with_workspace(
+                costbo_core::policy::score_sets(
                     ctl.problem(),
                     ctl.gp(),
                     &bank,
@@ -341,6 +353,7 @@ fn the_full_set_outscores_every_other_set() {
                     round,
                     &mut out,
                     &mut ws,
+                    |_| true,
                 );
                 let a_full = out[full].unwrap().value;
                 for (i, r) in out.iter().enumerate() {
@@ -364,7 +377,7 @@ fn the_full_set_outscores_every_other_set() {
 fn refinements_stop_once_converged() {
     let inner = InnerConfig::default();
     let mut ctl = controller(
-        Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
+        PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
         Some(&CHEAP),
         100.0,
         LIGHT,
@@ -383,6 +396,8 @@ fn refinements_stop_once_converged() {
             &inner,
             round,
             &mut out[..M - 1],
+            &mut [],
+            |_| true,
         );
         for r in out.iter().flatten() {
             used += r.evaluations - inner.pool;

@@ -3,15 +3,16 @@
 //! `policy::score_sets` (with and without workspace) against the reference maximisation.
 #![allow(clippy::type_complexity, clippy::needless_range_loop)]
 
+use costbo_core::acquisition::Need;
 use costbo_core::dist::{Distribution, TruncatedNormal};
 use costbo_core::expectation::{
     expected_bound, expected_bound_batched, Bound, Chunk, FactorisedSe, SampleBank,
 };
 use costbo_core::gp::{Gp, WhenFull};
-use costbo_core::inner::{maximize_over_set, InnerConfig, InnerResult};
+use costbo_core::inner::{maximize, InnerConfig, InnerResult};
 use costbo_core::kernel::{Kernel, Shape};
 use costbo_core::linalg::tri_len;
-use costbo_core::policy::{score_sets, score_sets_with_workspace, workspace_len};
+use costbo_core::policy::{score_sets, workspace_len};
 use costbo_core::problem::{ControlSet, Problem, Variable};
 use costbo_core::Real;
 use rand_core::{Rng, SeedableRng};
@@ -349,7 +350,7 @@ fn gradients_match_finite_differences() {
     println!("gradients vs central differences: worst {worst:.1e}");
 }
 
-/// The reference maximisation: `maximize_over_set` on the per-point `expected_bound`.
+/// The reference maximisation: `inner::maximize` on the per-point `expected_bound`.
 fn reference_scores(
     problem: &Problem<f64, D, M>,
     gp: &Model<f64>,
@@ -363,10 +364,10 @@ fn reference_scores(
         .iter()
         .enumerate()
         .map(|(i, set)| {
-            let f = |x: &[f64; D]| expected_bound(gp, bank, *set, x, bound).ok();
-            maximize_over_set(
+            let mut f = |x: &[f64; D], _: Need<f64>| expected_bound(gp, bank, *set, x, bound).ok();
+            maximize(
                 *set,
-                f,
+                &mut f,
                 inner,
                 seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
             )
@@ -388,10 +389,30 @@ fn score_sets_matches_the_reference_maximisation() {
             let bank = bank::<f64>(48, 32);
             let want = reference_scores(&problem, &gp, &bank, bound, &inner, 5);
             let mut got = [None; M];
-            score_sets(&problem, &gp, &bank, bound, &inner, 5, &mut got);
+            score_sets(
+                &problem,
+                &gp,
+                &bank,
+                bound,
+                &inner,
+                5,
+                &mut got,
+                &mut [],
+                |_| true,
+            );
             let mut ws = vec![0.0; workspace_len(50, 48)];
             let mut got_ws = [None; M];
-            score_sets_with_workspace(&problem, &gp, &bank, bound, &inner, 5, &mut got_ws, &mut ws);
+            score_sets(
+                &problem,
+                &gp,
+                &bank,
+                bound,
+                &inner,
+                5,
+                &mut got_ws,
+                &mut ws,
+                |_| true,
+            );
             for ((w, g), h) in want.iter().zip(&got).zip(&got_ws) {
                 let (w, g, h) = (w.unwrap(), g.unwrap(), h.unwrap());
                 for r in [g, h] {
@@ -564,11 +585,19 @@ fn screening_bounds_hold_and_change_nothing() {
         for (seed, bound) in (0..3).flat_map(|s| [(s, Bound::Upper(2.0)), (s, Bound::Lower(2.0))]) {
             let mut with = [None; M];
             let mut without = [None; M];
-            score_sets_with_workspace(
-                &problem, &gp, &bank, bound, &inner, seed, &mut with, &mut ws,
+            score_sets(
+                &problem,
+                &gp,
+                &bank,
+                bound,
+                &inner,
+                seed,
+                &mut with,
+                &mut ws,
+                |_| true,
             );
             let mut small = vec![0.0; factorised_len(n, size)];
-            score_sets_with_workspace(
+            score_sets(
                 &problem,
                 &gp,
                 &bank,
@@ -577,6 +606,7 @@ fn screening_bounds_hold_and_change_nothing() {
                 seed,
                 &mut without,
                 &mut small,
+                |_| true,
             );
             assert_eq!(with, without, "n={n} seed={seed} {bound:?}");
         }
@@ -640,7 +670,6 @@ fn screening_bounds_hold_in_f32() {
 
 #[test]
 fn scoring_some_sets_gives_the_same_results_for_them() {
-    use costbo_core::policy::score_sets_where;
     let problem = problem::<f64>();
     let inner = InnerConfig::default();
     let gp = model::<f64>(Shape::SquaredExponential, 40, 1e-4, 700);
@@ -648,9 +677,19 @@ fn scoring_some_sets_gives_the_same_results_for_them() {
     let mut ws = vec![0.0; workspace_len(40, 32)];
     let mut all = [None; M];
     let bound = Bound::Upper(2.0);
-    score_sets_with_workspace(&problem, &gp, &bank, bound, &inner, 9, &mut all, &mut ws);
+    score_sets(
+        &problem,
+        &gp,
+        &bank,
+        bound,
+        &inner,
+        9,
+        &mut all,
+        &mut ws,
+        |_| true,
+    );
     let mut some = [None; M];
-    score_sets_where(
+    score_sets(
         &problem,
         &gp,
         &bank,

@@ -241,6 +241,50 @@ fn header_and_shape_errors() {
     assert!(Record::new(0, &[], 0.0, 0.0, &[0.0; MAX_MEMO + 1]).is_none());
 }
 
+/// CRC-32 (ISO-HDLC, zlib's), bit by bit: independent of the journal's implementation.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+#[test]
+fn journals_with_untagged_memos_are_refused_and_memo_free_ones_still_read() {
+    // The header a costbo from before tagged memos wrote: "cbJ1", dims, memo_len, two zero
+    // bytes, the tag, the CRC of the first 12 bytes.
+    let header = |dims: u8, memo_len: u8| {
+        let mut h = vec![b'c', b'b', b'J', b'1', dims, memo_len, 0, 0];
+        h.extend_from_slice(&TAG.to_le_bytes());
+        let crc = crc32(&h);
+        h.extend_from_slice(&crc.to_le_bytes());
+        h
+    };
+    let mut flash = MemFlash::<4, 1>::new(4096);
+    flash.mem[..16].copy_from_slice(&header(3, 4));
+    assert_eq!(
+        Journal::open(flash, 0, 4096, 3, 4, TAG).err().map(|e| e.1),
+        Some(JournalError::LegacyMemo)
+    );
+    // Without memos the formats agree: an old explore-then-commit journal opens, and a new
+    // one has the old header byte for byte.
+    let mut old = MemFlash::<4, 1>::new(4096);
+    old.mem[..16].copy_from_slice(&header(5, 0));
+    let mut j = Journal::open(old, 0, 4096, 5, 0, TAG).unwrap();
+    j.append(&record(0, 5, 0)).unwrap();
+    let mut new = MemFlash::<4, 1>::new(4096);
+    Journal::format(&mut new, 0, 4096, 5, 0, TAG).unwrap();
+    assert_eq!(new.mem[..16], header(5, 0)[..]);
+}
+
 #[test]
 fn a_flipped_bit_in_a_record_hides_it_and_an_altered_sequence_is_reported() {
     let mut flash = MemFlash::<4, 1>::new(1024);
@@ -402,20 +446,20 @@ mod resume {
 
     use super::*;
     use costbo_core::dist::{Distribution, Uniform};
-    use costbo_core::driver::{Controller, Rule, Settings};
+    use costbo_core::driver::{BudgetRule, Controller, Settings};
     use costbo_core::expectation::SampleBank;
     use costbo_core::gp::{Gp, WhenFull};
     use costbo_core::inner::InnerConfig;
     use costbo_core::journal::replay_into;
     use costbo_core::kernel::Kernel;
     use costbo_core::linalg::tri_len;
-    use costbo_core::policy::unknown_cost::{Exploration, UnknownCostConfig};
+    use costbo_core::policy::unknown_cost::{Exploration, UnknownCost, UnknownCostConfig};
     use costbo_core::problem::{ControlSet, Problem, Variable};
 
     const N: usize = 32;
     const D: usize = 3;
     const M: usize = 4;
-    type Ctl = Controller<f32, N, D, M, 1, Vec<f32>, Vec<[f32; D]>>;
+    type Ctl = Controller<f32, N, D, M, Vec<f32>, Vec<[f32; D]>, UnknownCost<f32, M>>;
 
     fn controller() -> Ctl {
         let v = Variable {
@@ -440,12 +484,12 @@ mod resume {
         )
         .unwrap();
         let bank = SampleBank::quasi_random(&problem, vec![[0.0; D]; 16], 3).unwrap();
+        let rule = UnknownCost::new(UnknownCostConfig {
+            exploration: Exploration::Rounds(2),
+            alpha: 0.1,
+            halve_every: None,
+        });
         let settings = Settings {
-            rule: Rule::UnknownCost(UnknownCostConfig {
-                exploration: Exploration::Rounds(2),
-                alpha: 0.1,
-                halve_every: None,
-            }),
             beta: 2.0,
             budget: 100.0,
             inner: InnerConfig {
@@ -454,8 +498,9 @@ mod resume {
                 evaluations_per_start: 6,
             },
             seed: 4,
+            budget_rule: BudgetRule::Affordable,
         };
-        Controller::new(problem, gp, bank, settings).unwrap()
+        Controller::new(problem, gp, bank, settings, rule).unwrap()
     }
 
     fn f(x: &[f32; D]) -> f32 {
@@ -465,13 +510,15 @@ mod resume {
     #[test]
     fn journaled_rounds_replay_to_the_same_next_decision() {
         let mut flash = MemFlash::<4, 1>::new(16384);
-        Journal::format(&mut flash, 0, 16384, D, M + 1, TAG).unwrap();
-        let mut j = Journal::open(flash, 0, 16384, D, M + 1, TAG).unwrap();
+        Journal::format(&mut flash, 0, 16384, D, M + 2, TAG).unwrap();
+        let mut j = Journal::open(flash, 0, 16384, D, M + 2, TAG).unwrap();
         let mut live = controller();
         // One initial observation, journaled as such.
         let x0 = [0.5f32, 0.5, 0.5];
         live.observe_initial(&x0, f(&x0)).unwrap();
-        let memo0 = [0.0f32; M + 1];
+        // A record's memo has the journal's length whatever the record: the initial one
+        // carries zeros (it is replayed without a memo).
+        let memo0 = [0.0f32; M + 2];
         j.append(&Record::new(SET_INITIAL, &x0, f(&x0), 0.0, &memo0).unwrap())
             .unwrap();
         let mut next = Vec::new();
@@ -487,7 +534,7 @@ mod resume {
             next.push(live.clone().suggest().unwrap());
         }
         // Power off, on: the journal read back into a fresh controller after k records.
-        let mut j = Journal::open(j.release().reboot(), 0, 16384, D, M + 1, TAG).unwrap();
+        let mut j = Journal::open(j.release().reboot(), 0, 16384, D, M + 2, TAG).unwrap();
         let records = all(&mut j);
         assert_eq!(records.len(), 15);
         for k in [1usize, 3, 8, 15] {
@@ -511,7 +558,7 @@ mod resume {
         }
         // A record of another shape is refused and changes nothing.
         let mut ctl = controller();
-        let bad = Record::new(0, &[0.0, 0.0], 0.0, 0.1, &[0.0; M + 1]).unwrap();
+        let bad = Record::new(0, &[0.0, 0.0], 0.0, 0.1, &[0.0; M + 2]).unwrap();
         assert!(replay_into(&mut ctl, &bad).is_err());
         assert_eq!(ctl.rounds(), 0);
         assert_eq!(ctl.gp().len(), 0);

@@ -3,15 +3,17 @@
 //! f64, for ETC-Ada, the unknown-cost rule, UCB-CVS and TS-PSQ; refused replays change nothing.
 
 use costbo_core::dist::{Distribution, TruncatedNormal};
-use costbo_core::driver::{Controller, Decision, DriverError, Memo, Rule, Settings};
+use costbo_core::driver::{BudgetRule, Controller, Decision, DriverError, Memo, Settings};
 use costbo_core::expectation::SampleBank;
 use costbo_core::gp::{Gp, GpError, WhenFull};
 use costbo_core::inner::InnerConfig;
 use costbo_core::kernel::Kernel;
 use costbo_core::linalg::tri_len;
 use costbo_core::policy::explore_then_commit::PlaysPerGroup;
+use costbo_core::policy::memo::tags;
 use costbo_core::policy::ucb_cvs::EpsilonSchedule;
 use costbo_core::policy::unknown_cost::{Exploration, UnknownCostConfig};
+use costbo_core::policy::{AnyPolicy, PolicySpec, Selection};
 use costbo_core::problem::{Problem, Variable};
 use costbo_core::Real;
 use rand_core::{Rng, SeedableRng};
@@ -29,9 +31,9 @@ const LIGHT: InnerConfig = InnerConfig {
     evaluations_per_start: 8,
 };
 
-type Ctl<R> = Controller<R, N, D, M, 64, Vec<R>, Vec<[R; D]>>;
+type Ctl<R> = Controller<R, N, D, M, Vec<R>, Vec<[R; D]>, AnyPolicy<R, D, M, 64, N>>;
 
-fn controller<R: Real>(rule: Rule<R>, known: bool, when_full: WhenFull) -> Ctl<R> {
+fn controller<R: Real>(rule: PolicySpec<R>, known: bool, when_full: WhenFull) -> Ctl<R> {
     let tn = TruncatedNormal::with_truncated_variance(R::HALF, R::from_f64(0.04), R::ZERO, R::ONE)
         .unwrap();
     let v = Variable {
@@ -53,13 +55,13 @@ fn controller<R: Real>(rule: Rule<R>, known: bool, when_full: WhenFull) -> Ctl<R
     .unwrap();
     let bank = SampleBank::quasi_random(&problem, vec![[R::ZERO; D]; 32], 5).unwrap();
     let settings = Settings {
-        rule,
         beta: R::TWO,
         budget: R::from_f64(1e3),
         inner: LIGHT,
         seed: 9,
+        budget_rule: BudgetRule::Affordable,
     };
-    Controller::new(problem, gp, bank, settings).unwrap()
+    Controller::new(problem, gp, bank, settings, rule.build()).unwrap()
 }
 
 /// One observed round as a device journals it.
@@ -69,7 +71,7 @@ struct Logged<R> {
     x: [R; D],
     y: R,
     cost: R,
-    memo: Memo<R, M>,
+    memo: Memo<R>,
     spent: R,
 }
 
@@ -123,7 +125,7 @@ fn bits<R: Real>(d: &Decision<R, D>) -> (usize, Vec<Option<u64>>, u64) {
     )
 }
 
-fn check_rule<R: Real>(rule: Rule<R>, known: bool, rounds: usize, ks: &[usize]) {
+fn check_rule<R: Real>(rule: PolicySpec<R>, known: bool, rounds: usize, ks: &[usize]) {
     let fresh = || controller::<R>(rule, known, WhenFull::DropOldest);
     let (decisions, log) = live(fresh(), rounds);
     // Decisions differ from round to round (the test would be empty otherwise).
@@ -155,7 +157,7 @@ const KS: [usize; 6] = [0, 1, 4, 9, 16, 24];
 #[test]
 fn etc_ada_replays_bit_identically_f64() {
     check_rule::<f64>(
-        Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
+        PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
         true,
         24,
         &KS,
@@ -165,21 +167,21 @@ fn etc_ada_replays_bit_identically_f64() {
 #[test]
 fn etc_ada_replays_bit_identically_f32() {
     check_rule::<f32>(
-        Rule::ExploreThenCommit(PlaysPerGroup::Fixed(3)),
+        PolicySpec::ExploreThenCommit(PlaysPerGroup::Fixed(3)),
         true,
         24,
         &KS,
     );
     check_rule::<f32>(
-        Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
+        PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
         true,
         24,
         &KS,
     );
 }
 
-fn unknown<R: Real>() -> Rule<R> {
-    Rule::UnknownCost(UnknownCostConfig {
+fn unknown<R: Real>() -> PolicySpec<R> {
+    PolicySpec::UnknownCost(UnknownCostConfig {
         exploration: Exploration::Rounds(2),
         alpha: R::from_f64(0.1),
         halve_every: Some(3),
@@ -199,12 +201,12 @@ fn unknown_cost_replays_bit_identically_f32() {
 #[test]
 fn ucb_cvs_and_thompson_replay_bit_identically() {
     check_rule::<f64>(
-        Rule::UcbCvs(EpsilonSchedule::Constant(0.05)),
+        PolicySpec::UcbCvs(EpsilonSchedule::Constant(0.05)),
         true,
         10,
         &[0, 3, 10],
     );
-    check_rule::<f32>(Rule::ThompsonPsq, true, 8, &[0, 5, 8]);
+    check_rule::<f32>(PolicySpec::Thompson(Selection::Argmax), true, 8, &[0, 5, 8]);
 }
 
 #[test]
@@ -216,49 +218,40 @@ fn the_unknown_cost_memo_matters() {
     initial(&mut ctl);
     let r = log[0];
     assert_eq!(
-        ctl.replay(r.set, &r.x, r.y, r.cost, &Memo::None),
+        ctl.replay(r.set, &r.x, r.y, r.cost, &Memo::EMPTY),
         Err(DriverError::InvalidMemo)
     );
-    // Bounds for a wrong number of sets.
-    let Memo::RunningBounds { ucb, lcb, .. } = r.memo else {
-        panic!("unknown-cost memo")
-    };
+    assert_eq!(r.memo.tag(), tags::RUNNING_BOUNDS);
+    let bounds = r.memo.values();
     assert_eq!(
-        ctl.replay(
-            r.set,
-            &r.x,
-            r.y,
-            r.cost,
-            &Memo::RunningBounds { ucb, sets: 6, lcb }
-        ),
-        Err(DriverError::InvalidMemo)
+        bounds.len(),
+        M + 1,
+        "one upper bound per set and the lower bound"
     );
-    let mut nan = ucb;
+    // Bounds for a wrong number of sets, under another tag, or with a NaN.
+    let short = Memo::new(tags::RUNNING_BOUNDS, &bounds[1..]).unwrap();
+    let other_tag = Memo::new(tags::RUNNING_BOUNDS + 1, bounds).unwrap();
+    let mut nan = bounds.to_vec();
     nan[2] = f64::NAN;
-    assert_eq!(
-        ctl.replay(
-            r.set,
-            &r.x,
-            r.y,
-            r.cost,
-            &Memo::RunningBounds {
-                ucb: nan,
-                sets: 7,
-                lcb
-            }
-        ),
-        Err(DriverError::InvalidMemo)
-    );
-    // The memo round-trips through its flat form.
-    let mut flat = [0.0; M + 1];
-    assert_eq!(r.memo.write(&mut flat), Some(M + 1));
-    assert_eq!(Memo::<f64, M>::read(&flat), Some(r.memo));
-    assert_eq!(r.memo.write(&mut [0.0; M]), None);
-    assert_eq!(Memo::<f64, M>::read(&[]), Some(Memo::None));
-    assert_eq!(Memo::<f64, M>::read(&[0.0; M + 2]), None);
+    let nan = Memo::new(tags::RUNNING_BOUNDS, &nan).unwrap();
+    for bad in [short, other_tag, nan] {
+        assert_eq!(
+            ctl.replay(r.set, &r.x, r.y, r.cost, &bad),
+            Err(DriverError::InvalidMemo),
+            "{bad:?}"
+        );
+    }
+    assert_eq!(ctl.rounds(), 0, "refused replays change nothing");
+    // The memo round-trips through its flat, tagged form.
+    let mut flat = [0.0; M + 2];
+    assert_eq!(r.memo.write(&mut flat), Some(M + 2));
+    assert_eq!(flat[0], f64::from(tags::RUNNING_BOUNDS));
+    assert_eq!(Memo::read(&flat), Ok(r.memo));
+    assert_eq!(r.memo.write(&mut [0.0; M + 1]), None);
+    assert_eq!(Memo::<f64>::read(&[]), Ok(Memo::EMPTY));
     // ETC takes no bounds.
     let mut etc = controller::<f64>(
-        Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
+        PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
         true,
         WhenFull::DropOldest,
     );
@@ -270,7 +263,7 @@ fn the_unknown_cost_memo_matters() {
 
 #[test]
 fn refused_replays_change_nothing() {
-    let rule = Rule::ExploreThenCommit(PlaysPerGroup::Adaptive);
+    let rule = PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive);
     let (decisions, log) = live(controller::<f64>(rule, true, WhenFull::Reject), 6);
     let mut ctl = controller::<f64>(rule, true, WhenFull::Reject);
     initial(&mut ctl);
@@ -278,7 +271,7 @@ fn refused_replays_change_nothing() {
         ctl.replay(r.set, &r.x, r.y, r.cost, &r.memo).unwrap();
     }
     let r = log[5];
-    let none = Memo::None;
+    let none = Memo::EMPTY;
     let mut out = r.x;
     out[1] = 1.5;
     let mut nan = r.x;

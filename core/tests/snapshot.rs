@@ -4,14 +4,16 @@
 #![allow(clippy::type_complexity)]
 
 use costbo_core::dist::{Distribution, TruncatedNormal};
-use costbo_core::driver::{Controller, DriverError, Rule, Settings};
+use costbo_core::driver::{BudgetRule, Controller, DriverError, Settings};
 use costbo_core::expectation::SampleBank;
 use costbo_core::gp::{Gp, WhenFull};
 use costbo_core::inner::InnerConfig;
 use costbo_core::kernel::Kernel;
 use costbo_core::linalg::tri_len;
+use costbo_core::policy::any::AnyRecord;
 use costbo_core::policy::explore_then_commit::PlaysPerGroup;
 use costbo_core::policy::unknown_cost::{Exploration, UnknownCostConfig};
+use costbo_core::policy::{AnyPolicy, Policy, PolicySpec, Selection};
 use costbo_core::problem::{ControlSet, Problem, Variable};
 use costbo_core::snapshot::Snapshot;
 use rand_core::{Rng, SeedableRng};
@@ -20,7 +22,9 @@ use rand_xoshiro::Xoshiro128PlusPlus;
 const N: usize = 32;
 const D: usize = 2;
 const M: usize = 3;
-type Ctl = Controller<f64, N, D, M, 32, Vec<f64>, Vec<[f64; D]>>;
+type Pol = AnyPolicy<f64, D, M, 32, N>;
+type Ctl = Controller<f64, N, D, M, Vec<f64>, Vec<[f64; D]>, Pol>;
+type Snap = Snapshot<f64, N, D, <Pol as Policy<f64, D, M>>::Record>;
 const COSTS: [f64; M] = [0.1, 0.1, 1.0];
 const LIGHT: InnerConfig = InnerConfig {
     pool: 8,
@@ -33,13 +37,14 @@ fn f(x: &[f64; D]) -> f64 {
 }
 
 fn parts(
-    rule: Rule<f64>,
+    rule: PolicySpec<f64>,
     known: bool,
 ) -> (
     Problem<f64, D, M>,
     Gp<f64, N, D, Vec<f64>>,
     SampleBank<f64, D, Vec<[f64; D]>>,
     Settings<f64>,
+    Pol,
 ) {
     let tn = TruncatedNormal::with_truncated_variance(0.5, 0.04, 0.0, 1.0).unwrap();
     let v = Variable {
@@ -63,18 +68,18 @@ fn parts(
     .unwrap();
     let bank = SampleBank::quasi_random(&problem, vec![[0.0; D]; 16], 4).unwrap();
     let settings = Settings {
-        rule,
         beta: 2.0,
         budget: 50.0,
         inner: LIGHT,
         seed: 8,
+        budget_rule: BudgetRule::Affordable,
     };
-    (problem, gp, bank, settings)
+    (problem, gp, bank, settings, rule.build())
 }
 
-fn new(rule: Rule<f64>, known: bool) -> Ctl {
-    let (p, g, b, s) = parts(rule, known);
-    Controller::new(p, g, b, s).unwrap()
+fn new(rule: PolicySpec<f64>, known: bool) -> Ctl {
+    let (p, g, b, s, r) = parts(rule, known);
+    Controller::new(p, g, b, s, r).unwrap()
 }
 
 fn step(ctl: &mut Ctl, rng: &mut Xoshiro128PlusPlus) -> (usize, [Option<f64>; D]) {
@@ -90,7 +95,7 @@ fn step(ctl: &mut Ctl, rng: &mut Xoshiro128PlusPlus) -> (usize, [Option<f64>; D]
     (d.set, d.values)
 }
 
-fn round_trip(rule: Rule<f64>, known: bool) {
+fn round_trip(rule: PolicySpec<f64>, known: bool) {
     let mut a = new(rule, known);
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(1);
     for _ in 0..3 {
@@ -106,9 +111,9 @@ fn round_trip(rule: Rule<f64>, known: bool) {
     // Save with a decision pending, through JSON.
     let pending = a.suggest().unwrap();
     let json = serde_json::to_string(&a.snapshot()).unwrap();
-    let snap: Snapshot<f64, N, D, M> = serde_json::from_str(&json).unwrap();
-    let (p, g, bk, s) = parts(rule, known);
-    let mut b = Controller::restore(p, g, bk, s, &snap).unwrap();
+    let snap: Snap = serde_json::from_str(&json).unwrap();
+    let (p, g, bk, s, r) = parts(rule, known);
+    let mut b = Controller::restore(p, g, bk, s, r, &snap).unwrap();
     assert_eq!(b.suggest().unwrap().set, pending.set);
     assert_eq!(
         (b.spent(), b.rounds(), b.gp().len()),
@@ -130,41 +135,50 @@ fn round_trip(rule: Rule<f64>, known: bool) {
 
 #[test]
 fn restored_controllers_continue_like_the_original() {
-    round_trip(Rule::ExploreThenCommit(PlaysPerGroup::Fixed(4)), true);
+    round_trip(PolicySpec::ExploreThenCommit(PlaysPerGroup::Fixed(4)), true);
     round_trip(
-        Rule::UnknownCost(UnknownCostConfig {
+        PolicySpec::UnknownCost(UnknownCostConfig {
             exploration: Exploration::Rounds(1),
             alpha: 0.1,
             halve_every: Some(2),
         }),
         false,
     );
-    round_trip(Rule::ThompsonPsq, true);
+    round_trip(PolicySpec::Thompson(Selection::Argmax), true);
+    // EI's query history lives in its record.
+    round_trip(PolicySpec::Ei(Selection::Argmax), true);
 }
 
 #[test]
 fn damaged_snapshots_are_rejected() {
-    let a = new(Rule::ExploreThenCommit(PlaysPerGroup::Adaptive), true);
+    let a = new(PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive), true);
     let good = a.snapshot();
-    let restore = |s: &Snapshot<f64, N, D, M>, rule| {
-        let (p, g, b, st) = parts(rule, true);
-        Ctl::restore(p, g, b, st, s).err()
+    let restore = |s: &Snap, rule| {
+        let (p, g, b, st, r) = parts(rule, true);
+        Ctl::restore(p, g, b, st, r, s).err()
     };
     let mut s = good.clone();
     s.outputscale = -1.0;
     assert_eq!(
-        restore(&s, Rule::ExploreThenCommit(PlaysPerGroup::Adaptive)),
+        restore(&s, PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive)),
         Some(DriverError::InvalidSnapshot)
     );
     let mut s = good.clone();
     s.spent = (f64::NAN, 0.0);
     assert_eq!(
-        restore(&s, Rule::ExploreThenCommit(PlaysPerGroup::Adaptive)),
+        restore(&s, PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive)),
         Some(DriverError::InvalidSnapshot)
     );
-    // A snapshot of one rule cannot restore another.
+    // A snapshot of one rule cannot restore another, nor a stateless rule's a stateful one.
+    assert!(matches!(good.policy, AnyRecord::ExploreThenCommit(_)));
     assert_eq!(
-        restore(&good, Rule::ThompsonPsq),
+        restore(&good, PolicySpec::Thompson(Selection::Argmax)),
+        Some(DriverError::InvalidSnapshot)
+    );
+    let mut s = good.clone();
+    s.policy = AnyRecord::Stateless;
+    assert_eq!(
+        restore(&s, PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive)),
         Some(DriverError::InvalidSnapshot)
     );
     // Too many observations for the capacity fail at deserialisation.
@@ -177,7 +191,7 @@ fn damaged_snapshots_are_rejected() {
         ),
         1,
     );
-    assert!(serde_json::from_str::<Snapshot<f64, N, D, M>>(&too_many).is_err());
+    assert!(serde_json::from_str::<Snap>(&too_many).is_err());
     let wrong_dim = json.replacen("\"lengthscales\":[0.2,0.2]", "\"lengthscales\":[0.2]", 1);
-    assert!(serde_json::from_str::<Snapshot<f64, N, D, M>>(&wrong_dim).is_err());
+    assert!(serde_json::from_str::<Snap>(&wrong_dim).is_err());
 }

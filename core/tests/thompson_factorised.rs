@@ -6,12 +6,12 @@
 mod common;
 
 use common::{hartmann3, sets};
+use costbo_core::acquisition::expected_path::{expected_sample, ExpectedPath};
 use costbo_core::dist::{Distribution, TruncatedNormal};
 use costbo_core::expectation::SampleBank;
 use costbo_core::gp::{Gp, WhenFull};
 use costbo_core::kernel::{Kernel, Shape};
 use costbo_core::linalg::tri_len;
-use costbo_core::policy::thompson_psq::{expected_sample, ExpectedPath};
 use costbo_core::problem::{Problem, Variable};
 use costbo_core::thompson::PosteriorSample;
 use rand_core::SeedableRng;

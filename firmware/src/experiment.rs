@@ -9,6 +9,7 @@
 
 use costbo_core::driver::Controller;
 use costbo_core::linalg::tri_len;
+use costbo_core::policy::AnyPolicy;
 
 include!(concat!(env!("OUT_DIR"), "/experiment.rs"));
 
@@ -17,7 +18,10 @@ pub const FACTOR_LEN: usize = tri_len(N);
 
 /// The controller of this experiment (f32) over caller buffers: the packed factor
 /// ([`FACTOR_LEN`] scalars) and the sample bank ([`BANK`] points).
-pub type Ctl<'a> = Controller<f32, N, D, M, 1, &'a mut [f32], &'a mut [[f32; D]]>;
+/// Its rule is the one the file names, among those this firmware is built with (the core's
+/// policy features in `Cargo.toml`).
+pub type Ctl<'a> =
+    Controller<f32, N, D, M, &'a mut [f32], &'a mut [[f32; D]], AnyPolicy<f32, D, M, 1, 1>>;
 
 // Every message carries one value per variable.
 const _: () = assert!(D <= costbo_core::link::MAX_VARS);

@@ -16,13 +16,13 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use costbo_core::dist::{Distribution, TruncatedNormal};
-use costbo_core::driver::{Controller, Decision, DriverError, Rule, Settings};
-use costbo_core::expectation::{uniform_open, SampleBank};
-use costbo_core::gp::{FitConfig, Gp, WhenFull};
-use costbo_core::inner::InnerConfig;
+use costbo_core::driver::{Controller, ControllerSpec, Decision, DriverError, Settings};
+use costbo_core::expectation::uniform_open;
+use costbo_core::gp::{FitConfig, WhenFull};
 use costbo_core::kernel::Kernel;
 use costbo_core::linalg::tri_len;
 use costbo_core::policy::explore_then_commit::PlaysPerGroup;
+use costbo_core::policy::{AnyPolicy, PolicySpec};
 use costbo_core::problem::{ControlSet, Problem, Variable};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
@@ -134,26 +134,19 @@ pub fn run(options: &DemoOptions) -> Result<DemoResult, String> {
     }
     let problem = Problem::<f64, D, M>::new(&variables, &control_sets(), Some(&COSTS))
         .map_err(|e| format!("{e:?}"))?;
-    let kernel = Kernel::squared_exponential([0.2; D], 1.0).map_err(|e| format!("{e:?}"))?;
-    let gp = Gp::new(
-        kernel,
-        0.0,
-        1e-4,
-        WhenFull::DropOldest,
-        vec![0.0; tri_len(N)],
-    )
-    .map_err(|e| format!("{e:?}"))?;
-    let bank = SampleBank::quasi_random(&problem, vec![[0.0; D]; 128], options.seed)
-        .map_err(|e| format!("{e:?}"))?;
-    let settings = Settings {
-        rule: Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
-        beta: 2.0,
-        budget: options.budget,
-        inner: InnerConfig::default(),
-        seed: options.seed,
+    let spec = ControllerSpec {
+        problem,
+        kernel: Kernel::squared_exponential([0.2; D], 1.0).map_err(|e| format!("{e:?}"))?,
+        mean: 0.0,
+        noise: 1e-4,
+        when_full: WhenFull::DropOldest,
+        bank_seed: options.seed,
+        settings: Settings::new(options.budget, options.seed),
+        policy: PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
     };
-    let mut ctl: Controller<f64, N, D, M, 1, _, _> =
-        Controller::new(problem, gp, bank, settings).map_err(|e| format!("{e:?}"))?;
+    let mut ctl: Controller<f64, N, D, M, _, _, AnyPolicy<f64, D, M, 1, 1>> = spec
+        .build(vec![0.0; tri_len(N)], vec![[0.0; D]; 128])
+        .map_err(|e| format!("{e:?}"))?;
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(options.seed ^ 0x5EED);
     // The independent bank that measures regret: 4 096 i.i.d. draws of the source water.
     let draws: Vec<[f64; D]> = (0..4096)

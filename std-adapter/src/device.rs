@@ -40,6 +40,7 @@ use costbo_core::link::{
     encode, values_to_array, DeviceMessage, FrameDecoder, HostMessage, Values, DECODER_CAPACITY,
     MAX_FRAME, VERSION,
 };
+use costbo_core::policy::AnyPolicy;
 use costbo_core::problem::{ControlSet, Problem};
 use costbo_experiment::Spec;
 use rand_core::{Rng, SeedableRng};
@@ -264,7 +265,8 @@ pub fn run(options: &DeviceOptions) -> Result<DeviceReport, String> {
     }
 }
 
-type Mirror<const N: usize, const M: usize> = Controller<f32, N, D, M, 1, Vec<f32>, Vec<[f32; D]>>;
+type Mirror<const N: usize, const M: usize> =
+    Controller<f32, N, D, M, Vec<f32>, Vec<[f32; D]>, AnyPolicy<f32, D, M, 1, 1>>;
 
 fn values_vec(v: &Values) -> Vec<f32> {
     v.as_slice().to_vec()
@@ -493,6 +495,7 @@ fn session<const N: usize, const M: usize>(
                         control,
                         values: core::array::from_fn(|l| control.contains(l).then_some(dv[l])),
                         score,
+                        measure: true,
                     }
                 };
                 // The tray: dosed variables as decided, the others from the source water.

@@ -164,7 +164,7 @@ pub(super) fn fit<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut
             random_point(config, &mut rng)
         };
         let ascent = optimize::maximize(
-            |h: &Hyperparameters<R, D>| evaluate(gp, config, h),
+            |h: &Hyperparameters<R, D>, _| evaluate(gp, config, h),
             h,
             &config.lower,
             &config.upper,

@@ -1,191 +1,155 @@
-//! EI-PSQ (paper 000's expected-improvement baseline for partial queries), as coded by the
-//! paper's authors: `K` fantasy models of `f` (posterior sample paths); for each, the improvement
-//! of the partial query's expected value over the best expected value of the queries made so
-//! far under that fantasy; averaged over fantasies:
+//! EI-PSQ (paper 000's expected-improvement baseline for partial queries, as coded by the
+//! paper's authors): [`FANTASIES`] fantasy sample paths, each with its incumbent over the
+//! queries made so far, and the expected improvement averaged over them
+//! ([`FantasyEi`](crate::acquisition::fantasy_ei::FantasyEi)); with
+//! [`Selection::PerUnitCost`] each set's best EI is divided by its cost (paper 000 shows it
+//! fails: EI vanishes as the model learns, and the ratio then favours whatever is cheap).
 //!
-//! ```text
-//! EI(i, xⁱ) = (1/K) Σⱼ max(0, E[fⱼ([xⁱ, X⁻ⁱ])] − τⱼ),   τⱼ = max over past queries q of E[fⱼ(q)]
-//! ```
-//!
-//! The per-unit-cost variant divides each set's best EI by its cost (the paper shows it fails:
-//! EI vanishes as the model learns, and the ratio then favours whatever is cheap).
-//!
-//! Memory: the `K` paths take `K × (F (D + 2) + N)` scalars of stack during a decision (with
-//! `K = 32`, `F = 128`, `D = 5`, `N = 100` in f64: about 250 KiB), so this rule is for desktops.
+//! The incumbents need the past queries (control set and point), which no other rule needs:
+//! the rule keeps the last `H` itself (a sliding window like the GP's). Memory: the paths take
+//! `FANTASIES × (F (D + 2) + N)` scalars of stack during a decision, so this rule is for
+//! desktops.
 
-use crate::expectation::SampleBank;
-use crate::inner::{InnerConfig, InnerResult};
-use crate::policy::thompson_psq::{expected_sample, maximize_each_set};
-use crate::problem::{ControlSet, Problem};
+use super::{
+    play_selected, score_each_set, values, Choice, DriverError, Outcome, Policy, Round, Selection,
+};
+use crate::acquisition::fantasy_ei::{incumbents, FantasyEi, FANTASIES};
+use crate::problem::ControlSet;
 use crate::real::Real;
 use crate::thompson::PosteriorSample;
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro128PlusPlus;
 
-/// Number of fantasy models (the paper's code uses 32).
-pub const FANTASIES: usize = 32;
+/// EI over fantasies with `F` random Fourier features per path and a window of the last `H`
+/// queries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EiPsq<R, const D: usize, const F: usize, const H: usize> {
+    selection: Selection,
+    // Past queries (control set, point in unit coordinates), oldest first.
+    history: [(ControlSet, [R; D]); H],
+    len: usize,
+}
 
-/// The best expected value of each fantasy over the past queries `(set, x)`.
-pub fn incumbents<R: Real, const D: usize, const F: usize, const N: usize, B>(
-    paths: &[Option<PosteriorSample<'_, R, D, F, N>>],
-    bank: &SampleBank<R, D, B>,
-    history: &[(ControlSet, [R; D])],
-    out: &mut [R],
-) where
-    B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
-{
-    for (path, tau) in paths.iter().flatten().zip(out.iter_mut()) {
-        *tau = history
-            .iter()
-            .map(|(set, x)| expected_sample(path, bank, *set, x).0)
-            .fold(-R::INFINITY, R::max);
+impl<R: Real, const D: usize, const F: usize, const H: usize> EiPsq<R, D, F, H> {
+    /// EI-PSQ ([`Selection::Argmax`]) or EI per unit cost ([`Selection::PerUnitCost`]).
+    pub fn new(selection: Selection) -> Self {
+        EiPsq {
+            selection,
+            history: [(ControlSet(0), [R::ZERO; D]); H],
+            len: 0,
+        }
+    }
+
+    /// How the set is chosen.
+    pub fn selection(&self) -> Selection {
+        self.selection
+    }
+
+    /// The remembered queries, oldest first.
+    pub fn history(&self) -> &[(ControlSet, [R; D])] {
+        &self.history[..self.len]
+    }
+
+    /// Appends a query to the window.
+    fn remember(&mut self, set: ControlSet, u: [R; D]) {
+        if H == 0 {
+            return;
+        }
+        if self.len == H {
+            self.history.copy_within(1.., 0);
+            self.len -= 1;
+        }
+        self.history[self.len] = (set, u);
+        self.len += 1;
     }
 }
 
-/// `EI(set, x)` and its gradient in `x` given the fantasies and their incumbents.
-pub fn expected_improvement<R: Real, const D: usize, const F: usize, const N: usize, B>(
-    paths: &[Option<PosteriorSample<'_, R, D, F, N>>],
-    incumbents: &[R],
-    bank: &SampleBank<R, D, B>,
-    set: ControlSet,
-    x: &[R; D],
-) -> (R, [R; D])
-where
-    B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+/// The saved state of [`EiPsq`]: the remembered queries, oldest first.
+#[cfg(feature = "serde")]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(bound(
+    serialize = "R: serde::Serialize",
+    deserialize = "R: serde::Deserialize<'de> + Copy + Default"
+))]
+pub struct EiRecord<R: Copy + Default, const D: usize, const H: usize> {
+    /// Past queries, oldest first.
+    pub history: crate::snapshot::BoundedVec<crate::snapshot::QueryRecord<R, D>, H>,
+}
+
+impl<R: Real, const D: usize, const M: usize, const F: usize, const H: usize> Policy<R, D, M>
+    for EiPsq<R, D, F, H>
 {
-    let mut value = R::ZERO;
-    let mut grad = [R::ZERO; D];
-    for (path, tau) in paths.iter().flatten().zip(incumbents) {
-        let (e, g) = expected_sample(path, bank, set, x);
-        // With no past query the improvement is measured from −∞: count the value itself.
-        let base = if tau.is_finite() { *tau } else { R::ZERO };
-        if !tau.is_finite() || e > base {
-            value += e - base;
-            for l in 0..D {
-                grad[l] += g[l];
+    #[cfg(feature = "serde")]
+    type Record = EiRecord<R, D, H>;
+
+    // Never inlined: the fantasies' stack is only taken while this rule decides.
+    #[inline(never)]
+    fn decide<const N: usize, S, B>(
+        &mut self,
+        round: &mut Round<'_, R, N, D, M, S, B>,
+    ) -> Result<Choice<R, D>, DriverError>
+    where
+        S: AsRef<[R]> + AsMut<[R]>,
+        B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+    {
+        let problem = round.problem;
+        let m = problem.num_sets();
+        let mut out = [None; M];
+        {
+            let mut paths: [Option<PosteriorSample<'_, R, D, F, N>>; FANTASIES] =
+                [const { None }; FANTASIES];
+            let mut rng = Xoshiro128PlusPlus::seed_from_u64(round.seed);
+            for p in paths.iter_mut() {
+                *p = Some(PosteriorSample::draw(round.gp, &mut rng)?);
             }
-        }
-    }
-    let inv = R::ONE / R::from_usize(paths.iter().flatten().count().max(1));
-    (value * inv, grad.map(|g| g * inv))
-}
-
-/// Maximises EI over every control set of `problem` into `out`.
-#[allow(clippy::too_many_arguments)]
-pub fn score_sets<R, const D: usize, const M: usize, const F: usize, const N: usize, B>(
-    problem: &Problem<R, D, M>,
-    paths: &[Option<PosteriorSample<'_, R, D, F, N>>],
-    incumbents: &[R],
-    bank: &SampleBank<R, D, B>,
-    inner: &InnerConfig,
-    seed: u64,
-    out: &mut [Option<InnerResult<R, D>>],
-) where
-    R: Real,
-    B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
-{
-    maximize_each_set(
-        problem,
-        inner,
-        seed,
-        out,
-        |_| true,
-        |_| (),
-        |_, set, x| expected_improvement(paths, incumbents, bank, set, x),
-    );
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::dist::Distribution;
-    use crate::gp::{Gp, WhenFull};
-    use crate::kernel::Kernel;
-    use crate::linalg::tri_len;
-    use crate::problem::Variable;
-    use rand_core::SeedableRng;
-    use rand_xoshiro::Xoshiro128PlusPlus;
-
-    type G = Gp<f64, 8, 2, [f64; tri_len(8)]>;
-
-    fn setup() -> (G, Problem<f64, 2, 2>) {
-        let k = Kernel::squared_exponential([0.3, 0.3], 1.0).unwrap();
-        let mut gp: G = Gp::new(k, 0.0, 1e-3, WhenFull::Reject, [0.0; tri_len(8)]).unwrap();
-        for (x, y) in [
-            ([0.1, 0.2], 0.3),
-            ([0.8, 0.4], -0.2),
-            ([0.5, 0.9], 0.9),
-            ([0.3, 0.6], 0.1),
-        ] {
-            gp.push(&x, y).unwrap();
-        }
-        let v = Variable {
-            lower: 0.0,
-            upper: 1.0,
-            uncontrolled: Distribution::uniform(0.0, 1.0).unwrap(),
-        };
-        let problem = Problem::new(
-            &[v; 2],
-            &[ControlSet::of(&[0]), ControlSet::of(&[0, 1])],
-            Some(&[0.1, 1.0]),
-        )
-        .unwrap();
-        (gp, problem)
-    }
-
-    #[test]
-    fn improvement_over_the_incumbent_query_is_zero_and_never_negative() {
-        let (gp, problem) = setup();
-        let bank = SampleBank::quasi_random(&problem, [[0.0; 2]; 32], 3).unwrap();
-        let mut rng = Xoshiro128PlusPlus::seed_from_u64(9);
-        let paths: [Option<PosteriorSample<'_, f64, 2, 64, 8>>; 4] =
-            core::array::from_fn(|_| Some(PosteriorSample::draw(&gp, &mut rng).unwrap()));
-        let q = (ControlSet::of(&[0]), [0.4, 0.5]);
-        let mut tau = [0.0; 4];
-        incumbents(&paths, &bank, &[q], &mut tau);
-        for (p, t) in paths.iter().flatten().zip(&tau) {
-            assert_eq!(*t, expected_sample(p, &bank, q.0, &q.1).0);
-        }
-        // At the only past query every fantasy's improvement is exactly zero.
-        assert_eq!(expected_improvement(&paths, &tau, &bank, q.0, &q.1).0, 0.0);
-        for a in 0..=20 {
-            let x = [a as f64 / 20.0, 0.5];
-            let (ei, _) = expected_improvement(&paths, &tau, &bank, q.0, &x);
-            assert!(ei >= 0.0);
-            // EI is at least the improvement of the mean fantasy (Jensen on max(0, ·)).
-            let mean_gain = paths
-                .iter()
-                .flatten()
-                .zip(&tau)
-                .map(|(p, t)| expected_sample(p, &bank, q.0, &x).0 - t)
-                .sum::<f64>()
-                / 4.0;
-            assert!(ei >= mean_gain - 1e-12);
-        }
-    }
-
-    #[test]
-    fn gradient_matches_finite_differences() {
-        let (gp, problem) = setup();
-        let bank = SampleBank::quasi_random(&problem, [[0.0; 2]; 16], 5).unwrap();
-        let mut rng = Xoshiro128PlusPlus::seed_from_u64(2);
-        let paths: [Option<PosteriorSample<'_, f64, 2, 64, 8>>; 4] =
-            core::array::from_fn(|_| Some(PosteriorSample::draw(&gp, &mut rng).unwrap()));
-        // A low incumbent so that every fantasy improves (the max is smooth there).
-        let tau = [-10.0; 4];
-        let set = ControlSet::of(&[0, 1]);
-        let x = [0.37, 0.61];
-        let (_, g) = expected_improvement(&paths, &tau, &bank, set, &x);
-        for l in 0..2 {
-            let (mut a, mut b) = (x, x);
-            a[l] += 1e-6;
-            b[l] -= 1e-6;
-            let fd = (expected_improvement(&paths, &tau, &bank, set, &a).0
-                - expected_improvement(&paths, &tau, &bank, set, &b).0)
-                / 2e-6;
-            assert!(
-                (fd - g[l]).abs() < 1e-6 * (1.0 + fd.abs()),
-                "{l}: {fd} vs {}",
-                g[l]
+            let mut tau = [R::ZERO; FANTASIES];
+            incumbents(&paths, round.bank, self.history(), &mut tau);
+            let (bank, inner, seed) = (round.bank, &round.settings.inner, round.seed);
+            score_each_set(
+                problem,
+                inner,
+                seed,
+                &mut out[..m],
+                |_| true,
+                |set| FantasyEi::new(&paths, &tau, bank, set),
             );
         }
+        let scores: [R; M] = values(&out[..m]);
+        let costs = round.set_costs();
+        play_selected(&out[..m], self.selection.select(&scores[..m], &costs[..m]))
+    }
+
+    fn record(&mut self, outcome: &Outcome<'_, R, D, M>) {
+        self.remember(outcome.control, *outcome.x);
+    }
+
+    #[cfg(feature = "serde")]
+    fn save(&self) -> Self::Record {
+        use crate::snapshot::{BoundedVec, FixedArray, QueryRecord};
+        let mut history = BoundedVec::from_slice(&[]);
+        for (set, x) in self.history() {
+            history.items[history.len] = QueryRecord {
+                set: set.0,
+                x: FixedArray(*x),
+            };
+            history.len += 1;
+        }
+        EiRecord { history }
+    }
+
+    #[cfg(feature = "serde")]
+    fn load(&mut self, record: &Self::Record) -> Result<(), DriverError> {
+        let in_cube = |x: &[R; D]| {
+            x.iter()
+                .all(|v| v.is_finite() && *v >= R::ZERO && *v <= R::ONE)
+        };
+        if !record.history.as_slice().iter().all(|q| in_cube(&q.x.0)) {
+            return Err(DriverError::InvalidSnapshot);
+        }
+        self.len = 0;
+        for q in record.history.as_slice() {
+            self.remember(ControlSet(q.set), q.x.0);
+        }
+        Ok(())
     }
 }

@@ -4,6 +4,9 @@
 //! explored cheapest first: each round plays, from the cheapest group with plays left, its set
 //! with the highest expected-UCB score. When every group is spent, play the overall argmax.
 
+use super::{play_selected, values, Choice, DriverError, Outcome, Policy, Round};
+use crate::expectation::Bound;
+use crate::problem::Problem;
 use crate::real::Real;
 
 /// How many plays each cost group gets.
@@ -15,17 +18,34 @@ pub enum PlaysPerGroup {
     Adaptive,
 }
 
-/// The state of explore-then-commit: the groups and their remaining plays.
+/// Explore-then-commit: its plays per group, the groups and their remaining plays.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExploreThenCommit<R, const M: usize> {
+    plays: PlaysPerGroup,
     group_cost: [R; M],
     plays_left: [u32; M],
     groups: usize,
 }
 
 impl<R: Real, const M: usize> ExploreThenCommit<R, M> {
+    /// The rule with `plays` per group; its groups are formed from the problem's costs when a
+    /// controller starts it ([`Policy::start`]).
+    pub fn new(plays: PlaysPerGroup) -> Self {
+        ExploreThenCommit {
+            plays,
+            group_cost: [R::ZERO; M],
+            plays_left: [0; M],
+            groups: 0,
+        }
+    }
+
+    /// The plays per group.
+    pub fn plays(&self) -> PlaysPerGroup {
+        self.plays
+    }
+
     /// Groups the sets of `costs` (at most `M`) by equal cost, excluding the largest cost.
-    pub fn new(costs: &[R], plays: PlaysPerGroup) -> Self {
+    pub fn with_costs(costs: &[R], plays: PlaysPerGroup) -> Self {
         let max = costs.iter().copied().fold(R::ZERO, R::max);
         let mut group_cost = [R::ZERO; M];
         let mut groups = 0;
@@ -58,6 +78,7 @@ impl<R: Real, const M: usize> ExploreThenCommit<R, M> {
             };
         }
         ExploreThenCommit {
+            plays,
             group_cost,
             plays_left,
             groups,
@@ -105,29 +126,120 @@ impl<R: Real, const M: usize> ExploreThenCommit<R, M> {
         )
     }
 
-    /// Rebuilds a state saved with [`parts`](Self::parts); `None` if the lengths differ, exceed
-    /// `M`, or a cost is not positive and finite.
-    pub fn from_parts(group_cost: &[R], plays_left: &[u32]) -> Option<Self> {
+    /// Restores a state saved with [`parts`](Self::parts); `false` (and no change) if the
+    /// lengths differ, exceed `M`, or a cost is not positive and finite.
+    pub fn restore_parts(&mut self, group_cost: &[R], plays_left: &[u32]) -> bool {
         if group_cost.len() != plays_left.len() || group_cost.len() > M {
-            return None;
+            return false;
         }
         if !group_cost.iter().all(|c| c.is_finite() && *c > R::ZERO) {
-            return None;
+            return false;
         }
-        let mut s = ExploreThenCommit {
-            group_cost: [R::ZERO; M],
-            plays_left: [0; M],
-            groups: group_cost.len(),
-        };
-        s.group_cost[..s.groups].copy_from_slice(group_cost);
-        s.plays_left[..s.groups].copy_from_slice(plays_left);
-        Some(s)
+        self.groups = group_cost.len();
+        self.group_cost = [R::ZERO; M];
+        self.plays_left = [0; M];
+        self.group_cost[..self.groups].copy_from_slice(group_cost);
+        self.plays_left[..self.groups].copy_from_slice(plays_left);
+        true
     }
 
     /// Records that a set of cost `cost` was played: its group loses one play.
     pub fn record_play(&mut self, cost: R) {
         if let Some(g) = (0..self.groups).find(|&g| self.group_cost[g] == cost) {
             self.plays_left[g] = self.plays_left[g].saturating_sub(1);
+        }
+    }
+}
+
+/// The saved state of [`ExploreThenCommit`]: group costs (cheapest first) and remaining plays.
+#[cfg(feature = "serde")]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(bound(
+    serialize = "R: serde::Serialize",
+    deserialize = "R: serde::Deserialize<'de> + Copy + Default"
+))]
+pub struct EtcRecord<R: Copy + Default, const M: usize> {
+    /// Group costs.
+    pub group_cost: crate::snapshot::BoundedVec<R, M>,
+    /// Remaining plays per group.
+    pub plays_left: crate::snapshot::BoundedVec<u32, M>,
+}
+
+impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for ExploreThenCommit<R, M> {
+    #[cfg(feature = "serde")]
+    type Record = EtcRecord<R, M>;
+
+    fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
+        let m = problem.num_sets();
+        let costs: [R; M] = core::array::from_fn(|i| problem.known_cost(i).unwrap_or(R::ZERO));
+        if problem.known_cost(0).is_none() {
+            return Err(DriverError::RuleNeedsKnownCosts);
+        }
+        *self = ExploreThenCommit::with_costs(&costs[..m], self.plays);
+        Ok(())
+    }
+
+    fn decide<const N: usize, S, B>(
+        &mut self,
+        round: &mut Round<'_, R, N, D, M, S, B>,
+    ) -> Result<Choice<R, D>, DriverError>
+    where
+        S: AsRef<[R]> + AsMut<[R]>,
+        B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+    {
+        let m = round.problem.num_sets();
+        let costs = round.set_costs();
+        let (bound, seed) = (Bound::Upper(round.settings.beta), round.seed);
+        // While a cost group is explored only its sets can be played; a set's score does not
+        // depend on which others are scored, so scoring the group alone gives the same
+        // decision. Once committed the rule plays the argmax, which the set controlling every
+        // variable attains if there is one.
+        let exploring: Option<R> = self.groups().find(|&(_, left)| left > 0).map(|(c, _)| c);
+        let mut ucb = [None; M];
+        match round.problem.full_set().filter(|_| exploring.is_none()) {
+            full @ Some(_) => super::score_full_set_first(&mut ucb[..m], full, |out, wanted| {
+                round.score_bound(bound, seed, out, wanted)
+            }),
+            None => round.score_bound(bound, seed, &mut ucb[..m], |i| {
+                exploring.is_none_or(|c| costs[i] == c)
+            }),
+        }
+        if let Some(c) = exploring {
+            if ucb[..m]
+                .iter()
+                .zip(&costs)
+                .all(|(r, ci)| *ci != c || r.is_none())
+            {
+                // Every set of the group failed: ETC moves on, so score the others too.
+                round.score_bound(bound, seed, &mut ucb[..m], |i| costs[i] != c);
+            }
+        }
+        let scores: [R; M] = values(&ucb[..m]);
+        play_selected(&ucb[..m], self.select(&scores[..m], &costs[..m]))
+    }
+
+    fn record(&mut self, outcome: &Outcome<'_, R, D, M>) {
+        if let Some(c) = outcome.set.and_then(|i| outcome.problem.known_cost(i)) {
+            self.record_play(c);
+        }
+    }
+
+    #[cfg(feature = "serde")]
+    fn save(&self) -> Self::Record {
+        use crate::snapshot::BoundedVec;
+        let (c, p) = self.parts();
+        EtcRecord {
+            group_cost: BoundedVec::from_slice(c),
+            plays_left: BoundedVec::from_slice(p),
+        }
+    }
+
+    #[cfg(feature = "serde")]
+    fn load(&mut self, record: &Self::Record) -> Result<(), DriverError> {
+        if self.restore_parts(record.group_cost.as_slice(), record.plays_left.as_slice()) {
+            Ok(())
+        } else {
+            Err(DriverError::InvalidSnapshot)
         }
     }
 }
@@ -140,16 +252,16 @@ mod tests {
 
     #[test]
     fn groups_are_ordered_and_sized() {
-        let etc = ExploreThenCommit::<f64, 7>::new(&CHEAP, PlaysPerGroup::Adaptive);
+        let etc = ExploreThenCommit::<f64, 7>::with_costs(&CHEAP, PlaysPerGroup::Adaptive);
         let g: std::vec::Vec<_> = etc.groups().collect();
         assert_eq!(g, [(0.01, 400), (0.1, 40)]);
-        let etc = ExploreThenCommit::<f64, 7>::new(
+        let etc = ExploreThenCommit::<f64, 7>::with_costs(
             &[0.6, 0.6, 0.6, 0.8, 0.8, 0.8, 1.0],
             PlaysPerGroup::Adaptive,
         );
         let g: std::vec::Vec<_> = etc.groups().collect();
         assert_eq!(g, [(0.6, 6), (0.8, 5)]);
-        let etc = ExploreThenCommit::<f64, 7>::new(&CHEAP, PlaysPerGroup::Fixed(50));
+        let etc = ExploreThenCommit::<f64, 7>::with_costs(&CHEAP, PlaysPerGroup::Fixed(50));
         assert!(etc.groups().all(|(_, p)| p == 50));
     }
 
@@ -157,7 +269,7 @@ mod tests {
     fn plays_cheapest_group_then_next_then_argmax() {
         let costs = [0.1, 0.1, 0.2, 0.2, 1.0];
         let scores = [0.5, 0.7, 2.0, 0.1, 3.0];
-        let mut etc = ExploreThenCommit::<f64, 5>::new(&costs, PlaysPerGroup::Fixed(2));
+        let mut etc = ExploreThenCommit::<f64, 5>::with_costs(&costs, PlaysPerGroup::Fixed(2));
         let mut played = std::vec::Vec::new();
         for _ in 0..6 {
             let i = etc.select(&scores, &costs).unwrap();

@@ -1,255 +1,360 @@
-//! Decision rules: given this round's per-set acquisition maxima, which control set to play.
+//! Decision rules ("policies"): each round, turn acquisitions into a decision.
 //!
-//! Each paper's rule lives in its own file and is a pure function (or a small state machine) of
-//! the scores and costs, so it can be tested with hand-built numbers; [`score_sets`] computes
-//! the scores from a GP and a sample bank.
+//! A [`Policy`] is a small trait in the shape of smoltcp's congestion controllers: one required
+//! hook, [`decide`](Policy::decide), and others that default to doing nothing
+//! ([`start`](Policy::start), [`record`](Policy::record), the [`Memo`] of a decision for
+//! replays, and the state saved in snapshots). The controller
+//! ([`crate::driver::Controller`]) is generic over its policy and never branches on which rule
+//! it runs: it validates, keeps the budget ledger, stores the pending decision and persists.
+//!
+//! A policy decides from a [`Round`]: the problem, the model, the sample bank, the settings,
+//! the round number and seed, the budget spent, the contexts measured before deciding and a
+//! workspace. It chooses which control sets need scoring, maximises acquisitions over them
+//! ([`scoring`], [`crate::acquisition`], [`crate::inner`]) and returns a [`Choice`]: a control
+//! set with its values (and whether to pay for this round's measurement), or to stop.
+//!
+//! One file per rule, each behind a cargo feature so that firmware links only the rules it
+//! runs, and [`AnyPolicy`] dispatches between the compiled ones:
+//! - [`ucb_cvs`] (feature `policy-ucb-cvs`): UCB-CVS and UCB-PSQ (paper 000);
+//! - [`explore_then_commit`] (`policy-explore-then-commit`): ETC-50/100/Ada (paper 000);
+//! - [`unknown_cost`] (`policy-unknown-cost`): unknown random costs (paper 001);
+//! - [`thompson_psq`] (`policy-thompson`): TS-PSQ and TS per unit cost (paper 000's baselines);
+//! - [`ei_psq`] (`policy-ei`): EI-PSQ and EI per unit cost (paper 000's baselines);
+//! - [`per_unit_cost`] (`policy-per-unit-cost`): the expected UCB per unit cost (a baseline),
+//!   and the per-unit-cost [`Selection`] the sample-path rules compose with;
+//! - [`random_search`] (`policy-random-search`): uniform random search, the worked example of
+//!   `docs/architecture.md`.
+//!
+//! A rule that needs state no other rule needs (ETC's counters, the unknown-cost rule's running
+//! bounds, EI's query history, a second model) keeps it itself.
 
+pub mod any;
+pub mod memo;
+pub mod scoring;
+pub mod select;
+
+#[cfg(feature = "policy-ei")]
 pub mod ei_psq;
+#[cfg(feature = "policy-explore-then-commit")]
 pub mod explore_then_commit;
+#[cfg(feature = "policy-per-unit-cost")]
 pub mod per_unit_cost;
+#[cfg(feature = "policy-random-search")]
+pub mod random_search;
+#[cfg(feature = "policy-thompson")]
 pub mod thompson_psq;
+#[cfg(feature = "policy-ucb-cvs")]
 pub mod ucb_cvs;
+#[cfg(feature = "policy-unknown-cost")]
 pub mod unknown_cost;
 
-use crate::expectation::{
-    expected_bound, expected_bound_batched, Bound, Chunk, FactorisedSe, Precision, SampleBank,
-    UcbScreen,
+pub use any::{AnyPolicy, PolicySpec, PolicySpecError, RuleDefaults, RULES};
+pub use memo::Memo;
+pub use scoring::{
+    chunk_size, factorised_len, score_each_set, score_full_set_first, score_sets, screening_len,
+    set_seed, workspace_len,
 };
-use crate::gp::Gp;
-use crate::inner::{maximize_over_set_lazy, InnerConfig, InnerResult, Need};
-use crate::linalg::tri_len;
-use crate::problem::Problem;
+pub use select::Selection;
+
+use crate::expectation::{Bound, SampleBank};
+use crate::gp::{Gp, GpError};
+use crate::inner::{InnerConfig, InnerResult};
+use crate::problem::{ControlSet, Problem};
 use crate::real::Real;
 
-/// Bank points per chunk of the batched expectations when a model is small (`N` scalars take at
-/// most 256 bytes: 64 `f32` or 32 `f64` observations): 4, so that the chunk's scratch,
-/// `(2C + 1)·N` scalars, stays within a few KiB of stack; 2 on soft-float ARM (Cortex-M0 class
-/// parts, with as little as 16 KiB of RAM in all).
-pub const SMALL_CHUNK: usize = if cfg!(all(target_arch = "arm", target_abi = "eabi")) {
-    2
-} else {
-    4
-};
-/// Bank points per chunk for larger `f64` models: 16 right-hand sides per sweep of the factor
-/// keep eight 128-bit accumulators busy. Scratch: `33·N` scalars (264 KiB at N = 1024).
-pub const LARGE_CHUNK_F64: usize = 16;
-/// Bank points per chunk for larger `f32` models (the same 128 bytes per row as in `f64`).
-pub const LARGE_CHUNK_F32: usize = 32;
+/// Errors of a controller and its policy. The controller is unchanged whenever one is
+/// returned (defined here, below the driver, because policies return them too).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DriverError {
+    /// The remaining budget cannot pay for the next decision.
+    BudgetExhausted,
+    /// The policy decided to stop (see [`Choice::Stop`]).
+    Stopped,
+    /// `observe` was called without a pending decision.
+    NoPendingDecision,
+    /// A value is NaN or infinite.
+    NonFinite,
+    /// A measured variable lies outside its bounds.
+    OutOfBounds(usize),
+    /// A controlled variable differs from the decided value by more than the tolerance.
+    InconsistentWithDecision(usize),
+    /// The cost is not a positive finite number.
+    InvalidCost,
+    /// The rule cannot be used with this problem (for example ETC without known costs).
+    RuleNeedsKnownCosts,
+    /// No control set's acquisition could be evaluated.
+    NoScore,
+    /// The GP rejected the observation (for example its buffer is full under `Reject`).
+    Gp(GpError),
+    /// A snapshot does not fit this controller (another rule, lengths, or invalid values).
+    InvalidSnapshot,
+    /// A replayed observation names a control set the problem does not have.
+    InvalidSet(usize),
+    /// A replayed memo does not fit the rule (see [`Memo`]).
+    InvalidMemo,
+    /// A context was given for a variable the problem does not measure before deciding, or is
+    /// missing for one it does.
+    InvalidContext(usize),
+}
 
-/// Bank points per chunk that [`score_sets`] uses for a model of capacity `N` in `R`.
-pub const fn chunk_size<R, const N: usize>() -> usize {
-    let size = core::mem::size_of::<R>();
-    if N * size <= 256 {
-        SMALL_CHUNK
-    } else if size <= 4 {
-        LARGE_CHUNK_F32
-    } else {
-        LARGE_CHUNK_F64
+impl From<GpError> for DriverError {
+    fn from(e: GpError) -> Self {
+        DriverError::Gp(e)
     }
 }
 
-/// Scalars of workspace with which [`score_sets_with_workspace`] takes its fastest path for
-/// a model of `n` observations and a bank of `bank` points (squared-exponential kernels only;
-/// enough for every chunk size): one set's random kernel factors and forward solves
-/// (`2S·n`, [`factorised_len`]) and, for confidence bounds, the screening matrices
-/// (`4·n(n+1)/2`, [`screening_len`]). A caller that allocates once passes the GP's capacity.
-pub const fn workspace_len(n: usize, bank: usize) -> usize {
-    factorised_len(n, bank) + screening_len(n)
+/// When the budget ledger stops a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BudgetRule {
+    /// Refuse a decision whose cost the remaining budget cannot pay (papers 000, 001: the
+    /// budget is never exceeded).
+    #[default]
+    Affordable,
+    /// Decide while the budget spent is below the total; the last evaluation may overshoot it
+    /// (paper 002's loop, "while cumulative cost < B").
+    WhileBelow,
 }
 
-/// The random kernel factors alone ([`FactorisedSe`]), without screening.
-pub const fn factorised_len(n: usize, bank: usize) -> usize {
-    FactorisedSe::<f64, LARGE_CHUNK_F32>::workspace_len(n, bank)
+/// Settings of a controller that every rule may read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings<R> {
+    /// Width of the confidence bounds, `μ ± βσ` (the papers use 2), for the rules that use
+    /// them.
+    pub beta: R,
+    /// Total budget.
+    pub budget: R,
+    /// Inner optimiser budget per control set.
+    pub inner: InnerConfig,
+    /// Seed of the candidate pools and of every random draw of the rules.
+    pub seed: u64,
+    /// When the ledger stops the run.
+    pub budget_rule: BudgetRule,
 }
 
-/// The screening part of [`workspace_len`]: [`Precision`] and one [`UcbScreen`].
-pub const fn screening_len(n: usize) -> usize {
-    Precision::<f64>::workspace_len(n) + UcbScreen::<f64>::workspace_len(n)
-}
-
-/// Maximises `E[bound]` over each control set of `problem`, writing one result per set into
-/// `out` (which needs `problem.num_sets()` entries). A set whose acquisition cannot be evaluated
-/// gets `None`. `seed` scrambles the candidate pools (each set gets its own stream).
-///
-/// The expectations are batched over the bank ([`expected_bound_batched`]) in a scratch on
-/// the stack: `(2C + 1)·N` scalars with `C` = [`chunk_size`] bank points.
-/// Nothing else is allocated; [`score_sets_with_workspace`] is faster with memory to spare.
-#[allow(clippy::too_many_arguments)]
-pub fn score_sets<R, const N: usize, const D: usize, const M: usize, S, B>(
-    problem: &Problem<R, D, M>,
-    gp: &Gp<R, N, D, S>,
-    bank: &SampleBank<R, D, B>,
-    bound: Bound<R>,
-    inner: &InnerConfig,
-    seed: u64,
-    out: &mut [Option<InnerResult<R, D>>],
-) where
-    R: Real,
-    S: AsRef<[R]> + AsMut<[R]>,
-    B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
-{
-    score_sets_with_workspace(problem, gp, bank, bound, inner, seed, out, &mut []);
-}
-
-/// [`score_sets`] with a caller's workspace. With a squared-exponential kernel and at least
-/// [`factorised_len`]`(n, bank)` scalars, each set's `S × n` random kernel factors are
-/// precomputed there ([`FactorisedSe`]), so that a candidate costs `n` exponentials instead
-/// of `S·n`, and line-search trials too low to be accepted skip the gradient; with
-/// [`workspace_len`]`(n, bank)` scalars and an upper or lower confidence bound, candidates whose
-/// cheap bound ([`UcbScreen`]) shows that the optimiser will ignore them skip the triangular
-/// solves too.
-/// With less workspace (or another kernel) this is [`score_sets`]. The results agree to
-/// rounding whichever path is taken, and screening changes none of them.
-#[allow(clippy::too_many_arguments)]
-pub fn score_sets_with_workspace<R, const N: usize, const D: usize, const M: usize, S, B>(
-    problem: &Problem<R, D, M>,
-    gp: &Gp<R, N, D, S>,
-    bank: &SampleBank<R, D, B>,
-    bound: Bound<R>,
-    inner: &InnerConfig,
-    seed: u64,
-    out: &mut [Option<InnerResult<R, D>>],
-    workspace: &mut [R],
-) where
-    R: Real,
-    S: AsRef<[R]> + AsMut<[R]>,
-    B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
-{
-    score_sets_where(
-        problem,
-        gp,
-        bank,
-        bound,
-        inner,
-        seed,
-        out,
-        workspace,
-        |_| true,
-    );
-}
-
-/// [`score_sets_with_workspace`] for the sets `i` with `wanted(i)` only; the others get `None`.
-/// A set's result does not depend on which other sets are scored, so a rule that needs only
-/// some of the scores (explore-then-commit while it explores one cost group) reaches the same
-/// decision for less.
-#[allow(clippy::too_many_arguments)]
-pub fn score_sets_where<R, const N: usize, const D: usize, const M: usize, S, B>(
-    problem: &Problem<R, D, M>,
-    gp: &Gp<R, N, D, S>,
-    bank: &SampleBank<R, D, B>,
-    bound: Bound<R>,
-    inner: &InnerConfig,
-    seed: u64,
-    out: &mut [Option<InnerResult<R, D>>],
-    workspace: &mut [R],
-    wanted: impl Fn(usize) -> bool,
-) where
-    R: Real,
-    S: AsRef<[R]> + AsMut<[R]>,
-    B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
-{
-    let wanted: &dyn Fn(usize) -> bool = &wanted;
-    match chunk_size::<R, N>() {
-        SMALL_CHUNK => score_chunked::<R, N, D, M, SMALL_CHUNK, S, B>(
-            problem, gp, bank, bound, inner, seed, out, workspace, wanted,
-        ),
-        LARGE_CHUNK_F32 => score_chunked::<R, N, D, M, LARGE_CHUNK_F32, S, B>(
-            problem, gp, bank, bound, inner, seed, out, workspace, wanted,
-        ),
-        _ => score_chunked::<R, N, D, M, LARGE_CHUNK_F64, S, B>(
-            problem, gp, bank, bound, inner, seed, out, workspace, wanted,
-        ),
-    }
-}
-
-/// Seed of set `i`'s candidate pool (every rule derives it the same way).
-pub(crate) fn set_seed(seed: u64, i: usize) -> u64 {
-    seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-}
-
-// Not inlined, so that only the chosen chunk size's scratch is ever on the stack.
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn score_chunked<R, const N: usize, const D: usize, const M: usize, const C: usize, S, B>(
-    problem: &Problem<R, D, M>,
-    gp: &Gp<R, N, D, S>,
-    bank: &SampleBank<R, D, B>,
-    bound: Bound<R>,
-    inner: &InnerConfig,
-    seed: u64,
-    out: &mut [Option<InnerResult<R, D>>],
-    workspace: &mut [R],
-    wanted: &dyn Fn(usize) -> bool,
-) where
-    R: Real,
-    S: AsRef<[R]> + AsMut<[R]>,
-    B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
-{
-    let mut chunk = Chunk::<R, N, C>::new();
-    let n = gp.len();
-    let fs_len = FactorisedSe::<R, C>::workspace_len(n, bank.len());
-    let (fs_ws, rest) = if workspace.len() >= fs_len {
-        workspace.split_at_mut(fs_len)
-    } else {
-        (&mut [][..], &mut [][..])
-    };
-    // Screening needs K⁻¹ (O(n³) once) and pays off for the expected UCB and LCB, whose
-    // candidates cost S triangular solves each.
-    let screening = matches!(bound, Bound::Upper(b) | Bound::Lower(b) if b >= R::ZERO)
-        && rest.len() >= 4 * tri_len(n)
-        && n > 0;
-    let (pr_ws, screen_ws) = rest.split_at_mut(if screening { 2 * tri_len(n) } else { 0 });
-    let precision = if screening {
-        Precision::new(gp, pr_ws, screen_ws)
-    } else {
-        None
-    };
-    for (i, (set, slot)) in problem.sets().iter().zip(out.iter_mut()).enumerate() {
-        if !wanted(i) {
-            *slot = None;
-            continue;
+impl<R: Real> Settings<R> {
+    /// β = 2, the default inner optimiser and [`BudgetRule::Affordable`].
+    pub fn new(budget: R, seed: u64) -> Self {
+        Settings {
+            beta: R::TWO,
+            budget,
+            inner: InnerConfig::default(),
+            seed,
+            budget_rule: BudgetRule::Affordable,
         }
-        // A set that controls every variable has nothing to average: one prediction per
-        // candidate (what the batched paths compute too, bit for bit, but in `C` lanes of which
-        // `C − 1` would be padding).
-        if (0..D).all(|l| set.contains(l)) {
-            let f = |x: &[R; D], _: Need<R>| expected_bound(gp, bank, *set, x, bound).ok();
-            *slot = maximize_over_set_lazy(*set, f, inner, set_seed(seed, i));
-            continue;
-        }
-        let mut fast = FactorisedSe::<R, C>::new(gp, bank, *set, fs_ws);
-        let screen = match (&precision, &fast) {
-            (Some(p), Some(fs)) => UcbScreen::new(p, fs, screen_ws, &mut chunk),
-            _ => None,
-        };
-        let f = |x: &[R; D], need: Need<R>| {
-            let Some(fs) = fast.as_mut() else {
-                let gradient = !matches!(need, Need::Value { .. });
-                return expected_bound_batched(gp, bank, *set, x, bound, gradient, &mut chunk).ok();
-            };
-            // Below what the value is ignored, whether `at` itself is, and from which value
-            // the gradient is needed.
-            let (ignored, gradient_from) = match need {
-                Need::Value { floor } => (Some((floor, true)), R::INFINITY),
-                Need::Trial { accept_from } => (Some((accept_from, false)), accept_from),
-                Need::Gradient => (None, -R::INFINITY),
-            };
-            if let (Some(screen), Some((at, inclusive))) = (&screen, ignored) {
-                // A value that the optimiser is sure to ignore may be replaced by an upper
-                // bound that it ignores as well: nothing changes, and no solve is needed.
-                let ub = match bound {
-                    _ if at == -R::INFINITY => None,
-                    Bound::Upper(beta) => Some(screen.upper_bound(fs, gp, x, beta, &mut chunk)),
-                    Bound::Lower(beta) => Some(screen.lcb_upper_bound(fs, gp, x, beta, &mut chunk)),
-                    Bound::Mean => None,
-                };
-                if let Some(ub) = ub.filter(|&ub| ub < at || (inclusive && ub <= at)) {
-                    return Some((ub, [R::ZERO; D]));
-                }
-            }
-            let (v, g) = fs.evaluate(gp, x, bound, gradient_from, &mut chunk).ok()?;
-            Some((v, g.unwrap_or([R::ZERO; D])))
-        };
-        *slot = maximize_over_set_lazy(*set, f, inner, set_seed(seed, i));
     }
+}
+
+/// Values of the variables measured before the decision (physical units), `None` for the
+/// others: what a contextual rule acts on (paper 004). The problem says which variables are
+/// contexts ([`Problem::contexts`]).
+pub type Context<R, const D: usize> = [Option<R>; D];
+
+/// Everything a policy decides from in one round.
+#[derive(Debug)]
+pub struct Round<'a, R, const N: usize, const D: usize, const M: usize, S, B> {
+    /// The problem (variables, control sets, costs).
+    pub problem: &'a Problem<R, D, M>,
+    /// The model (inputs in unit coordinates).
+    pub gp: &'a Gp<R, N, D, S>,
+    /// The sample bank of the variables left to chance.
+    pub bank: &'a SampleBank<R, D, B>,
+    /// The controller's settings.
+    pub settings: &'a Settings<R>,
+    /// Rounds observed before this decision.
+    pub number: usize,
+    /// This round's seed (from the settings' seed and the round number): rules that draw at
+    /// random seed a generator with it, so decisions are reproducible and a saved state needs
+    /// no generator state.
+    pub seed: u64,
+    /// Budget spent so far.
+    pub spent: R,
+    /// Contexts measured before deciding, in unit coordinates.
+    pub context: &'a Context<R, D>,
+    /// Caller memory for the fast evaluators (may be empty).
+    pub workspace: &'a mut [R],
+}
+
+impl<R, const N: usize, const D: usize, const M: usize, S, B> Round<'_, R, N, D, M, S, B>
+where
+    R: Real,
+    S: AsRef<[R]> + AsMut<[R]>,
+    B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+{
+    /// [`score_sets`] of `bound` with this round's problem, model, bank, inner optimiser and
+    /// workspace.
+    pub fn score_bound(
+        &mut self,
+        bound: Bound<R>,
+        seed: u64,
+        out: &mut [Option<InnerResult<R, D>>],
+        wanted: impl Fn(usize) -> bool,
+    ) {
+        score_sets(
+            self.problem,
+            self.gp,
+            self.bank,
+            bound,
+            &self.settings.inner,
+            seed,
+            out,
+            self.workspace,
+            wanted,
+        );
+    }
+
+    /// Each set's known cost, or 1 where costs are not known per set.
+    pub fn set_costs(&self) -> [R; M] {
+        core::array::from_fn(|i| self.problem.known_cost(i).unwrap_or(R::ONE))
+    }
+
+    /// The play of set `i` at the maximiser of its score.
+    pub fn play(&self, i: usize, best: InnerResult<R, D>) -> Choice<R, D> {
+        Choice::Play(Play {
+            set: i,
+            x: best.x,
+            score: best.value,
+            measure: true,
+        })
+    }
+}
+
+/// What a policy decided.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Choice<R, const D: usize> {
+    /// Play a control set at values.
+    Play(Play<R, D>),
+    /// Stop the run (a Pandora's-box stopping rule, paper 002).
+    Stop,
+}
+
+/// A play: which control set, at which values, and whether to pay for the measurement.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Play<R, const D: usize> {
+    /// Index of the control set in the problem.
+    pub set: usize,
+    /// The values in unit coordinates (meaningful on the set's variables).
+    pub x: [R; D],
+    /// The acquisition value that won.
+    pub score: R,
+    /// Pay for this round's measurement (paper 003's costly feedback); `true` for every rule
+    /// that always measures.
+    pub measure: bool,
+}
+
+/// One observation as a policy sees it when it is recorded.
+#[derive(Debug, Clone, Copy)]
+pub struct Outcome<'a, R, const D: usize, const M: usize> {
+    /// The problem.
+    pub problem: &'a Problem<R, D, M>,
+    /// Index of the control set played; `None` for an initial (uncharged) observation.
+    pub set: Option<usize>,
+    /// The control set played (every variable for an initial observation).
+    pub control: ControlSet,
+    /// The measured point in unit coordinates.
+    pub x: &'a [R; D],
+    /// The outcome.
+    pub y: R,
+    /// The cost charged (zero for an initial observation).
+    pub cost: R,
+    /// The round this observation belongs to (rounds observed before it): observations are
+    /// stamped with their round.
+    pub round: usize,
+    /// Budget spent before this observation.
+    pub spent_before: R,
+    /// Total budget.
+    pub budget: R,
+}
+
+/// A decision rule (see the module documentation).
+pub trait Policy<R: Real, const D: usize, const M: usize> {
+    /// The rule's learned state as saved in snapshots.
+    #[cfg(feature = "serde")]
+    type Record: Clone
+        + core::fmt::Debug
+        + PartialEq
+        + serde::Serialize
+        + for<'de> serde::Deserialize<'de>;
+
+    /// Prepares the rule for `problem` (fresh state); an error if the rule cannot run on it
+    /// (for example [`DriverError::RuleNeedsKnownCosts`]). Called once by the controller's
+    /// constructor. Default: nothing to prepare.
+    fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
+        let _ = problem;
+        Ok(())
+    }
+
+    /// Decides this round. On error the controller records nothing (a rule may have updated
+    /// statistics of its own that only depend on the round's scores).
+    fn decide<const N: usize, S, B>(
+        &mut self,
+        round: &mut Round<'_, R, N, D, M, S, B>,
+    ) -> Result<Choice<R, D>, DriverError>
+    where
+        S: AsRef<[R]> + AsMut<[R]>,
+        B: AsRef<[[R; D]]> + AsMut<[[R; D]]>;
+
+    /// Records an accepted observation (initial ones too). Cannot fail: the controller has
+    /// validated it. Default: nothing to record.
+    fn record(&mut self, outcome: &Outcome<'_, R, D, M>) {
+        let _ = outcome;
+    }
+
+    /// What this round's decision changed beyond what its observation records, read after
+    /// `observe`, so that a replay rebuilds the state without deciding again. Default: nothing.
+    fn memo(&self) -> Memo<R> {
+        Memo::EMPTY
+    }
+
+    /// Whether `memo` fits this rule (checked before a replay changes anything). Default: only
+    /// the empty memo.
+    fn check_memo(&self, memo: &Memo<R>) -> Result<(), DriverError> {
+        if memo.is_empty() {
+            Ok(())
+        } else {
+            Err(DriverError::InvalidMemo)
+        }
+    }
+
+    /// Applies a memo that passed [`check_memo`](Self::check_memo), after the replayed
+    /// observation was [`record`](Self::record)ed. Default: nothing.
+    fn apply_memo(&mut self, memo: &Memo<R>) {
+        let _ = memo;
+    }
+
+    /// The state to save.
+    #[cfg(feature = "serde")]
+    fn save(&self) -> Self::Record;
+
+    /// Restores a saved state into a rule [`start`](Self::start)ed on the same problem; on
+    /// error nothing changes.
+    #[cfg(feature = "serde")]
+    fn load(&mut self, record: &Self::Record) -> Result<(), DriverError>;
+}
+
+/// The argmax of `scores` chosen by `select`, played at its maximiser; [`DriverError::NoScore`]
+/// when nothing was chosen.
+pub fn play_selected<R: Real, const D: usize>(
+    out: &[Option<InnerResult<R, D>>],
+    chosen: Option<usize>,
+) -> Result<Choice<R, D>, DriverError> {
+    let i = chosen.ok_or(DriverError::NoScore)?;
+    let best = out.get(i).copied().flatten().ok_or(DriverError::NoScore)?;
+    Ok(Choice::Play(Play {
+        set: i,
+        x: best.x,
+        score: best.value,
+        measure: true,
+    }))
+}
+
+/// Each entry's value, −∞ where a set was not scored or failed.
+pub fn values<R: Real, const D: usize, const M: usize>(
+    out: &[Option<InnerResult<R, D>>],
+) -> [R; M] {
+    core::array::from_fn(|i| {
+        out.get(i)
+            .copied()
+            .flatten()
+            .map_or(-R::INFINITY, |r| r.value)
+    })
 }

@@ -1,28 +1,52 @@
-//! The "per unit cost" baselines of paper 000: each control set's score divided by its cost,
-//! then the argmax. The paper shows that they fail (cheap sets stay artificially attractive, or
-//! EI vanishes); they are here to reproduce that.
+//! Expected UCB per unit cost: each control set's best expected UCB divided by its cost, the
+//! largest ratio played. A baseline that paper 000 (appendix B) shows failing: as the model
+//! learns the scores flatten, and the ratio then favours whatever is cheap. The sample-path
+//! rules' per-unit-cost variants are [`Selection::PerUnitCost`](super::Selection) of
+//! [`thompson_psq`](super::thompson_psq) and [`ei_psq`](super::ei_psq).
 
+use super::select::per_unit_cost;
+use super::{play_selected, values, Choice, DriverError, Policy, Round};
+use crate::expectation::Bound;
+use crate::problem::Problem;
 use crate::real::Real;
 
-/// `argmax_i scoreᵢ / costᵢ` over finite ratios; `None` when none is finite or lengths differ.
-pub fn select<R: Real>(scores: &[R], costs: &[R]) -> Option<usize> {
-    if scores.len() != costs.len() {
-        return None;
-    }
-    (0..scores.len())
-        .filter(|&i| (scores[i] / costs[i]).is_finite())
-        .fold(None, |b: Option<usize>, i| match b {
-            Some(b) if scores[b] / costs[b] >= scores[i] / costs[i] => Some(b),
-            _ => Some(i),
-        })
-}
+/// The expected-UCB-per-unit-cost rule (needs known costs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct UcbPerUnitCost;
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn cheap_sets_win_even_with_lower_scores() {
-        assert_eq!(super::select(&[0.5, 2.0], &[0.01, 1.0]), Some(0));
-        assert_eq!(super::select(&[0.5, 2.0], &[1.0, 1.0]), Some(1));
-        assert_eq!(super::select::<f64>(&[1.0], &[0.0]), None);
+impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for UcbPerUnitCost {
+    #[cfg(feature = "serde")]
+    type Record = ();
+
+    fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
+        match problem.known_cost(0) {
+            Some(_) => Ok(()),
+            None => Err(DriverError::RuleNeedsKnownCosts),
+        }
+    }
+
+    fn decide<const N: usize, S, B>(
+        &mut self,
+        round: &mut Round<'_, R, N, D, M, S, B>,
+    ) -> Result<Choice<R, D>, DriverError>
+    where
+        S: AsRef<[R]> + AsMut<[R]>,
+        B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+    {
+        let m = round.problem.num_sets();
+        let costs = round.set_costs();
+        let (bound, seed) = (Bound::Upper(round.settings.beta), round.seed);
+        let mut ucb = [None; M];
+        round.score_bound(bound, seed, &mut ucb[..m], |_| true);
+        let scores: [R; M] = values(&ucb[..m]);
+        play_selected(&ucb[..m], per_unit_cost(&scores[..m], &costs[..m]))
+    }
+
+    #[cfg(feature = "serde")]
+    fn save(&self) -> Self::Record {}
+
+    #[cfg(feature = "serde")]
+    fn load(&mut self, _: &Self::Record) -> Result<(), DriverError> {
+        Ok(())
     }
 }

@@ -1,227 +1,85 @@
 //! TS-PSQ (Hayashi et al., paper 000's baseline): draw one posterior sample path, maximise its
-//! expectation over the uncontrolled variables for every control set, and play the best
-//! (set, values) overall — or, for the per-unit-cost variant, the best expectation per unit
-//! cost.
+//! expectation over the uncontrolled variables for every control set
+//! ([`PathAverage`](crate::acquisition::expected_path::PathAverage)), and play the best
+//! (set, values) overall, or, with [`Selection::PerUnitCost`], the best expectation per unit
+//! cost (paper 000's appendix B baseline).
+//!
+//! `F` is the number of random Fourier features of the path: while a decision is made the path
+//! takes `F × (D + 2) + N` scalars of stack.
 
-use crate::expectation::{bank_average, SampleBank};
-use crate::inner::{maximize_over_set, InnerConfig, InnerResult};
-use crate::kernel::Shape;
-use crate::problem::{ControlSet, Problem};
-use crate::real::{all_finite, Real};
+use super::{play_selected, score_each_set, values, Choice, DriverError, Policy, Round, Selection};
+use crate::acquisition::expected_path::PathAverage;
+use crate::problem::Problem;
+use crate::real::Real;
 use crate::thompson::PosteriorSample;
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro128PlusPlus;
 
-/// `E[f([x^set, X])]` over the bank for a sample path `f`, and its gradient in `x`.
-pub fn expected_sample<R: Real, const D: usize, const F: usize, const N: usize, B>(
-    path: &PosteriorSample<'_, R, D, F, N>,
-    bank: &SampleBank<R, D, B>,
-    set: ControlSet,
-    x: &[R; D],
-) -> (R, [R; D])
-where
-    B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
-{
-    let mut g = [R::ZERO; D];
-    let averaged: Result<_, core::convert::Infallible> = bank_average(bank, set, x, |p| {
-        let v = path.value_and_gradient(p, &mut g);
-        Ok((v, g))
-    });
-    match averaged {
-        Ok(r) => r,
-        Err(never) => match never {},
+/// Thompson sampling over partial queries with `F` random Fourier features per path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ThompsonPsq<const F: usize> {
+    selection: Selection,
+}
+
+impl<const F: usize> ThompsonPsq<F> {
+    /// TS-PSQ ([`Selection::Argmax`]) or TS per unit cost ([`Selection::PerUnitCost`]).
+    pub fn new(selection: Selection) -> Self {
+        ThompsonPsq { selection }
+    }
+
+    /// How the set is chosen.
+    pub fn selection(&self) -> Selection {
+        self.selection
     }
 }
 
-/// Maximises the sample's expectation over the control sets `i` of `problem` with `wanted(i)`
-/// into `out` (`None` for the others).
-#[allow(clippy::too_many_arguments)]
-pub fn score_sets<R, const D: usize, const M: usize, const F: usize, const N: usize, B>(
-    problem: &Problem<R, D, M>,
-    path: &PosteriorSample<'_, R, D, F, N>,
-    bank: &SampleBank<R, D, B>,
-    inner: &InnerConfig,
-    seed: u64,
-    out: &mut [Option<InnerResult<R, D>>],
-    wanted: impl Fn(usize) -> bool,
-) where
-    R: Real,
-    B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
-{
-    maximize_each_set(
-        problem,
-        inner,
-        seed,
-        out,
-        wanted,
-        |set| ExpectedPath::new(path, bank, set),
-        |fast, set, x| match fast {
-            Some(e) => e.value_and_gradient(x),
-            None => expected_sample(path, bank, set, x),
-        },
-    );
-}
+impl<R: Real, const D: usize, const M: usize, const F: usize> Policy<R, D, M> for ThompsonPsq<F> {
+    #[cfg(feature = "serde")]
+    type Record = ();
 
-/// The bank average of a squared-exponential sample path over one partial control set,
-/// factorised so that a candidate costs what one evaluation of the path costs, not one per
-/// bank point.
-///
-/// Write `ωⱼᵀp + bⱼ = aⱼ(x) + tⱼ(w)` with `aⱼ` the controlled part (plus the phase) and `tⱼ` the
-/// uncontrolled one. Then `cos(aⱼ + tⱼ) = cos aⱼ cos tⱼ − sin aⱼ sin tⱼ`, and the squared
-/// exponential factorises as `k(p, xᵢ) = cᵢ(x)·rᵢ(w)`, so
-/// `E_w[f] = m + A Σⱼ wⱼ (cos aⱼ·E[cos tⱼ] − sin aⱼ·E[sin tⱼ]) + Σᵢ vᵢ cᵢ(x)·E[rᵢ]`:
-/// the bank enters only through `2M + n` averages, computed once per set
-/// ([`new`](Self::new): `S·(M + n)` trigonometric and exponential functions, the price of one
-/// unfactorised candidate). Agrees with [`expected_sample`] to rounding (angle addition
-/// instead of the cosine of a sum).
-#[derive(Debug, Clone)]
-pub struct ExpectedPath<'p, 'a, R, const D: usize, const F: usize, const N: usize> {
-    path: &'p PosteriorSample<'a, R, D, F, N>,
-    set: ControlSet,
-    // Bank means of cos tⱼ and sin tⱼ.
-    cos_mean: [R; F],
-    sin_mean: [R; F],
-    // vᵢ times the bank mean of rᵢ.
-    update_mean: [R; N],
-}
+    fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
+        match (self.selection, problem.known_cost(0)) {
+            (Selection::PerUnitCost, None) => Err(DriverError::RuleNeedsKnownCosts),
+            _ => Ok(()),
+        }
+    }
 
-impl<'p, 'a, R: Real, const D: usize, const F: usize, const N: usize>
-    ExpectedPath<'p, 'a, R, D, F, N>
-{
-    /// The averages for `set`. `None` (use [`expected_sample`]) when the kernel is not the
-    /// squared exponential, `set` controls every variable (nothing to average), the bank is
-    /// empty, or an average is not finite.
-    pub fn new<B>(
-        path: &'p PosteriorSample<'a, R, D, F, N>,
-        bank: &SampleBank<R, D, B>,
-        set: ControlSet,
-    ) -> Option<Self>
+    // Never inlined: the path's stack is only taken while this rule decides.
+    #[inline(never)]
+    fn decide<const N: usize, S, B>(
+        &mut self,
+        round: &mut Round<'_, R, N, D, M, S, B>,
+    ) -> Result<Choice<R, D>, DriverError>
     where
+        S: AsRef<[R]> + AsMut<[R]>,
         B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
     {
-        let kernel = path.kernel();
-        let points = bank.points();
-        if kernel.shape() != Shape::SquaredExponential
-            || (0..D).all(|l| set.contains(l))
-            || points.is_empty()
+        let problem = round.problem;
+        let m = problem.num_sets();
+        let mut out = [None; M];
         {
-            return None;
+            let mut rng = Xoshiro128PlusPlus::seed_from_u64(round.seed);
+            let path = PosteriorSample::<R, D, F, N>::draw(round.gp, &mut rng)?;
+            // The argmax is attained by the set controlling every variable alone when there is
+            // one (a sample path's maximum is never below its expectation over the rest).
+            let full = problem.full_set().filter(|_| self.selection.plays_argmax());
+            let (bank, inner, seed) = (round.bank, &round.settings.inner, round.seed);
+            super::score_full_set_first(&mut out[..m], full, |out, wanted| {
+                score_each_set(problem, inner, seed, out, wanted, |set| {
+                    PathAverage::new(&path, bank, set)
+                })
+            });
         }
-        let inv = R::ONE / R::from_usize(points.len());
-        let mut e = ExpectedPath {
-            path,
-            set,
-            cos_mean: [R::ZERO; F],
-            sin_mean: [R::ZERO; F],
-            update_mean: [R::ZERO; N],
-        };
-        for ((omega, c), s) in path
-            .frequencies()
-            .iter()
-            .zip(e.cos_mean.iter_mut())
-            .zip(e.sin_mean.iter_mut())
-        {
-            let (mut cs, mut ss) = (R::ZERO, R::ZERO);
-            for w in points {
-                let t = dot_over(omega, w, |l| !set.contains(l));
-                cs += t.cos();
-                ss += t.sin();
-            }
-            *c = cs * inv;
-            *s = ss * inv;
-        }
-        for ((xi, vi), u) in path
-            .inputs()
-            .iter()
-            .zip(path.update_weights())
-            .zip(e.update_mean.iter_mut())
-        {
-            let mut r = R::ZERO;
-            for w in points {
-                r += (-R::HALF * kernel.scaled_sq_dist_over(w, xi, |l| !set.contains(l))).exp();
-            }
-            *u = *vi * r * inv;
-        }
-        (all_finite(&e.cos_mean) && all_finite(&e.sin_mean) && all_finite(&e.update_mean))
-            .then_some(e)
+        let scores: [R; M] = values(&out[..m]);
+        let costs = round.set_costs();
+        play_selected(&out[..m], self.selection.select(&scores[..m], &costs[..m]))
     }
 
-    /// `E_w[f([x^set, w])]` and its gradient in `x` (zero on the uncontrolled coordinates), as
-    /// [`expected_sample`] computes them.
-    pub fn value_and_gradient(&self, x: &[R; D]) -> (R, [R; D]) {
-        let path = self.path;
-        let set = self.set;
-        let mut s = R::ZERO;
-        let mut g = [R::ZERO; D];
-        for ((((omega, b), w), c), sn) in path
-            .frequencies()
-            .iter()
-            .zip(path.phases())
-            .zip(path.weights())
-            .zip(&self.cos_mean)
-            .zip(&self.sin_mean)
-        {
-            let a = dot_over(omega, x, |l| set.contains(l)) + *b;
-            let (sa, ca) = (a.sin(), a.cos());
-            s += *w * (ca * *c - sa * *sn);
-            let slope = *w * (sa * *c + ca * *sn);
-            for l in (0..D).filter(|&l| set.contains(l)) {
-                g[l] -= slope * omega[l];
-            }
-        }
-        let amplitude = path.amplitude();
-        let mut f = path.prior_mean() + amplitude * s;
-        let mut grad = g.map(|gl| amplitude * gl);
-        let kernel = path.kernel();
-        let os = kernel.outputscale();
-        let inv_sq = kernel.inverse_squared_lengthscales();
-        for (xi, u) in path.inputs().iter().zip(&self.update_mean) {
-            let r2 = kernel.scaled_sq_dist_over(x, xi, |l| set.contains(l));
-            let t = *u * os * (-R::HALF * r2).exp();
-            f += t;
-            for l in (0..D).filter(|&l| set.contains(l)) {
-                grad[l] -= t * (x[l] - xi[l]) * inv_sq[l];
-            }
-        }
-        (f, grad)
-    }
-}
+    #[cfg(feature = "serde")]
+    fn save(&self) -> Self::Record {}
 
-/// `Σ_{l: include(l)} ωₗ·xₗ`: the part of a feature's phase from some of the variables.
-fn dot_over<R: Real, const D: usize>(
-    omega: &[R; D],
-    x: &[R; D],
-    include: impl Fn(usize) -> bool,
-) -> R {
-    let mut t = R::ZERO;
-    for l in (0..D).filter(|&l| include(l)) {
-        t += omega[l] * x[l];
-    }
-    t
-}
-
-/// Maximises `score(&prepared, set, x)` over each control set `i` of `problem` with `wanted(i)`
-/// into `out` (`None` for the others), each set with its own stream of candidates; non-finite
-/// scores count as failures. `prepare(set)` runs once before the set is maximised (what the
-/// set's scores share, e.g. an [`ExpectedPath`]).
-#[allow(clippy::too_many_arguments)]
-pub fn maximize_each_set<R: Real, const D: usize, const M: usize, P>(
-    problem: &Problem<R, D, M>,
-    inner: &InnerConfig,
-    seed: u64,
-    out: &mut [Option<InnerResult<R, D>>],
-    wanted: impl Fn(usize) -> bool,
-    prepare: impl Fn(ControlSet) -> P,
-    score: impl Fn(&P, ControlSet, &[R; D]) -> (R, [R; D]),
-) {
-    for (i, (set, slot)) in problem.sets().iter().zip(out.iter_mut()).enumerate() {
-        if !wanted(i) {
-            *slot = None;
-            continue;
-        }
-        let prepared = prepare(*set);
-        let f = |x: &[R; D]| {
-            let (v, g) = score(&prepared, *set, x);
-            v.is_finite().then_some((v, g))
-        };
-        *slot = maximize_over_set(*set, f, inner, super::set_seed(seed, i));
+    #[cfg(feature = "serde")]
+    fn load(&mut self, _: &Self::Record) -> Result<(), DriverError> {
+        Ok(())
     }
 }

@@ -2,6 +2,9 @@
 //! `ε_t` of the best, play the cheapest (ties: the higher score). `ε_t = 0` is UCB-PSQ, which
 //! ignores cost.
 
+use super::{play_selected, values, Choice, DriverError, Policy, Round};
+use crate::expectation::Bound;
+use crate::problem::Problem;
 use crate::real::Real;
 
 /// The relaxation `ε_t` as a function of the round.
@@ -57,6 +60,73 @@ pub fn select<R: Real>(scores: &[R], costs: &[R], epsilon: R) -> Option<usize> {
             Some(b) if scores[b] >= scores[i] => Some(b),
             _ => Some(i),
         })
+}
+
+/// The UCB-CVS rule: the expected UCB of every control set (of the set controlling every
+/// variable alone while `ε_t = 0`, [`super::score_full_set_first`]), then [`select`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UcbCvs<R> {
+    schedule: EpsilonSchedule<R>,
+}
+
+impl<R: Real> UcbCvs<R> {
+    /// UCB-CVS with the relaxation `schedule`.
+    pub fn new(schedule: EpsilonSchedule<R>) -> Self {
+        UcbCvs { schedule }
+    }
+
+    /// UCB-PSQ: `ε = 0`, the cost-blind argmax of the expected UCB.
+    pub fn psq() -> Self {
+        Self::new(EpsilonSchedule::Constant(R::ZERO))
+    }
+
+    /// The relaxation schedule.
+    pub fn schedule(&self) -> EpsilonSchedule<R> {
+        self.schedule
+    }
+}
+
+impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for UcbCvs<R> {
+    #[cfg(feature = "serde")]
+    type Record = ();
+
+    fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
+        match problem.known_cost(0) {
+            Some(_) => Ok(()),
+            None => Err(DriverError::RuleNeedsKnownCosts),
+        }
+    }
+
+    fn decide<const N: usize, S, B>(
+        &mut self,
+        round: &mut Round<'_, R, N, D, M, S, B>,
+    ) -> Result<Choice<R, D>, DriverError>
+    where
+        S: AsRef<[R]> + AsMut<[R]>,
+        B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+    {
+        let m = round.problem.num_sets();
+        let costs = round.set_costs();
+        let epsilon = self.schedule.at(round.number);
+        let (bound, seed) = (Bound::Upper(round.settings.beta), round.seed);
+        let mut ucb = [None; M];
+        // With ε = 0 the rule plays the argmax, which the set controlling every variable
+        // attains if there is one.
+        let full = round.problem.full_set().filter(|_| epsilon == R::ZERO);
+        super::score_full_set_first(&mut ucb[..m], full, |out, wanted| {
+            round.score_bound(bound, seed, out, wanted)
+        });
+        let scores: [R; M] = values(&ucb[..m]);
+        play_selected(&ucb[..m], select(&scores[..m], &costs[..m], epsilon))
+    }
+
+    #[cfg(feature = "serde")]
+    fn save(&self) -> Self::Record {}
+
+    #[cfg(feature = "serde")]
+    fn load(&mut self, _: &Self::Record) -> Result<(), DriverError> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]

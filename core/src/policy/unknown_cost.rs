@@ -17,6 +17,10 @@
 //! - α may decay: halved every `halve_every` exploitation rounds (the paper's "halved after d
 //!   evaluations", read as a repeated halving; `None` keeps it fixed).
 
+use super::memo::{tags, Memo};
+use super::{play_selected, values, Choice, DriverError, Outcome, Policy, Round};
+use crate::expectation::Bound;
+use crate::problem::Problem;
 use crate::real::Real;
 
 /// The lowest value within tolerance `α` of `best`: `best − α·|best|`, which is the paper's
@@ -69,8 +73,19 @@ pub enum UnknownCostError {
 }
 
 impl<R: Real, const M: usize> UnknownCost<R, M> {
+    /// The rule with `config`; sized to the problem's control sets when a controller starts it
+    /// ([`Policy::start`]).
+    pub fn new(config: UnknownCostConfig<R>) -> Self {
+        Self::with_sets(0, config)
+    }
+
+    /// The settings.
+    pub fn config(&self) -> UnknownCostConfig<R> {
+        self.config
+    }
+
     /// A fresh state for `sets` control sets (at most `M`).
-    pub fn new(sets: usize, config: UnknownCostConfig<R>) -> Self {
+    pub fn with_sets(sets: usize, config: UnknownCostConfig<R>) -> Self {
         UnknownCost {
             config,
             sets: sets.min(M),
@@ -238,6 +253,142 @@ impl<R: Real, const M: usize> UnknownCost<R, M> {
     }
 }
 
+/// The saved state of [`UnknownCost`]: per-set plays, cost sums and running upper bounds; the
+/// running lower bound and the round counters.
+#[cfg(feature = "serde")]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(bound(
+    serialize = "R: serde::Serialize",
+    deserialize = "R: serde::Deserialize<'de> + Copy + Default"
+))]
+pub struct UnknownCostRecord<R: Copy + Default, const M: usize> {
+    /// Plays per set.
+    pub plays: crate::snapshot::BoundedVec<u32, M>,
+    /// Sums of the costs paid per set.
+    pub cost_sums: crate::snapshot::BoundedVec<R, M>,
+    /// Running minimum of each set's expected UCB.
+    pub ucb_bar: crate::snapshot::BoundedVec<R, M>,
+    /// Running maximum of the expected LCB.
+    pub lcb_bar: R,
+    /// Rounds recorded.
+    pub rounds: u32,
+    /// Exploitation rounds recorded.
+    pub exploit_rounds: u32,
+}
+
+impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for UnknownCost<R, M> {
+    #[cfg(feature = "serde")]
+    type Record = UnknownCostRecord<R, M>;
+
+    fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
+        *self = UnknownCost::with_sets(problem.num_sets(), self.config);
+        Ok(())
+    }
+
+    fn decide<const N: usize, S, B>(
+        &mut self,
+        round: &mut Round<'_, R, N, D, M, S, B>,
+    ) -> Result<Choice<R, D>, DriverError>
+    where
+        S: AsRef<[R]> + AsMut<[R]>,
+        B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+    {
+        let m = round.problem.num_sets();
+        let (beta, seed) = (round.settings.beta, round.seed);
+        let mut ucb = [None; M];
+        round.score_bound(Bound::Upper(beta), seed, &mut ucb[..m], |_| true);
+        // Only the best lower bound over all sets is needed, and the set controlling every
+        // variable attains it (`Problem::full_set`; the same argument holds for µ − βσ): score
+        // it alone, and every set only if it has none or it failed.
+        let mut lcb = [None; M];
+        let full = round.problem.full_set();
+        super::score_full_set_first(&mut lcb[..m], full, |out, wanted| {
+            round.score_bound(Bound::Lower(beta), seed ^ 1, out, wanted)
+        });
+        let lcb_max = lcb[..m]
+            .iter()
+            .flatten()
+            .map(|r| r.value)
+            .fold(-R::INFINITY, R::max);
+        let scores: [R; M] = values(&ucb[..m]);
+        let scores = &scores[..m];
+        if !scores.iter().all(|s| s.is_finite()) || !lcb_max.is_finite() {
+            return Err(DriverError::NoScore);
+        }
+        let chosen = self
+            .select(scores, lcb_max, round.spent, round.settings.budget)
+            .ok();
+        play_selected(&ucb[..m], chosen)
+    }
+
+    fn record(&mut self, outcome: &Outcome<'_, R, D, M>) {
+        if let Some(i) = outcome.set {
+            UnknownCost::record(self, i, outcome.cost, outcome.spent_before, outcome.budget);
+        }
+    }
+
+    /// The running bounds (a rule with more sets than a memo holds, 32, has no memo and its
+    /// rounds cannot be replayed).
+    fn memo(&self) -> Memo<R> {
+        let m = self.sets;
+        let mut scalars = [R::ZERO; super::memo::MEMO_CAPACITY];
+        if m >= scalars.len() {
+            return Memo::EMPTY;
+        }
+        scalars[..m].copy_from_slice(&self.ucb_bar[..m]);
+        scalars[m] = self.lcb_bar;
+        Memo::new(tags::RUNNING_BOUNDS, &scalars[..=m]).unwrap_or(Memo::EMPTY)
+    }
+
+    fn check_memo(&self, memo: &Memo<R>) -> Result<(), DriverError> {
+        let v = memo.values();
+        if memo.tag() == tags::RUNNING_BOUNDS
+            && v.len() == self.sets + 1
+            && !v.iter().any(|x| x.is_nan())
+        {
+            Ok(())
+        } else {
+            Err(DriverError::InvalidMemo)
+        }
+    }
+
+    fn apply_memo(&mut self, memo: &Memo<R>) {
+        if let Some((lcb, ucb)) = memo.values().split_last() {
+            self.set_running_bounds(ucb, *lcb);
+        }
+    }
+
+    #[cfg(feature = "serde")]
+    fn save(&self) -> Self::Record {
+        use crate::snapshot::BoundedVec;
+        let (plays, sums, ucb, lcb, rounds, exploit) = self.parts();
+        UnknownCostRecord {
+            plays: BoundedVec::from_slice(plays),
+            cost_sums: BoundedVec::from_slice(sums),
+            ucb_bar: BoundedVec::from_slice(ucb),
+            lcb_bar: lcb,
+            rounds,
+            exploit_rounds: exploit,
+        }
+    }
+
+    #[cfg(feature = "serde")]
+    fn load(&mut self, r: &Self::Record) -> Result<(), DriverError> {
+        if self.restore_parts(
+            r.plays.as_slice(),
+            r.cost_sums.as_slice(),
+            r.ucb_bar.as_slice(),
+            r.lcb_bar,
+            r.rounds,
+            r.exploit_rounds,
+        ) {
+            Ok(())
+        } else {
+            Err(DriverError::InvalidSnapshot)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,7 +403,7 @@ mod tests {
 
     #[test]
     fn explores_round_robin_from_the_first_set() {
-        let mut u = UnknownCost::<f64, 3>::new(3, config(2));
+        let mut u = UnknownCost::<f64, 3>::with_sets(3, config(2));
         let mut order = std::vec::Vec::new();
         for _ in 0..6 {
             let i = u.select(&[1.0, 1.0, 1.0], 0.5, 0.0, 100.0).unwrap();
@@ -265,7 +416,7 @@ mod tests {
 
     #[test]
     fn exploits_the_cheapest_acceptable_set() {
-        let mut u = UnknownCost::<f64, 3>::new(3, config(50));
+        let mut u = UnknownCost::<f64, 3>::with_sets(3, config(50));
         // Observed mean costs: set 0 cheap but poor, set 1 moderate and good, set 2 expensive
         // and best.
         let costs = [0.05, 0.3, 1.0];
@@ -286,7 +437,7 @@ mod tests {
 
     #[test]
     fn cost_lcb_tightens_and_ties_go_to_higher_ucb() {
-        let mut u = UnknownCost::<f64, 2>::new(2, config(1));
+        let mut u = UnknownCost::<f64, 2>::with_sets(2, config(1));
         for _ in 0..200 {
             u.record(0, 0.5, 0.0, 1e9);
             u.record(1, 0.9, 0.0, 1e9);
@@ -294,7 +445,7 @@ mod tests {
         let w = (2.0 * (400f64).ln() / 200.0).sqrt();
         assert!((u.cost_lcb(0) - (0.5 - w)).abs() < 1e-12);
         assert_eq!(u.select(&[2.0, 2.1], 1.0, 5.0, 10.0).unwrap(), 0);
-        let mut v = UnknownCost::<f64, 2>::new(2, config(1));
+        let mut v = UnknownCost::<f64, 2>::with_sets(2, config(1));
         v.record(0, 0.5, 0.0, 10.0);
         v.record(1, 0.5, 0.0, 10.0);
         assert_eq!(v.select(&[2.0, 2.1], 1.0, 5.0, 10.0).unwrap(), 1);
@@ -304,7 +455,7 @@ mod tests {
     fn negative_objectives_relax_rather_than_tighten() {
         // lcb̄ = −1: threshold −1.1, so set 0 (UCB −1.05) survives and set 1 (−1.2) does not.
         // With (1 − α)·lcb̄ = −0.9 neither would, and the filter would reset.
-        let mut u = UnknownCost::<f64, 2>::new(2, config(1));
+        let mut u = UnknownCost::<f64, 2>::with_sets(2, config(1));
         u.record(0, 1.0, 0.0, 10.0);
         u.record(1, 0.1, 0.0, 10.0);
         assert_eq!(u.select(&[-1.05, -1.2], -1.0, 5.0, 10.0).unwrap(), 0);
@@ -312,7 +463,7 @@ mod tests {
 
     #[test]
     fn empty_filter_resets_the_running_bounds() {
-        let mut u = UnknownCost::<f64, 2>::new(2, config(1));
+        let mut u = UnknownCost::<f64, 2>::with_sets(2, config(1));
         u.record(0, 0.1, 0.0, 10.0);
         u.record(1, 1.0, 0.0, 10.0);
         // Round 1: lcb̄ = 5 (an outlier); round 2 sees UCBs far below it: the bounds reset to
@@ -325,7 +476,7 @@ mod tests {
 
     #[test]
     fn alpha_halves_on_schedule() {
-        let mut u = UnknownCost::<f64, 1>::new(
+        let mut u = UnknownCost::<f64, 1>::with_sets(
             1,
             UnknownCostConfig {
                 exploration: Exploration::Rounds(0),

@@ -28,12 +28,12 @@ extern crate std;
 pub mod toml;
 
 use costbo_core::dist::{DistError, Distribution, TruncatedNormal, Uniform};
-use costbo_core::driver::{Controller, DriverError, Rule, Settings};
-use costbo_core::expectation::{BankError, SampleBank};
-use costbo_core::gp::{Gp, GpError, WhenFull};
+use costbo_core::driver::{BuildError, Controller, ControllerSpec, DriverError, Settings};
+use costbo_core::expectation::BankError;
+use costbo_core::gp::{GpError, WhenFull};
 use costbo_core::inner::InnerConfig;
 use costbo_core::kernel::{Kernel, KernelError, Shape};
-use costbo_core::policy::explore_then_commit::PlaysPerGroup;
+use costbo_core::policy::{AnyPolicy, PolicySpec, PolicySpecError, RuleDefaults};
 use costbo_core::problem::{ControlSet, Problem, ProblemError, Variable, MAX_VARIABLES};
 use costbo_core::real::Real;
 
@@ -51,8 +51,9 @@ pub struct Spec<'a> {
     pub capacity: usize,
     /// Points in the sample bank of the uncontrolled variables.
     pub bank: usize,
-    /// The decision rule.
-    pub rule: RuleSpec,
+    /// The decision rule, by its name in the core's registry
+    /// ([`costbo_core::policy::RULES`]; a device runs the rules its firmware is built with).
+    pub rule: &'a str,
     /// Width of the confidence bounds, `μ ± βσ`.
     pub beta: f64,
     /// The GP model.
@@ -65,15 +66,6 @@ pub struct Spec<'a> {
     pub variables: &'a [VariableSpec<'a>],
     /// The control sets with their costs, in order (the controller's set indices).
     pub sets: &'a [SetSpec],
-}
-
-/// Decision rules available from a configuration file (those with known costs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RuleSpec {
-    /// Explore-then-commit with the adaptive number of plays per cost group (paper 000).
-    EtcAda,
-    /// Explore-then-commit with a fixed number of plays per cost group.
-    EtcFixed(u32),
 }
 
 /// The GP model: kernel and likelihood.
@@ -292,6 +284,8 @@ pub enum SpecError {
     Bank(BankError),
     /// The controller was rejected by the core.
     Driver(DriverError),
+    /// The rule's name is not in the registry of this build ([`costbo_core::policy::RULES`]).
+    Rule(PolicySpecError),
 }
 
 fn finite_pos(v: f64) -> bool {
@@ -441,26 +435,43 @@ impl<'a> Spec<'a> {
     /// The controller's settings.
     pub fn settings<R: Real>(&self) -> Settings<R> {
         Settings {
-            rule: match self.rule {
-                RuleSpec::EtcAda => Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
-                RuleSpec::EtcFixed(n) => Rule::ExploreThenCommit(PlaysPerGroup::Fixed(n)),
-            },
             beta: R::from_f64(self.beta),
-            budget: R::from_f64(self.budget),
             inner: self.inner,
-            seed: self.seed,
+            ..Settings::new(R::from_f64(self.budget), self.seed)
         }
     }
 
+    /// The decision rule.
+    pub fn policy<R: Real>(&self) -> Result<PolicySpec<R>, SpecError> {
+        PolicySpec::parse(self.rule, &RuleDefaults::new(R::ZERO)).map_err(SpecError::Rule)
+    }
+
+    /// The core's description of the controller this experiment runs, with `D` variables and
+    /// `M` control sets in precision `R`.
+    pub fn controller_spec<R: Real, const D: usize, const M: usize>(
+        &self,
+    ) -> Result<ControllerSpec<R, D, M>, SpecError> {
+        Ok(ControllerSpec {
+            problem: self.problem::<R, D, M>()?,
+            kernel: self.kernel()?,
+            mean: R::from_f64(self.model.mean),
+            noise: R::from_f64(self.model.noise),
+            when_full: WhenFull::DropOldest,
+            bank_seed: self.seed,
+            settings: self.settings(),
+            policy: self.policy()?,
+        })
+    }
+
     /// A fresh controller of capacity `N` over caller storage: `factor` must hold
-    /// `tri_len(N)` scalars and `bank` exactly [`Spec::bank`] points. No Thompson features
-    /// (`F = 1`): the configurable rules do not use them.
+    /// `tri_len(N)` scalars and `bank` exactly [`Spec::bank`] points. No Thompson features or
+    /// query window (`F = H = 1`): a device runs rules that need neither.
     #[allow(clippy::type_complexity)]
     pub fn controller<R, const N: usize, const D: usize, const M: usize, S, B>(
         &self,
         factor: S,
         bank: B,
-    ) -> Result<Controller<R, N, D, M, 1, S, B>, SpecError>
+    ) -> Result<Controller<R, N, D, M, S, B, AnyPolicy<R, D, M, 1, 1>>, SpecError>
     where
         R: Real,
         S: AsRef<[R]> + AsMut<[R]>,
@@ -478,17 +489,13 @@ impl<'a> Spec<'a> {
                 storage: bank.as_ref().len(),
             });
         }
-        let problem = self.problem::<R, D, M>()?;
-        let gp = Gp::new(
-            self.kernel()?,
-            R::from_f64(self.model.mean),
-            R::from_f64(self.model.noise),
-            WhenFull::DropOldest,
-            factor,
-        )
-        .map_err(SpecError::Gp)?;
-        let bank = SampleBank::quasi_random(&problem, bank, self.seed).map_err(SpecError::Bank)?;
-        Controller::new(problem, gp, bank, self.settings()).map_err(SpecError::Driver)
+        self.controller_spec::<R, D, M>()?
+            .build(factor, bank)
+            .map_err(|e| match e {
+                BuildError::Gp(e) => SpecError::Gp(e),
+                BuildError::Bank(e) => SpecError::Bank(e),
+                BuildError::Driver(e) => SpecError::Driver(e),
+            })
     }
 
     /// Index of the variable called `name`.

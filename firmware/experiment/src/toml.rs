@@ -19,9 +19,7 @@ use costbo_core::inner::InnerConfig;
 use costbo_core::kernel::Shape;
 use serde::Deserialize;
 
-use crate::{
-    DistSpec, ModelSpec, PumpSpec, RuleSpec, SensorSpec, SetSpec, Spec, SpecError, VariableSpec,
-};
+use crate::{DistSpec, ModelSpec, PumpSpec, SensorSpec, SetSpec, Spec, SpecError, VariableSpec};
 
 /// Why a configuration file was rejected: a message that names the file and the entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,17 +154,20 @@ pub fn load(path: &Path) -> Result<Spec<'static>, ConfigError> {
 pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
     let file: File = ::toml::from_str(text).map_err(|e| ConfigError(e.to_string()))?;
     let err = |m: String| Err(ConfigError(m));
-    let rule = match file.experiment.rule.as_str() {
-        "etc-ada" => RuleSpec::EtcAda,
-        other => match other.strip_prefix("etc-").and_then(|n| n.parse::<u32>().ok()) {
-            Some(n) if n > 0 => RuleSpec::EtcFixed(n),
-            _ => {
-                return err(format!(
-                    "[experiment] rule = \"{other}\": expected \"etc-ada\" or \"etc-N\" (N plays per cost group, N > 0)"
-                ))
-            }
-        },
-    };
+    // The rule by its name in the core's registry: only the rules this build knows.
+    let rule: &'static str = leak_str(file.experiment.rule.clone());
+    if costbo_core::policy::PolicySpec::<f64>::parse(
+        rule,
+        &costbo_core::policy::RuleDefaults::new(0.0),
+    )
+    .is_err()
+    {
+        let known: Vec<&str> = costbo_core::policy::RULES.iter().map(|r| r.name).collect();
+        return err(format!(
+            "[experiment] rule = \"{rule}\": not a rule this build can run (known: {})",
+            known.join(", ")
+        ));
+    }
     let shape = match file.model.kernel.as_str() {
         "se" | "squared-exponential" => Shape::SquaredExponential,
         "matern52" => Shape::Matern52,
@@ -354,11 +355,7 @@ pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
     let _ = writeln!(w, "    budget: {},", lit(spec.budget));
     let _ = writeln!(w, "    capacity: {},", spec.capacity);
     let _ = writeln!(w, "    bank: {},", spec.bank);
-    let rule = match spec.rule {
-        RuleSpec::EtcAda => "costbo_experiment::RuleSpec::EtcAda".to_string(),
-        RuleSpec::EtcFixed(n) => format!("costbo_experiment::RuleSpec::EtcFixed({n})"),
-    };
-    let _ = writeln!(w, "    rule: {rule},");
+    let _ = writeln!(w, "    rule: {:?},", spec.rule);
     let _ = writeln!(w, "    beta: {},", lit(spec.beta));
     let shape = match spec.model.shape {
         Shape::SquaredExponential => "SquaredExponential",

@@ -51,7 +51,7 @@ fn main() {
                 &x,
                 r.y,
                 r.cost,
-                &costbo_core::driver::Memo::None,
+                &costbo_core::driver::Memo::EMPTY,
             )
             .is_err()
         {

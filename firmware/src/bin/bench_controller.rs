@@ -19,7 +19,7 @@
 #[cfg(all(target_arch = "arm", target_os = "none", costbo_machine = "an386"))]
 mod firmware {
     use cortex_m_rt::entry;
-    use costbo_core::expectation::{Bound, SampleBank};
+    use costbo_core::expectation::Bound;
     use costbo_core::policy::score_sets;
     use costbo_firmware::experiment::{BANK, D, FACTOR_LEN, M, N, SPEC};
     use costbo_firmware::icount::Icount;
@@ -58,20 +58,20 @@ mod firmware {
         }
         let (d, insns) = ic.insns(|| ctl.suggest());
         let d = d.unwrap();
-        // The scores of every set, with the controller's own bank rebuilt (same seed).
-        let points = cortex_m::singleton!(: [[f32; D]; BANK] = [[0.0; D]; BANK]).unwrap();
-        let own = SampleBank::quasi_random(ctl.problem(), &mut points[..], SPEC.seed).unwrap();
+        // The scores of every set, with the controller's own bank.
         let inner = SPEC.settings::<f32>().inner;
         let mut out = [None; M];
         let ((), all) = ic.insns(|| {
             score_sets(
                 ctl.problem(),
                 ctl.gp(),
-                &own,
+                ctl.bank(),
                 Bound::Upper(SPEC.settings::<f32>().beta),
                 &inner,
                 1,
                 &mut out,
+                &mut [],
+                |_| true,
             )
         });
         match (insns, all) {

@@ -4,13 +4,13 @@
 //! hold that controller (about 20 KiB of stack with the harness), so there it holds 24 and 16.
 
 use costbo_core::dist::{Distribution, TruncatedNormal};
-use costbo_core::driver::{Controller, DriverError, Rule, Settings};
-use costbo_core::expectation::SampleBank;
-use costbo_core::gp::{Gp, GpError, WhenFull};
+use costbo_core::driver::{BuildError, Controller, ControllerSpec, DriverError, Settings};
+use costbo_core::gp::{GpError, WhenFull};
 use costbo_core::inner::InnerConfig;
 use costbo_core::kernel::Kernel;
 use costbo_core::linalg::tri_len;
-use costbo_core::policy::explore_then_commit::PlaysPerGroup;
+use costbo_core::policy::explore_then_commit::{ExploreThenCommit, PlaysPerGroup};
+use costbo_core::policy::PolicySpec;
 use costbo_core::problem::{ControlSet, Problem, Variable};
 
 use crate::harness::TestResult;
@@ -37,7 +37,9 @@ pub const COSTS: [f32; M] = [0.01, 0.01, 0.01, 0.1, 0.1, 0.1, 1.0];
 
 /// The controller of the on-target tests and benchmarks, of capacity `C`, over caller-provided
 /// buffers (the packed factor needs `tri_len(C)` values).
-pub type Ctl<'a, const C: usize> = Controller<f32, C, D, M, 1, &'a mut [f32], &'a mut [[f32; D]]>;
+/// It names its one rule, so nothing else is linked.
+pub type Ctl<'a, const C: usize> =
+    Controller<f32, C, D, M, &'a mut [f32], &'a mut [[f32; D]], ExploreThenCommit<f32, M>>;
 
 /// Hartmann-3, negated so that it is maximised (maximum 3.86278).
 pub fn hartmann3(x: &[f32; 3]) -> f32 {
@@ -94,17 +96,29 @@ pub fn controller<'a, const C: usize>(
         ControlSet::of(&[0, 1, 2]),
     ];
     let problem = Problem::new(&[v; D], &sets, Some(&COSTS)).map_err(|_| DriverError::NoScore)?;
-    let kernel = Kernel::squared_exponential([0.1; D], 1.0).map_err(GpError::from)?;
-    let gp = Gp::new(kernel, 0.0, 1e-4, WhenFull::DropOldest, factor)?;
-    let bank = SampleBank::quasi_random(&problem, bank, 7).map_err(|_| DriverError::NoScore)?;
-    let settings = Settings {
-        rule: Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
-        beta: 2.0,
-        budget,
-        inner,
-        seed: 1,
+    let plays = PlaysPerGroup::Adaptive;
+    let spec = ControllerSpec {
+        problem,
+        kernel: Kernel::squared_exponential([0.1; D], 1.0).map_err(GpError::from)?,
+        mean: 0.0,
+        noise: 1e-4,
+        when_full: WhenFull::DropOldest,
+        bank_seed: 7,
+        settings: Settings {
+            inner,
+            ..Settings::new(budget, 1)
+        },
+        policy: PolicySpec::ExploreThenCommit(plays),
     };
-    Controller::new(problem, gp, bank, settings)
+    let built = spec.model(factor).and_then(|gp| {
+        let bank = spec.bank(bank)?;
+        spec.controller(gp, bank, ExploreThenCommit::new(plays))
+    });
+    built.map_err(|e| match e {
+        BuildError::Gp(e) => DriverError::Gp(e),
+        BuildError::Bank(_) => DriverError::NoScore,
+        BuildError::Driver(e) => e,
+    })
 }
 
 /// Plays one round against Hartmann-3: returns the set played.

@@ -2,10 +2,8 @@
 
 use std::fmt;
 
-use costbo_core::driver::Rule;
-use costbo_core::policy::explore_then_commit::PlaysPerGroup;
-use costbo_core::policy::ucb_cvs::EpsilonSchedule;
 use costbo_core::policy::unknown_cost::{Exploration, UnknownCostConfig};
+use costbo_core::policy::{PolicySpec, PolicySpecError, RuleDefaults, RULES};
 use costbo_core::problem::ControlSet;
 use serde::Deserialize;
 
@@ -177,60 +175,30 @@ fn default_cost_noise() -> f64 {
 /// unknown-cost rule's, and the one in the quality and cost regrets of every rule.
 pub const PAPER_001_ALPHA: f64 = 0.1;
 
-/// A decision rule of the grid.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Algorithm {
-    /// A rule with known costs.
-    Known(Rule<f64>),
-    /// Paper 001's rule: costs observed with noise, means unknown to the controller.
-    UnknownCost(UnknownCostConfig<f64>),
-}
+/// A decision rule of the grid: a rule of the core's registry.
+pub type Algorithm = PolicySpec<f64>;
 
-impl Algorithm {
-    /// Parses `ucb-psq`, `ucb-cvs` (ε from the settings) or `ucb-cvs:EPS`, `etc-50`, `etc-100`,
-    /// `etc-ada`, `ts-psq`, `ei-psq`, `ucb-per-cost`, `ts-per-cost`, `ei-per-cost`,
-    /// `unknown-cost`. `d` is the dimension (the unknown-cost rule halves α every `d`
-    /// exploitation rounds, as paper 001).
-    pub fn parse(name: &str, epsilon: f64, d: usize) -> Result<Self, String> {
-        let rule = match name {
-            "ucb-psq" => Rule::UcbCvs(EpsilonSchedule::Constant(0.0)),
-            "ucb-cvs" => Rule::UcbCvs(EpsilonSchedule::Constant(epsilon)),
-            "etc-50" => Rule::ExploreThenCommit(PlaysPerGroup::Fixed(50)),
-            "etc-100" => Rule::ExploreThenCommit(PlaysPerGroup::Fixed(100)),
-            "etc-ada" => Rule::ExploreThenCommit(PlaysPerGroup::Adaptive),
-            "ts-psq" => Rule::ThompsonPsq,
-            "ei-psq" => Rule::ExpectedImprovementPsq,
-            "ucb-per-cost" => Rule::UcbPerUnitCost,
-            "ts-per-cost" => Rule::ThompsonPerUnitCost,
-            "ei-per-cost" => Rule::EiPerUnitCost,
-            "unknown-cost" => {
-                return Ok(Algorithm::UnknownCost(UnknownCostConfig {
-                    exploration: Exploration::BudgetFraction(0.6),
-                    alpha: PAPER_001_ALPHA,
-                    halve_every: Some(d as u32),
-                }))
-            }
-            other => match other.strip_prefix("ucb-cvs:") {
-                Some(e) => {
-                    let eps: f64 = e
-                        .parse()
-                        .map_err(|_| format!("algorithm `{other}`: bad ε `{e}`"))?;
-                    if !(eps.is_finite() && eps >= 0.0) {
-                        return Err(format!("algorithm `{other}`: ε must be ≥ 0"));
-                    }
-                    Rule::UcbCvs(EpsilonSchedule::Constant(eps))
-                }
-                None => {
-                    return Err(format!(
-                        "unknown algorithm `{other}` (known: ucb-psq, ucb-cvs, ucb-cvs:EPS, \
-                         etc-50, etc-100, etc-ada, ts-psq, ei-psq, ucb-per-cost, ts-per-cost, \
-                         ei-per-cost, unknown-cost)"
-                    ))
-                }
-            },
-        };
-        Ok(Algorithm::Known(rule))
-    }
+/// The rule called `name` in the core's registry ([`costbo_core::policy::RULES`]): `ucb-psq`,
+/// `ucb-cvs` (ε from the settings) or `ucb-cvs:EPS`, `etc-50`, `etc-100`, `etc-N`, `etc-ada`,
+/// `ts-psq`, `ei-psq`, `ucb-per-cost`, `ts-per-cost`, `ei-per-cost`, `unknown-cost`,
+/// `random-search`. `d` is the dimension (the unknown-cost rule halves α every `d`
+/// exploitation rounds, as paper 001).
+pub fn parse_algorithm(name: &str, epsilon: f64, d: usize) -> Result<Algorithm, String> {
+    let defaults = RuleDefaults::new(epsilon).with_unknown_cost(UnknownCostConfig {
+        exploration: Exploration::BudgetFraction(0.6),
+        alpha: PAPER_001_ALPHA,
+        halve_every: Some(d as u32),
+    });
+    PolicySpec::parse(name, &defaults).map_err(|e| match e {
+        PolicySpecError::BadEpsilon => {
+            format!("algorithm `{name}`: ε must be a number ≥ 0")
+        }
+        PolicySpecError::BadPlays => format!("algorithm `{name}`: plays per group must be > 0"),
+        PolicySpecError::UnknownName => {
+            let known: Vec<&str> = RULES.iter().map(|r| r.name).collect();
+            format!("unknown algorithm `{name}` (known: {})", known.join(", "))
+        }
+    })
 }
 
 /// One cell of the grid: everything but the seed.
@@ -352,7 +320,7 @@ impl Settings {
             return Err("seeds, costs, variances and algorithms must not be empty".into());
         }
         for a in &self.algorithms {
-            Algorithm::parse(a, self.epsilon, 3)?;
+            parse_algorithm(a, self.epsilon, 3)?;
         }
         Ok(())
     }

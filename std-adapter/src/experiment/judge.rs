@@ -5,8 +5,9 @@ use std::path::Path;
 
 use costbo_core::dist::TruncatedNormal;
 use costbo_core::expectation::uniform_open;
-use costbo_core::inner::{maximize_over_set_lazy, InnerConfig, Need};
+use costbo_core::inner::{self, InnerConfig};
 use costbo_core::optimize::maximize;
+use costbo_core::optimize::Need;
 use costbo_core::problem::ControlSet;
 use costbo_core::qmc::Sobol;
 use rand_core::SeedableRng;
@@ -143,10 +144,10 @@ impl Judge {
             evaluations_per_start: 60,
         };
         let screen = self.prefix(SCREEN_DRAWS);
-        let found = maximize_over_set_lazy(
+        let found = inner::maximize(
             set,
-            |x: &[f64; D], need| {
-                screen.value_and_gradient(f, set, x, !matches!(need, Need::Value { .. }))
+            &mut |x: &[f64; D], need: Need<f64>| {
+                screen.value_and_gradient(f, set, x, need.wants_gradient())
             },
             &config,
             fnv(&format!("{set:?}")),
@@ -157,7 +158,7 @@ impl Judge {
             let upper: [f64; D] =
                 core::array::from_fn(|l| if set.contains(l) { 1.0 } else { r.x[l] });
             maximize(
-                |x: &[f64; D]| self.value_and_gradient(f, set, x, true),
+                |x: &[f64; D], _| self.value_and_gradient(f, set, x, true),
                 r.x,
                 &lower,
                 &upper,

@@ -40,8 +40,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 pub use config::{
-    Algorithm, Cell, CostSpec, JudgePoints, ObjectiveSpec, PriorMean, Seeds, Settings,
-    PAPER_001_ALPHA,
+    parse_algorithm, Algorithm, Cell, CostSpec, JudgePoints, ObjectiveSpec, PriorMean, Seeds,
+    Settings, PAPER_001_ALPHA,
 };
 use costbo_core::policy::unknown_cost::within_tolerance;
 use judge::Judge;
@@ -587,7 +587,7 @@ pub fn run(settings: &Settings, options: &RunOptions) -> Result<RunReport, Strin
     let mut total = 0;
     for (ci, cell) in cells.iter().enumerate() {
         // Check the algorithm against this problem's dimension.
-        Algorithm::parse(
+        parse_algorithm(
             &cell.algorithm_name,
             settings.epsilon,
             prepared[cell.objective].objective.dim(),
@@ -792,7 +792,7 @@ fn run_one(
         sets: &p.sets,
         costs: &cell.costs,
         variance: cell.variance,
-        algorithm: Algorithm::parse(&cell.algorithm_name, settings.epsilon, d)?,
+        algorithm: parse_algorithm(&cell.algorithm_name, settings.epsilon, d)?,
         seed,
         budget: o.budget,
         bank: settings.bank,

@@ -1,10 +1,9 @@
 //! One run: a grid cell with one seed, simulated like `costbo demo`.
 
 use costbo_core::dist::{Distribution, TruncatedNormal};
-use costbo_core::driver::{Controller, DriverError, Rule, Settings as CtlSettings};
-use costbo_core::expectation::{uniform_open, SampleBank};
-use costbo_core::gp::{Gp, WhenFull};
-use costbo_core::inner::InnerConfig;
+use costbo_core::driver::{Controller, ControllerSpec, DriverError, Settings as CtlSettings};
+use costbo_core::expectation::uniform_open;
+use costbo_core::gp::WhenFull;
 use costbo_core::kernel::Kernel;
 use costbo_core::linalg::tri_len;
 use costbo_core::problem::{ControlSet, Problem, Variable};
@@ -15,6 +14,7 @@ use super::config::{Algorithm, PriorMean};
 use super::judge::Judge;
 use super::Progress;
 use crate::objectives::Objective;
+use costbo_core::policy::AnyPolicy;
 
 /// Most control sets a problem of the grid may have.
 pub const MAX_SETS: usize = 8;
@@ -106,10 +106,8 @@ pub fn run<const N: usize, const D: usize>(
         upper: 1.0,
         uncontrolled: Distribution::TruncatedNormal(tn),
     }; D];
-    let (rule, known) = match input.algorithm {
-        Algorithm::Known(r) => (r, true),
-        Algorithm::UnknownCost(c) => (Rule::UnknownCost(c), false),
-    };
+    // A rule that learns costs sees none in advance.
+    let known = !input.algorithm.learns_costs();
     let problem =
         Problem::<f64, D, MAX_SETS>::new(&variables, input.sets, known.then_some(input.costs))
             .map_err(|e| err(&e))?;
@@ -125,30 +123,22 @@ pub fn run<const N: usize, const D: usize>(
         PriorMean::Initial if initial.is_empty() => 0.0,
         PriorMean::Initial => initial.iter().map(|(_, y)| y).sum::<f64>() / initial.len() as f64,
     };
-    let kernel = Kernel::squared_exponential([input.lengthscale; D], 1.0).map_err(|e| err(&e))?;
-    let gp = Gp::new(
-        kernel,
+    let spec = ControllerSpec {
+        problem,
+        kernel: Kernel::squared_exponential([input.lengthscale; D], 1.0).map_err(|e| err(&e))?,
         mean,
-        1e-4,
-        WhenFull::DropOldest,
-        vec![0.0; tri_len(N)],
-    )
-    .map_err(|e| err(&e))?;
-    let bank = SampleBank::quasi_random(
-        &problem,
-        vec![[0.0; D]; input.bank],
-        input.seed ^ 0xBA4C_0000_0000_0000,
-    )
-    .map_err(|e| err(&e))?;
-    let settings = CtlSettings {
-        rule,
-        beta: input.beta,
-        budget: input.budget,
-        inner: InnerConfig::default(),
-        seed: input.seed,
+        noise: 1e-4,
+        when_full: WhenFull::DropOldest,
+        bank_seed: input.seed ^ 0xBA4C_0000_0000_0000,
+        settings: CtlSettings {
+            beta: input.beta,
+            ..CtlSettings::new(input.budget, input.seed)
+        },
+        policy: input.algorithm,
     };
-    let mut ctl: Controller<f64, N, D, MAX_SETS, FEATURES, _, _> =
-        Controller::new(problem, gp, bank, settings).map_err(|e| err(&e))?;
+    let mut ctl: Controller<f64, N, D, MAX_SETS, _, _, AnyPolicy<f64, D, MAX_SETS, FEATURES, N>> =
+        spec.build(vec![0.0; tri_len(N)], vec![[0.0; D]; input.bank])
+            .map_err(|e| err(&e))?;
     for (u, y) in &initial {
         ctl.observe_initial(u, *y).map_err(|e| err(&e))?;
     }

@@ -68,7 +68,7 @@ where
     let (lower, upper) = ([0.0; D], [1.0; D]);
     for (start, _) in best.iter().take(config.starts) {
         let ascent = maximize(
-            |x: &[f64; D]| {
+            |x: &[f64; D], _| {
                 let (v, g) = f(x);
                 v.is_finite().then_some((v, g))
             },

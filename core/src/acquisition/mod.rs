@@ -1,0 +1,42 @@
+//! Acquisition functions: what a decision rule maximises.
+//!
+//! An acquisition is a value with a gradient at a point `x` of the unit cube, computed from a
+//! posterior (a GP, a sample path, fantasies) and the acquisition's own state (a sample bank, a
+//! control set, an incumbent, precomputed factors). It is told what each evaluation is for
+//! ([`Need`]), so that it can skip work whose result the optimiser is sure to ignore. The
+//! optimiser ([`crate::inner::maximize`]) works on any [`Acquisition`]; decision rules
+//! ([`crate::policy`]) build acquisitions and turn their maxima into a decision.
+//!
+//! The acquisitions of papers 000 and 001 are expectations over the variables a control set
+//! leaves to chance (common random numbers from a [`SampleBank`](crate::expectation::SampleBank)):
+//! - [`expected_bound`]: `E[μ ± βσ]` and `E[μ]`, with its batched, factorised and screened
+//!   evaluators;
+//! - [`expected_path`]: `E[f̃]` of a posterior sample path (Thompson sampling);
+//! - [`fantasy_ei`]: expected improvement averaged over fantasy sample paths (EI-PSQ).
+//!
+//! A closure `FnMut(&[R; D], Need<R>) -> Option<(R, [R; D])>` is an acquisition too.
+
+pub mod expected_bound;
+pub mod expected_path;
+pub mod fantasy_ei;
+
+pub use crate::optimize::Need;
+
+/// A function to maximise over the unit cube: its value and gradient at `x`.
+pub trait Acquisition<R, const D: usize> {
+    /// Value and gradient at `x` (unit coordinates), or `None` where it cannot be evaluated.
+    /// The gradient is zero on coordinates the acquisition does not depend on (those a control
+    /// set leaves to chance). `need` says what the caller will use: an answer that the contract
+    /// of [`Need`] allows (an upper bound for a value sure to be ignored, any gradient where it
+    /// is unused) leaves every optimiser's result unchanged.
+    fn evaluate(&mut self, x: &[R; D], need: Need<R>) -> Option<(R, [R; D])>;
+}
+
+impl<R, const D: usize, F> Acquisition<R, D> for F
+where
+    F: FnMut(&[R; D], Need<R>) -> Option<(R, [R; D])>,
+{
+    fn evaluate(&mut self, x: &[R; D], need: Need<R>) -> Option<(R, [R; D])> {
+        self(x, need)
+    }
+}

@@ -1,0 +1,138 @@
+//! Persistence of a controller: replaying journaled rounds, snapshots.
+
+use super::{Controller, DriverError, Memo};
+use crate::policy::Policy;
+use crate::real::Real;
+
+impl<R, const N: usize, const D: usize, const M: usize, S, B, P> Controller<R, N, D, M, S, B, P>
+where
+    R: Real,
+    S: AsRef<[R]> + AsMut<[R]>,
+    B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+    P: Policy<R, D, M>,
+{
+    /// Records a round that was decided and observed before, without deciding again: the
+    /// control set `set` that was played, the measured point, outcome and cost exactly as
+    /// given to [`observe`](Self::observe) then, and the [`memo`](Self::memo) read after it.
+    /// The GP, the ledger, the round counter and the rule's state change exactly as that
+    /// round's `suggest` and `observe` changed them, so replaying a run's rounds in order into
+    /// a fresh controller (with the same configuration, and the same initial observations and
+    /// refits at the same points) gives bit-identical decisions after.
+    ///
+    /// Discards a pending decision. On error nothing changes.
+    pub fn replay(
+        &mut self,
+        set: usize,
+        x: &[R; D],
+        y: R,
+        cost: R,
+        memo: &Memo<R>,
+    ) -> Result<(), DriverError> {
+        let control = self.problem.set(set).ok_or(DriverError::InvalidSet(set))?;
+        if !cost.is_finite() || cost <= R::ZERO {
+            return Err(DriverError::InvalidCost);
+        }
+        let u = self.check_point(x, y)?;
+        self.policy.check_memo(memo)?;
+        self.apply(set, control, &u, y, cost)?;
+        self.policy.apply_memo(memo);
+        self.pending = None;
+        Ok(())
+    }
+
+    /// Saves the state (see [`crate::snapshot`]).
+    #[cfg(feature = "serde")]
+    pub fn snapshot(&self) -> crate::snapshot::Snapshot<R, N, D, P::Record> {
+        use crate::snapshot::*;
+        let mut observations = BoundedVec::from_slice(&[]);
+        for (x, y) in self.gp.inputs().iter().zip(self.gp.outputs()) {
+            observations.items[observations.len] = ObservationRecord {
+                x: FixedArray(*x),
+                y: *y,
+            };
+            observations.len += 1;
+        }
+        let pending = self.pending.map(|d| {
+            let u = self.problem.to_unit(&core::array::from_fn(|l| {
+                d.values[l].unwrap_or(self.problem.lower()[l])
+            }));
+            PendingRecord {
+                set: d.set,
+                x: FixedArray(u),
+                score: d.score,
+                measure: d.measure,
+            }
+        });
+        let k = self.gp.kernel();
+        Snapshot {
+            observations,
+            lengthscales: FixedArray(*k.lengthscales()),
+            outputscale: k.outputscale(),
+            noise: self.gp.noise(),
+            mean: self.gp.prior_mean(),
+            spent: (self.ledger.spent, self.ledger.error),
+            rounds: self.rounds,
+            policy: self.policy.save(),
+            pending,
+        }
+    }
+
+    /// Rebuilds a controller from a snapshot and the configuration it was saved with. `gp`
+    /// provides the storage and the kernel shape (its observations are discarded); `policy`
+    /// is the rule as configured (its saved state comes from the snapshot).
+    #[cfg(feature = "serde")]
+    pub fn restore(
+        problem: crate::problem::Problem<R, D, M>,
+        gp: crate::gp::Gp<R, N, D, S>,
+        bank: crate::expectation::SampleBank<R, D, B>,
+        settings: super::Settings<R>,
+        policy: P,
+        snap: &crate::snapshot::Snapshot<R, N, D, P::Record>,
+    ) -> Result<Self, DriverError> {
+        let bad = DriverError::InvalidSnapshot;
+        let mut ctl = Controller::new(problem, gp, bank, settings, policy)?;
+        let kernel = crate::kernel::Kernel::new(
+            ctl.gp.kernel().shape(),
+            snap.lengthscales.0,
+            snap.outputscale,
+        )
+        .map_err(|_| bad)?;
+        ctl.gp.clear();
+        ctl.gp
+            .set_hyperparameters(kernel, snap.mean, snap.noise)
+            .map_err(|_| bad)?;
+        let in_cube = |x: &[R; D]| {
+            x.iter()
+                .all(|v| v.is_finite() && *v >= R::ZERO && *v <= R::ONE)
+        };
+        for o in snap.observations.as_slice() {
+            if !in_cube(&o.x.0) {
+                return Err(bad);
+            }
+            ctl.gp.push(&o.x.0, o.y).map_err(|_| bad)?;
+        }
+        let (spent, err) = snap.spent;
+        if !spent.is_finite() || !err.is_finite() || spent < R::ZERO {
+            return Err(bad);
+        }
+        ctl.ledger.spent = spent;
+        ctl.ledger.error = err;
+        ctl.rounds = snap.rounds;
+        ctl.policy.load(&snap.policy).map_err(|_| bad)?;
+        if let Some(p) = &snap.pending {
+            let control = ctl.problem.set(p.set).ok_or(bad)?;
+            if !in_cube(&p.x.0) || !p.score.is_finite() {
+                return Err(bad);
+            }
+            let phys = ctl.problem.to_physical(&p.x.0);
+            ctl.pending = Some(super::Decision {
+                set: p.set,
+                control,
+                values: core::array::from_fn(|l| control.contains(l).then_some(phys[l])),
+                score: p.score,
+                measure: p.measure,
+            });
+        }
+        Ok(ctl)
+    }
+}

@@ -1,0 +1,485 @@
+//! The registry of rules by name ([`PolicySpec`], [`RULES`]) and [`AnyPolicy`], which runs
+//! any of the rules compiled in (each behind its cargo feature) and only dispatches: it never
+//! decides anything itself.
+
+use super::{Choice, DriverError, Memo, Outcome, Policy, Round};
+use crate::problem::Problem;
+use crate::real::Real;
+
+#[cfg(feature = "policy-ei")]
+use super::ei_psq::EiPsq;
+#[cfg(feature = "policy-explore-then-commit")]
+use super::explore_then_commit::{ExploreThenCommit, PlaysPerGroup};
+#[cfg(feature = "policy-per-unit-cost")]
+use super::per_unit_cost::UcbPerUnitCost;
+#[cfg(feature = "policy-random-search")]
+use super::random_search::RandomSearch;
+#[cfg(any(feature = "policy-thompson", feature = "policy-ei"))]
+use super::select::Selection;
+#[cfg(feature = "policy-thompson")]
+use super::thompson_psq::ThompsonPsq;
+#[cfg(feature = "policy-ucb-cvs")]
+use super::ucb_cvs::{EpsilonSchedule, UcbCvs};
+#[cfg(feature = "policy-unknown-cost")]
+use super::unknown_cost::{UnknownCost, UnknownCostConfig};
+
+/// A rule's name in the registry, with what it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleName {
+    /// The name (`ucb-cvs:EPS` stands for any `ucb-cvs:` followed by a number).
+    pub name: &'static str,
+    /// One line on what it is.
+    pub summary: &'static str,
+}
+
+/// Every rule name [`PolicySpec::parse`] knows in this build, in the order papers present them.
+pub const RULES: &[RuleName] = &[
+    #[cfg(feature = "policy-ucb-cvs")]
+    RuleName {
+        name: "ucb-psq",
+        summary: "expected UCB, best over all sets (paper 000's UCB-PSQ)",
+    },
+    #[cfg(feature = "policy-ucb-cvs")]
+    RuleName {
+        name: "ucb-cvs",
+        summary: "UCB-CVS with the default epsilon (paper 000)",
+    },
+    #[cfg(feature = "policy-ucb-cvs")]
+    RuleName {
+        name: "ucb-cvs:EPS",
+        summary: "UCB-CVS with epsilon EPS >= 0 (paper 000)",
+    },
+    #[cfg(feature = "policy-explore-then-commit")]
+    RuleName {
+        name: "etc-50",
+        summary: "explore-then-commit, 50 plays per cost group (paper 000)",
+    },
+    #[cfg(feature = "policy-explore-then-commit")]
+    RuleName {
+        name: "etc-100",
+        summary: "explore-then-commit, 100 plays per cost group (paper 000)",
+    },
+    #[cfg(feature = "policy-explore-then-commit")]
+    RuleName {
+        name: "etc-N",
+        summary: "explore-then-commit, N > 0 plays per cost group",
+    },
+    #[cfg(feature = "policy-explore-then-commit")]
+    RuleName {
+        name: "etc-ada",
+        summary: "explore-then-commit, floor(4/c) plays per group of cost c (paper 000)",
+    },
+    #[cfg(feature = "policy-unknown-cost")]
+    RuleName {
+        name: "unknown-cost",
+        summary: "unknown random costs, no-regret costs (paper 001)",
+    },
+    #[cfg(feature = "policy-thompson")]
+    RuleName {
+        name: "ts-psq",
+        summary: "Thompson sampling over partial queries (paper 000's baseline)",
+    },
+    #[cfg(feature = "policy-ei")]
+    RuleName {
+        name: "ei-psq",
+        summary: "expected improvement over partial queries (paper 000's baseline)",
+    },
+    #[cfg(feature = "policy-per-unit-cost")]
+    RuleName {
+        name: "ucb-per-cost",
+        summary: "expected UCB per unit cost (paper 000's appendix B)",
+    },
+    #[cfg(feature = "policy-thompson")]
+    RuleName {
+        name: "ts-per-cost",
+        summary: "Thompson sampling per unit cost (paper 000's appendix B)",
+    },
+    #[cfg(feature = "policy-ei")]
+    RuleName {
+        name: "ei-per-cost",
+        summary: "expected improvement per unit cost (paper 000's appendix B)",
+    },
+    #[cfg(feature = "policy-random-search")]
+    RuleName {
+        name: "random-search",
+        summary: "a uniformly random affordable set at uniformly random values",
+    },
+];
+
+/// Parameters that rule names leave open, supplied by the caller (an experiment's settings).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RuleDefaults<R> {
+    epsilon: R,
+    #[cfg(feature = "policy-unknown-cost")]
+    unknown_cost: UnknownCostConfig<R>,
+}
+
+impl<R: Real> RuleDefaults<R> {
+    /// `ε` of `ucb-cvs` when the name carries none; `unknown-cost` with paper 001's settings
+    /// (explore for 60 % of the budget, `α = 0.1`, never halved).
+    pub fn new(epsilon: R) -> Self {
+        RuleDefaults {
+            epsilon,
+            #[cfg(feature = "policy-unknown-cost")]
+            unknown_cost: UnknownCostConfig {
+                exploration: super::unknown_cost::Exploration::BudgetFraction(R::from_f64(0.6)),
+                alpha: R::from_f64(0.1),
+                halve_every: None,
+            },
+        }
+    }
+
+    /// With other settings for `unknown-cost`.
+    #[cfg(feature = "policy-unknown-cost")]
+    pub fn with_unknown_cost(self, unknown_cost: UnknownCostConfig<R>) -> Self {
+        RuleDefaults {
+            unknown_cost,
+            ..self
+        }
+    }
+}
+
+/// Why a rule name was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PolicySpecError {
+    /// No rule of this name is compiled in (see [`RULES`]).
+    UnknownName,
+    /// `ucb-cvs:EPS` with an `EPS` that is not a finite number ≥ 0.
+    BadEpsilon,
+    /// `etc-0`: explore-then-commit needs at least one play per group.
+    BadPlays,
+}
+
+/// A rule and its parameters: what a configuration file, a command line or a firmware build
+/// names, turned into a policy by [`build`](Self::build).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PolicySpec<R> {
+    /// UCB-CVS with an ε-schedule; `EpsilonSchedule::Constant(0)` is UCB-PSQ.
+    #[cfg(feature = "policy-ucb-cvs")]
+    UcbCvs(EpsilonSchedule<R>),
+    /// Explore-then-commit over cost groups.
+    #[cfg(feature = "policy-explore-then-commit")]
+    ExploreThenCommit(PlaysPerGroup),
+    /// Expected UCB per unit cost.
+    #[cfg(feature = "policy-per-unit-cost")]
+    UcbPerUnitCost,
+    /// Unknown random costs.
+    #[cfg(feature = "policy-unknown-cost")]
+    UnknownCost(UnknownCostConfig<R>),
+    /// Thompson sampling over partial queries.
+    #[cfg(feature = "policy-thompson")]
+    Thompson(Selection),
+    /// Expected improvement over partial queries.
+    #[cfg(feature = "policy-ei")]
+    Ei(Selection),
+    /// Uniform random search.
+    #[cfg(feature = "policy-random-search")]
+    RandomSearch,
+    #[doc(hidden)]
+    _Never(core::convert::Infallible, core::marker::PhantomData<R>),
+}
+
+#[cfg_attr(
+    not(any(
+        feature = "policy-ucb-cvs",
+        feature = "policy-explore-then-commit",
+        feature = "policy-per-unit-cost",
+        feature = "policy-unknown-cost",
+        feature = "policy-thompson",
+        feature = "policy-ei",
+        feature = "policy-random-search"
+    )),
+    allow(unused_variables, unreachable_code, unreachable_patterns)
+)]
+impl<R: Real> PolicySpec<R> {
+    /// The rule called `name` (see [`RULES`]), with `defaults` for what the name leaves open.
+    pub fn parse(name: &str, defaults: &RuleDefaults<R>) -> Result<Self, PolicySpecError> {
+        let _ = defaults;
+        Ok(match name {
+            #[cfg(feature = "policy-ucb-cvs")]
+            "ucb-psq" => PolicySpec::UcbCvs(EpsilonSchedule::Constant(R::ZERO)),
+            #[cfg(feature = "policy-ucb-cvs")]
+            "ucb-cvs" => PolicySpec::UcbCvs(EpsilonSchedule::Constant(defaults.epsilon)),
+            #[cfg(feature = "policy-explore-then-commit")]
+            "etc-50" => PolicySpec::ExploreThenCommit(PlaysPerGroup::Fixed(50)),
+            #[cfg(feature = "policy-explore-then-commit")]
+            "etc-100" => PolicySpec::ExploreThenCommit(PlaysPerGroup::Fixed(100)),
+            #[cfg(feature = "policy-explore-then-commit")]
+            "etc-ada" => PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
+            #[cfg(feature = "policy-unknown-cost")]
+            "unknown-cost" => PolicySpec::UnknownCost(defaults.unknown_cost),
+            #[cfg(feature = "policy-thompson")]
+            "ts-psq" => PolicySpec::Thompson(Selection::Argmax),
+            #[cfg(feature = "policy-thompson")]
+            "ts-per-cost" => PolicySpec::Thompson(Selection::PerUnitCost),
+            #[cfg(feature = "policy-ei")]
+            "ei-psq" => PolicySpec::Ei(Selection::Argmax),
+            #[cfg(feature = "policy-ei")]
+            "ei-per-cost" => PolicySpec::Ei(Selection::PerUnitCost),
+            #[cfg(feature = "policy-per-unit-cost")]
+            "ucb-per-cost" => PolicySpec::UcbPerUnitCost,
+            #[cfg(feature = "policy-random-search")]
+            "random-search" => PolicySpec::RandomSearch,
+            other => {
+                #[cfg(feature = "policy-explore-then-commit")]
+                if let Some(n) = other
+                    .strip_prefix("etc-")
+                    .and_then(|n| n.parse::<u32>().ok())
+                {
+                    return match n {
+                        0 => Err(PolicySpecError::BadPlays),
+                        n => Ok(PolicySpec::ExploreThenCommit(PlaysPerGroup::Fixed(n))),
+                    };
+                }
+                #[cfg(feature = "policy-ucb-cvs")]
+                if let Some(e) = other.strip_prefix("ucb-cvs:") {
+                    let eps: f64 = e.parse().map_err(|_| PolicySpecError::BadEpsilon)?;
+                    if !(eps.is_finite() && eps >= 0.0) {
+                        return Err(PolicySpecError::BadEpsilon);
+                    }
+                    return Ok(PolicySpec::UcbCvs(EpsilonSchedule::Constant(R::from_f64(
+                        eps,
+                    ))));
+                }
+                let _ = other;
+                return Err(PolicySpecError::UnknownName);
+            }
+        })
+    }
+
+    /// The same rule in another precision (each parameter converted through `f64`).
+    pub fn convert<T: Real>(&self) -> PolicySpec<T> {
+        #[cfg(any(feature = "policy-ucb-cvs", feature = "policy-unknown-cost"))]
+        let c = |v: R| T::from_f64(v.to_f64());
+        match *self {
+            #[cfg(feature = "policy-ucb-cvs")]
+            PolicySpec::UcbCvs(s) => PolicySpec::UcbCvs(match s {
+                EpsilonSchedule::Constant(e) => EpsilonSchedule::Constant(c(e)),
+                EpsilonSchedule::Linear { start, cutoff } => EpsilonSchedule::Linear {
+                    start: c(start),
+                    cutoff,
+                },
+            }),
+            #[cfg(feature = "policy-explore-then-commit")]
+            PolicySpec::ExploreThenCommit(p) => PolicySpec::ExploreThenCommit(p),
+            #[cfg(feature = "policy-per-unit-cost")]
+            PolicySpec::UcbPerUnitCost => PolicySpec::UcbPerUnitCost,
+            #[cfg(feature = "policy-unknown-cost")]
+            PolicySpec::UnknownCost(u) => {
+                use super::unknown_cost::Exploration;
+                PolicySpec::UnknownCost(UnknownCostConfig {
+                    exploration: match u.exploration {
+                        Exploration::Rounds(t) => Exploration::Rounds(t),
+                        Exploration::BudgetFraction(f) => Exploration::BudgetFraction(c(f)),
+                    },
+                    alpha: c(u.alpha),
+                    halve_every: u.halve_every,
+                })
+            }
+            #[cfg(feature = "policy-thompson")]
+            PolicySpec::Thompson(s) => PolicySpec::Thompson(s),
+            #[cfg(feature = "policy-ei")]
+            PolicySpec::Ei(s) => PolicySpec::Ei(s),
+            #[cfg(feature = "policy-random-search")]
+            PolicySpec::RandomSearch => PolicySpec::RandomSearch,
+            PolicySpec::_Never(never, _) => match never {},
+        }
+    }
+
+    /// True for the rules that learn costs from what is paid (the problem then has no known
+    /// costs).
+    pub fn learns_costs(&self) -> bool {
+        match self {
+            #[cfg(feature = "policy-unknown-cost")]
+            PolicySpec::UnknownCost(_) => true,
+            _ => false,
+        }
+    }
+
+    /// The rule, for problems of `D` variables and `M` control sets; `F` random Fourier
+    /// features for the sample-path rules and a window of `H` queries for EI.
+    pub fn build<const D: usize, const M: usize, const F: usize, const H: usize>(
+        &self,
+    ) -> AnyPolicy<R, D, M, F, H> {
+        match *self {
+            #[cfg(feature = "policy-ucb-cvs")]
+            PolicySpec::UcbCvs(s) => AnyPolicy::UcbCvs(UcbCvs::new(s)),
+            #[cfg(feature = "policy-explore-then-commit")]
+            PolicySpec::ExploreThenCommit(p) => {
+                AnyPolicy::ExploreThenCommit(ExploreThenCommit::new(p))
+            }
+            #[cfg(feature = "policy-per-unit-cost")]
+            PolicySpec::UcbPerUnitCost => AnyPolicy::UcbPerUnitCost(UcbPerUnitCost),
+            #[cfg(feature = "policy-unknown-cost")]
+            PolicySpec::UnknownCost(c) => AnyPolicy::UnknownCost(UnknownCost::new(c)),
+            #[cfg(feature = "policy-thompson")]
+            PolicySpec::Thompson(s) => AnyPolicy::Thompson(ThompsonPsq::new(s)),
+            #[cfg(feature = "policy-ei")]
+            PolicySpec::Ei(s) => AnyPolicy::Ei(EiPsq::new(s)),
+            #[cfg(feature = "policy-random-search")]
+            PolicySpec::RandomSearch => AnyPolicy::RandomSearch(RandomSearch),
+            PolicySpec::_Never(never, _) => match never {},
+        }
+    }
+}
+
+/// Any rule compiled in (see the module documentation).
+#[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)] // a controller holds exactly one, for its whole life
+pub enum AnyPolicy<R, const D: usize, const M: usize, const F: usize, const H: usize> {
+    /// UCB-CVS or UCB-PSQ.
+    #[cfg(feature = "policy-ucb-cvs")]
+    UcbCvs(UcbCvs<R>),
+    /// Explore-then-commit.
+    #[cfg(feature = "policy-explore-then-commit")]
+    ExploreThenCommit(ExploreThenCommit<R, M>),
+    /// Expected UCB per unit cost.
+    #[cfg(feature = "policy-per-unit-cost")]
+    UcbPerUnitCost(UcbPerUnitCost),
+    /// Unknown random costs.
+    #[cfg(feature = "policy-unknown-cost")]
+    UnknownCost(UnknownCost<R, M>),
+    /// Thompson sampling.
+    #[cfg(feature = "policy-thompson")]
+    Thompson(ThompsonPsq<F>),
+    /// Expected improvement.
+    #[cfg(feature = "policy-ei")]
+    Ei(EiPsq<R, D, F, H>),
+    /// Uniform random search.
+    #[cfg(feature = "policy-random-search")]
+    RandomSearch(RandomSearch),
+    #[doc(hidden)]
+    _Never(core::convert::Infallible, core::marker::PhantomData<R>),
+}
+
+/// The saved state of an [`AnyPolicy`]: its rule's record.
+#[cfg(feature = "serde")]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(bound(
+    serialize = "R: serde::Serialize",
+    deserialize = "R: serde::Deserialize<'de> + Copy + Default"
+))]
+pub enum AnyRecord<R: Copy + Default, const D: usize, const M: usize, const H: usize> {
+    /// A rule without state.
+    Stateless,
+    /// Explore-then-commit's counters.
+    #[cfg(feature = "policy-explore-then-commit")]
+    ExploreThenCommit(super::explore_then_commit::EtcRecord<R, M>),
+    /// The unknown-cost rule's statistics.
+    #[cfg(feature = "policy-unknown-cost")]
+    UnknownCost(super::unknown_cost::UnknownCostRecord<R, M>),
+    /// EI's query history.
+    #[cfg(feature = "policy-ei")]
+    Ei(super::ei_psq::EiRecord<R, D, H>),
+}
+
+/// `$body` with `$p` bound to the running rule, whichever it is.
+macro_rules! dispatch {
+    ($self:expr, $p:ident => $body:expr) => {
+        match $self {
+            #[cfg(feature = "policy-ucb-cvs")]
+            AnyPolicy::UcbCvs($p) => $body,
+            #[cfg(feature = "policy-explore-then-commit")]
+            AnyPolicy::ExploreThenCommit($p) => $body,
+            #[cfg(feature = "policy-per-unit-cost")]
+            AnyPolicy::UcbPerUnitCost($p) => $body,
+            #[cfg(feature = "policy-unknown-cost")]
+            AnyPolicy::UnknownCost($p) => $body,
+            #[cfg(feature = "policy-thompson")]
+            AnyPolicy::Thompson($p) => $body,
+            #[cfg(feature = "policy-ei")]
+            AnyPolicy::Ei($p) => $body,
+            #[cfg(feature = "policy-random-search")]
+            AnyPolicy::RandomSearch($p) => $body,
+            AnyPolicy::_Never(never, _) => match *never {},
+        }
+    };
+}
+
+#[cfg_attr(
+    not(any(
+        feature = "policy-ucb-cvs",
+        feature = "policy-explore-then-commit",
+        feature = "policy-per-unit-cost",
+        feature = "policy-unknown-cost",
+        feature = "policy-thompson",
+        feature = "policy-ei",
+        feature = "policy-random-search"
+    )),
+    allow(unused_variables, unreachable_code, unreachable_patterns)
+)]
+impl<R: Real, const D: usize, const M: usize, const F: usize, const H: usize> Policy<R, D, M>
+    for AnyPolicy<R, D, M, F, H>
+{
+    #[cfg(feature = "serde")]
+    type Record = AnyRecord<R, D, M, H>;
+
+    fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
+        dispatch!(self, p => Policy::<R, D, M>::start(p, problem))
+    }
+
+    fn decide<const N: usize, S, B>(
+        &mut self,
+        round: &mut Round<'_, R, N, D, M, S, B>,
+    ) -> Result<Choice<R, D>, DriverError>
+    where
+        S: AsRef<[R]> + AsMut<[R]>,
+        B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+    {
+        dispatch!(self, p => p.decide(round))
+    }
+
+    fn record(&mut self, outcome: &Outcome<'_, R, D, M>) {
+        dispatch!(self, p => Policy::<R, D, M>::record(p, outcome))
+    }
+
+    fn memo(&self) -> Memo<R> {
+        dispatch!(self, p => Policy::<R, D, M>::memo(p))
+    }
+
+    fn check_memo(&self, memo: &Memo<R>) -> Result<(), DriverError> {
+        dispatch!(self, p => Policy::<R, D, M>::check_memo(p, memo))
+    }
+
+    fn apply_memo(&mut self, memo: &Memo<R>) {
+        dispatch!(self, p => Policy::<R, D, M>::apply_memo(p, memo))
+    }
+
+    #[cfg(feature = "serde")]
+    fn save(&self) -> Self::Record {
+        match self {
+            #[cfg(feature = "policy-explore-then-commit")]
+            AnyPolicy::ExploreThenCommit(p) => {
+                AnyRecord::ExploreThenCommit(Policy::<R, D, M>::save(p))
+            }
+            #[cfg(feature = "policy-unknown-cost")]
+            AnyPolicy::UnknownCost(p) => AnyRecord::UnknownCost(Policy::<R, D, M>::save(p)),
+            #[cfg(feature = "policy-ei")]
+            AnyPolicy::Ei(p) => AnyRecord::Ei(Policy::<R, D, M>::save(p)),
+            _ => AnyRecord::Stateless,
+        }
+    }
+
+    #[cfg(feature = "serde")]
+    fn load(&mut self, record: &Self::Record) -> Result<(), DriverError> {
+        match (self, record) {
+            #[cfg(feature = "policy-explore-then-commit")]
+            (AnyPolicy::ExploreThenCommit(p), AnyRecord::ExploreThenCommit(r)) => {
+                Policy::<R, D, M>::load(p, r)
+            }
+            #[cfg(feature = "policy-unknown-cost")]
+            (AnyPolicy::UnknownCost(p), AnyRecord::UnknownCost(r)) => Policy::<R, D, M>::load(p, r),
+            #[cfg(feature = "policy-ei")]
+            (AnyPolicy::Ei(p), AnyRecord::Ei(r)) => Policy::<R, D, M>::load(p, r),
+            #[cfg(feature = "policy-explore-then-commit")]
+            (AnyPolicy::ExploreThenCommit(_), _) => Err(DriverError::InvalidSnapshot),
+            #[cfg(feature = "policy-unknown-cost")]
+            (AnyPolicy::UnknownCost(_), _) => Err(DriverError::InvalidSnapshot),
+            #[cfg(feature = "policy-ei")]
+            (AnyPolicy::Ei(_), _) => Err(DriverError::InvalidSnapshot),
+            (_, AnyRecord::Stateless) => Ok(()),
+            #[allow(unreachable_patterns)]
+            _ => Err(DriverError::InvalidSnapshot),
+        }
+    }
+}
