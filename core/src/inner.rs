@@ -13,10 +13,13 @@
 //! the full set with 10,000 random points against 100 for a partial one.
 
 use crate::acquisition::{Acquisition, Need};
-use crate::optimize;
+use crate::expectation::uniform_open;
+use crate::optimize::{self, QuasiNewtonConfig};
 use crate::problem::ControlSet;
 use crate::qmc::Sobol;
 use crate::real::Real;
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro128PlusPlus;
 
 /// Most refinement starts the optimiser keeps.
 pub const MAX_STARTS: usize = 8;
@@ -140,6 +143,177 @@ where
     })
 }
 
+/// Settings of [`maximize_with_restarts`]: BoTorch's `optimize_acqf` as paper 002 runs it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RestartConfig {
+    /// Scrambled-Sobol candidates evaluated first (paper 002: `200·d`).
+    pub raw_samples: usize,
+    /// Candidates refined by quasi-Newton ascent (paper 002: `10·d`).
+    pub restarts: usize,
+    /// `Some(η)`: restarts drawn without replacement with weights `exp(η·z)`, `z` the
+    /// standardised raw values, the best raw candidate always among them (BoTorch's
+    /// `initialize_q_batch`, `η = 1`); `None`: the best raw candidates.
+    pub boltzmann: Option<f64>,
+    /// The ascent of each restart (L-BFGS-B's tolerances, at most 200 iterations).
+    pub ascent: QuasiNewtonConfig,
+}
+
+impl RestartConfig {
+    /// Paper 002's optimiser in `d` dimensions: `200·d` raw samples, `10·d` Boltzmann restarts
+    /// (`η = 1`), each climbed by quasi-Newton ascent for at most 200 iterations.
+    pub fn paper_002(d: usize) -> Self {
+        RestartConfig {
+            raw_samples: 200 * d.max(1),
+            restarts: 10 * d.max(1),
+            boltzmann: Some(1.0),
+            ascent: QuasiNewtonConfig::default(),
+        }
+    }
+
+    /// Scalars of scratch [`maximize_with_restarts`] needs: one per raw sample.
+    pub fn scratch_len(&self) -> usize {
+        self.raw_samples
+    }
+}
+
+/// Maximises the acquisition `f` over the coordinates of `set` in `[0, 1]` as BoTorch's
+/// `optimize_acqf` does (paper 002, App. C): `config.raw_samples` scrambled-Sobol candidates,
+/// `config.restarts` of them chosen as starts ([`RestartConfig::boltzmann`]), each refined by
+/// [`optimize::maximize_quasi_newton`]; the best point found. `scratch` holds one scalar per
+/// raw sample (caller memory: [`RestartConfig::scratch_len`]); `seed` scrambles the candidates
+/// and draws the restarts. `None` when `f` fails at every candidate or `scratch` is too short.
+///
+/// The starts are kept as marks in `scratch` and the candidates regenerated from the Sobol
+/// sequence, so no point is stored; restarts are refined in the sequence's order (the
+/// result does not depend on the order but for exact ties). Unlike BoTorch, each restart is
+/// climbed alone rather than five at a time as one summed problem, so each stops at its own
+/// convergence.
+pub fn maximize_with_restarts<R, const D: usize, A>(
+    set: ControlSet,
+    f: &mut A,
+    config: &RestartConfig,
+    seed: u64,
+    scratch: &mut [R],
+) -> Option<InnerResult<R, D>>
+where
+    R: Real,
+    A: Acquisition<R, D> + ?Sized,
+{
+    let raw = config.raw_samples.max(1);
+    let values = scratch.get_mut(..raw)?;
+    let fixed = R::HALF;
+    let candidate = |u: [R; D]| -> [R; D] {
+        core::array::from_fn(|l| if set.contains(l) { u[l] } else { fixed })
+    };
+    let mut sobol = Sobol::<D>::new(seed).ok()?;
+    // Raw values (every one matters: they are standardised), and the best candidate.
+    let mut best: Option<(R, usize)> = None;
+    for (k, v) in values.iter_mut().enumerate() {
+        let x = candidate(sobol.next_point());
+        *v = match f.evaluate(
+            &x,
+            Need::Value {
+                floor: -R::INFINITY,
+            },
+        ) {
+            Some((y, _)) if y.is_finite() => y,
+            _ => -R::INFINITY,
+        };
+        if v.is_finite() && best.is_none_or(|(b, _)| *v > b) {
+            best = Some((*v, k));
+        }
+    }
+    let (_, best_index) = best?;
+    mark_restarts(values, config.restarts, config.boltzmann, seed, best_index);
+    // Climb from each start, regenerating the candidates in order.
+    let lower: [R; D] = core::array::from_fn(|l| if set.contains(l) { R::ZERO } else { fixed });
+    let upper: [R; D] = core::array::from_fn(|l| if set.contains(l) { R::ONE } else { fixed });
+    let mut sobol = Sobol::<D>::new(seed).ok()?;
+    let mut overall: Option<(R, [R; D])> = None;
+    let mut evaluations = raw;
+    for v in values.iter() {
+        let x0 = candidate(sobol.next_point());
+        if *v != R::INFINITY {
+            continue;
+        }
+        let g = |x: &[R; D], need: Need<R>| f.evaluate(x, need);
+        if let Some(a) = optimize::maximize_quasi_newton(g, x0, &lower, &upper, &config.ascent) {
+            evaluations += a.evaluations;
+            if overall.is_none_or(|(b, _)| a.value > b) {
+                overall = Some((a.value, a.point));
+            }
+        }
+    }
+    overall.map(|(value, x)| InnerResult {
+        x,
+        value,
+        evaluations,
+    })
+}
+
+/// Marks with +∞ the entries of `values` (raw values, −∞ where the acquisition failed) that
+/// become restarts: the `restarts` largest keys of Efraimidis and Spirakis, `ln(u)/w` with `u`
+/// uniform and `w = exp(η·z)` (`z` the standardised value), are a draw without replacement with
+/// probabilities proportional to the weights, which is what BoTorch's
+/// `torch.multinomial(weights, n)` draws (in logs, no weight overflows); the best value
+/// (`best`) is always among them, in place of the last one drawn, as in `initialize_q_batch`.
+/// Without `boltzmann`, the largest values. Unmarked entries end finite or −∞.
+fn mark_restarts<R: Real>(
+    values: &mut [R],
+    restarts: usize,
+    boltzmann: Option<f64>,
+    seed: u64,
+    best: usize,
+) {
+    let (mut count, mut mean, mut m2) = (0usize, R::ZERO, R::ZERO);
+    for v in values.iter().filter(|v| v.is_finite()) {
+        count += 1;
+        let delta = *v - mean;
+        mean += delta / R::from_usize(count);
+        m2 += delta * (*v - mean);
+    }
+    let std = if count > 1 {
+        (m2 / R::from_usize(count - 1)).sqrt()
+    } else {
+        R::ZERO
+    };
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(seed ^ 0xB017_2A4E);
+    for v in values.iter_mut() {
+        let u: R = uniform_open(&mut rng);
+        *v = if !v.is_finite() {
+            -R::INFINITY
+        } else {
+            match boltzmann {
+                Some(eta) if std > R::ZERO => {
+                    let z = (*v - mean) / std;
+                    u.ln() * (-R::from_f64(eta) * z).exp()
+                }
+                // Equal values: a uniformly random subset (BoTorch's random permutation).
+                Some(_) => u.ln(),
+                None => *v,
+            }
+        };
+    }
+    let mut last_drawn: Option<usize> = None;
+    for _ in 0..restarts.min(count) {
+        let top = (0..values.len())
+            .filter(|&k| values[k] != R::INFINITY && values[k] > -R::INFINITY)
+            .fold(None, |b: Option<usize>, k| match b {
+                Some(b) if values[b] >= values[k] => Some(b),
+                _ => Some(k),
+            });
+        let Some(top) = top else { break };
+        values[top] = R::INFINITY;
+        last_drawn = Some(top);
+    }
+    if best < values.len() && values[best] != R::INFINITY {
+        if let Some(last) = last_drawn {
+            values[last] = -R::INFINITY;
+        }
+        values[best] = R::INFINITY;
+    }
+}
+
 /// Starts closer than this (Euclidean, over the controlled coordinates of the unit cube) are
 /// taken to be in one basin: only the better of them is kept, so the refinements explore
 /// different local maxima instead of climbing the same one several times.
@@ -189,6 +363,9 @@ fn insert_top<R: Real, const D: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    extern crate std;
+    use std::vec;
+    use std::vec::Vec;
 
     /// Dense grid maximum of `f` over the first two coordinates.
     fn grid_max(f: impl Fn(f64, f64) -> f64) -> f64 {
@@ -279,5 +456,102 @@ mod tests {
             0,
         );
         assert!(r.is_none());
+    }
+
+    /// Exact inclusion probabilities of sequential weighted sampling without replacement of
+    /// `k` of the weights (by enumeration), with the best entry forced in for the last draw.
+    fn inclusion(weights: &[f64], k: usize, best: usize) -> Vec<f64> {
+        fn walk(w: &[f64], k: usize, best: usize, taken: &mut Vec<usize>, p: f64, out: &mut [f64]) {
+            if taken.len() == k {
+                let mut set = taken.clone();
+                if !set.contains(&best) {
+                    set[k - 1] = best;
+                }
+                for i in set {
+                    out[i] += p;
+                }
+                return;
+            }
+            let free: f64 = (0..w.len())
+                .filter(|i| !taken.contains(i))
+                .map(|i| w[i])
+                .sum();
+            for i in 0..w.len() {
+                if !taken.contains(&i) {
+                    taken.push(i);
+                    walk(w, k, best, taken, p * w[i] / free, out);
+                    taken.pop();
+                }
+            }
+        }
+        let mut out = vec![0.0; weights.len()];
+        walk(weights, k, best, &mut vec![], 1.0, &mut out);
+        out
+    }
+
+    #[test]
+    fn restarts_are_drawn_like_botorch_initialize_q_batch() {
+        // Five raw values; restarts drawn with weights exp(z), the best always in.
+        let raw = [0.1, 2.0, -1.0, 0.7, 1.2];
+        let n = raw.len() as f64;
+        let mean = raw.iter().sum::<f64>() / n;
+        let sd = (raw.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+        let weights: Vec<f64> = raw.iter().map(|v| ((v - mean) / sd).exp()).collect();
+        let want = inclusion(&weights, 2, 1);
+        let trials = 40_000;
+        let mut counts = [0u32; 5];
+        for seed in 0..trials {
+            let mut v = raw;
+            mark_restarts(&mut v, 2, Some(1.0), seed, 1);
+            assert_eq!(v.iter().filter(|x| **x == f64::INFINITY).count(), 2);
+            for (c, x) in counts.iter_mut().zip(&v) {
+                *c += u32::from(*x == f64::INFINITY);
+            }
+        }
+        assert_eq!(
+            counts[1], trials as u32,
+            "the best raw value is always a restart"
+        );
+        let got = counts.map(|c| f64::from(c) / trials as f64);
+        for i in 0..5 {
+            // Binomial standard error at 40 000 trials is at most 0.0025.
+            assert!(
+                (got[i] - want[i]).abs() < 0.01,
+                "{i}: {} vs exact {}",
+                got[i],
+                want[i]
+            );
+        }
+        // Without Boltzmann weights: the best values; failed candidates are never chosen.
+        let mut v = [0.1, f64::NEG_INFINITY, 5.0, 0.7, 1.2];
+        mark_restarts(&mut v, 3, None, 0, 2);
+        let marked: Vec<usize> = (0..5).filter(|&i| v[i] == f64::INFINITY).collect();
+        assert_eq!(marked, [2, 3, 4]);
+        let mut v = [f64::NEG_INFINITY, 1.0];
+        mark_restarts(&mut v, 5, Some(1.0), 0, 1);
+        assert_eq!(v, [f64::NEG_INFINITY, f64::INFINITY]);
+    }
+
+    #[test]
+    fn restarts_find_the_higher_of_two_bumps_in_every_dimension_kept() {
+        let set = ControlSet::of(&[0, 1]);
+        let want = grid_max(|a, b| bumps(&[a, b, 0.0], 0.005).0);
+        let config = RestartConfig::paper_002(2);
+        let mut scratch = vec![0.0; config.scratch_len()];
+        for seed in 0..5 {
+            let mut f = |x: &[f64; 3], _: Need<f64>| Some(bumps(x, 0.005));
+            let r = maximize_with_restarts(set, &mut f, &config, seed, &mut scratch).unwrap();
+            assert!(
+                r.value >= want - 1e-6,
+                "seed {seed}: {} vs grid {want}",
+                r.value
+            );
+            assert_eq!(r.x[2], 0.5, "uncontrolled coordinate must not move");
+        }
+        // Scratch too short, or failures everywhere: no result.
+        let mut f = |x: &[f64; 3], _: Need<f64>| Some(bumps(x, 0.005));
+        assert!(maximize_with_restarts(set, &mut f, &config, 0, &mut [0.0; 3]).is_none());
+        let mut g = |_: &[f64; 3], _: Need<f64>| None;
+        assert!(maximize_with_restarts(set, &mut g, &config, 0, &mut scratch).is_none());
     }
 }

@@ -2,7 +2,7 @@
 //! paper 000, and its error paths.
 
 use costbo_core::dist::{Distribution, TruncatedNormal};
-use costbo_core::driver::{BudgetRule, Controller, Decision, DriverError, Settings};
+use costbo_core::driver::{BudgetRule, Controller, Decision, DriverError, Refit, Settings};
 use costbo_core::expectation::SampleBank;
 use costbo_core::gp::{Gp, WhenFull};
 use costbo_core::inner::InnerConfig;
@@ -61,6 +61,7 @@ fn controller(
         inner,
         seed: 3,
         budget_rule: BudgetRule::Affordable,
+        refit: Refit::Never,
     };
     Controller::new(problem, gp, bank, settings, rule.build()).unwrap()
 }

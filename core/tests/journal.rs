@@ -446,7 +446,7 @@ mod resume {
 
     use super::*;
     use costbo_core::dist::{Distribution, Uniform};
-    use costbo_core::driver::{BudgetRule, Controller, Settings};
+    use costbo_core::driver::{BudgetRule, Controller, Refit, Settings};
     use costbo_core::expectation::SampleBank;
     use costbo_core::gp::{Gp, WhenFull};
     use costbo_core::inner::InnerConfig;
@@ -499,6 +499,7 @@ mod resume {
             },
             seed: 4,
             budget_rule: BudgetRule::Affordable,
+            refit: Refit::Never,
         };
         Controller::new(problem, gp, bank, settings, rule).unwrap()
     }

@@ -3,7 +3,7 @@
 //! f64, for ETC-Ada, the unknown-cost rule, UCB-CVS and TS-PSQ; refused replays change nothing.
 
 use costbo_core::dist::{Distribution, TruncatedNormal};
-use costbo_core::driver::{BudgetRule, Controller, Decision, DriverError, Memo, Settings};
+use costbo_core::driver::{BudgetRule, Controller, Decision, DriverError, Memo, Refit, Settings};
 use costbo_core::expectation::SampleBank;
 use costbo_core::gp::{Gp, GpError, WhenFull};
 use costbo_core::inner::InnerConfig;
@@ -34,6 +34,15 @@ const LIGHT: InnerConfig = InnerConfig {
 type Ctl<R> = Controller<R, N, D, M, Vec<R>, Vec<[R; D]>, AnyPolicy<R, D, M, 64, N>>;
 
 fn controller<R: Real>(rule: PolicySpec<R>, known: bool, when_full: WhenFull) -> Ctl<R> {
+    controller_refitting(rule, known, when_full, Refit::Never)
+}
+
+fn controller_refitting<R: Real>(
+    rule: PolicySpec<R>,
+    known: bool,
+    when_full: WhenFull,
+    refit: Refit<R>,
+) -> Ctl<R> {
     let tn = TruncatedNormal::with_truncated_variance(R::HALF, R::from_f64(0.04), R::ZERO, R::ONE)
         .unwrap();
     let v = Variable {
@@ -60,6 +69,7 @@ fn controller<R: Real>(rule: PolicySpec<R>, known: bool, when_full: WhenFull) ->
         inner: LIGHT,
         seed: 9,
         budget_rule: BudgetRule::Affordable,
+        refit,
     };
     Controller::new(problem, gp, bank, settings, rule.build()).unwrap()
 }
@@ -126,7 +136,17 @@ fn bits<R: Real>(d: &Decision<R, D>) -> (usize, Vec<Option<u64>>, u64) {
 }
 
 fn check_rule<R: Real>(rule: PolicySpec<R>, known: bool, rounds: usize, ks: &[usize]) {
-    let fresh = || controller::<R>(rule, known, WhenFull::DropOldest);
+    check_rule_refitting(rule, known, rounds, ks, Refit::Never);
+}
+
+fn check_rule_refitting<R: Real>(
+    rule: PolicySpec<R>,
+    known: bool,
+    rounds: usize,
+    ks: &[usize],
+    refit: Refit<R>,
+) {
+    let fresh = || controller_refitting::<R>(rule, known, WhenFull::DropOldest, refit);
     let (decisions, log) = live(fresh(), rounds);
     // Decisions differ from round to round (the test would be empty otherwise).
     assert!(decisions.windows(2).any(|w| bits(&w[0]) != bits(&w[1])));
@@ -207,6 +227,50 @@ fn ucb_cvs_and_thompson_replay_bit_identically() {
         &[0, 3, 10],
     );
     check_rule::<f32>(PolicySpec::Thompson(Selection::Argmax), true, 8, &[0, 5, 8]);
+}
+
+#[test]
+fn refitting_controllers_replay_bit_identically() {
+    // Paper 002's model refitted before every decision, or every third: a replay refits at the
+    // same rounds on the same data, so the next decision is the live one's.
+    for every in [1, 3] {
+        let refit = Refit::BotorchMap { every, noise: 1e-4 };
+        check_rule_refitting::<f64>(
+            PolicySpec::UcbCvs(EpsilonSchedule::Constant(0.05)),
+            true,
+            10,
+            &[0, 2, 7, 10],
+            refit,
+        );
+        check_rule_refitting::<f32>(
+            PolicySpec::ExploreThenCommit(PlaysPerGroup::Fixed(2)),
+            true,
+            10,
+            &[0, 3, 10],
+            Refit::BotorchMap {
+                every,
+                noise: 1e-4f32,
+            },
+        );
+    }
+    // The refits change the model: hyperparameters differ from the built ones.
+    let mut ctl = controller_refitting::<f64>(
+        PolicySpec::UcbCvs(EpsilonSchedule::Constant(0.05)),
+        true,
+        WhenFull::DropOldest,
+        Refit::BotorchMap {
+            every: 1,
+            noise: 1e-4,
+        },
+    );
+    initial(&mut ctl);
+    let before = *ctl.gp().kernel();
+    ctl.suggest().unwrap();
+    assert_ne!(*ctl.gp().kernel(), before);
+    assert!(
+        (ctl.gp().noise() / 1e-4 - 1.0).abs() < 1e-12,
+        "the noise stays fixed"
+    );
 }
 
 #[test]

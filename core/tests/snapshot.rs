@@ -4,7 +4,7 @@
 #![allow(clippy::type_complexity)]
 
 use costbo_core::dist::{Distribution, TruncatedNormal};
-use costbo_core::driver::{BudgetRule, Controller, DriverError, Settings};
+use costbo_core::driver::{BudgetRule, Controller, DriverError, Refit, Settings};
 use costbo_core::expectation::SampleBank;
 use costbo_core::gp::{Gp, WhenFull};
 use costbo_core::inner::InnerConfig;
@@ -73,6 +73,7 @@ fn parts(
         inner: LIGHT,
         seed: 8,
         budget_rule: BudgetRule::Affordable,
+        refit: Refit::Never,
     };
     (problem, gp, bank, settings, rule.build())
 }

@@ -16,7 +16,7 @@ mod spec;
 
 pub use spec::{BuildError, ControllerSpec};
 
-pub use crate::policy::{BudgetRule, Context, DriverError, Memo, Settings};
+pub use crate::policy::{BudgetRule, Context, DriverError, Memo, Refit, Settings};
 
 use crate::expectation::{Bound, SampleBank};
 use crate::gp::Gp;
@@ -263,6 +263,7 @@ where
         if !open {
             return Err(DriverError::BudgetExhausted);
         }
+        self.refit_if_due();
         let seed = self.settings.seed ^ (self.rounds as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
         let mut round = Round {
             problem: &self.problem,
@@ -279,6 +280,19 @@ where
             Choice::Play(play) => self.commit(play).map(Step::Play),
             Choice::Stop => Ok(Step::Stop),
         }
+    }
+
+    /// Refits the model if the settings ask for it at this round (see [`Refit`]); a failed fit
+    /// leaves the model as it was.
+    /// Returns whether it refitted.
+    fn refit_if_due(&mut self) -> bool {
+        if let Refit::BotorchMap { every, noise } = self.settings.refit {
+            if every > 0 && self.rounds.is_multiple_of(every) && !self.gp.is_empty() {
+                let config = crate::gp::FitConfig::botorch_map(self.gp.outputs(), noise);
+                return self.gp.fit(&config).is_ok();
+            }
+        }
+        false
     }
 
     /// Turns the chosen play into the pending decision, if the budget can pay.

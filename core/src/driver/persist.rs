@@ -34,7 +34,21 @@ where
         }
         let u = self.check_point(x, y)?;
         self.policy.check_memo(memo)?;
-        self.apply(set, control, &u, y, cost)?;
+        // The decision of this round refitted the model first if the settings say so; do the
+        // same with the same data, so later decisions see the same hyperparameters.
+        if self.gp.len() == N && self.gp.when_full() == crate::gp::WhenFull::Reject {
+            return Err(DriverError::Gp(crate::gp::GpError::Full));
+        }
+        let saved = (*self.gp.kernel(), self.gp.prior_mean(), self.gp.noise());
+        let refitted = self.refit_if_due();
+        if let Err(e) = self.apply(set, control, &u, y, cost) {
+            // Only a numerically singular update gets here; the old hyperparameters come back
+            // (the factor is rebuilt, equal to the old one to rounding).
+            if refitted {
+                let _ = self.gp.set_hyperparameters(saved.0, saved.1, saved.2);
+            }
+            return Err(e);
+        }
         self.policy.apply_memo(memo);
         self.pending = None;
         Ok(())

@@ -10,27 +10,102 @@ use super::{Gp, GpError, Hyperparameters};
 use crate::optimize;
 use crate::real::Real;
 
-/// Independent Gaussian priors on the fitting coordinates (log-normal on the positive
-/// hyperparameters). A coordinate whose `scale` is not positive and finite has a flat prior.
+/// The prior of one fitting coordinate `t` (the log of a positive hyperparameter, or the
+/// constant mean itself).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CoordinatePrior<R> {
+    /// No prior.
+    Flat,
+    /// A normal density on `t` (log-normal on the hyperparameter).
+    Normal {
+        /// Mean of `t`.
+        center: R,
+        /// Standard deviation of `t` (a flat prior unless positive and finite).
+        scale: R,
+    },
+    /// A Gamma(`shape`, `rate`) density on `θ = exp(t − shift)`, as GPyTorch evaluates it: on
+    /// the hyperparameter's value, without the Jacobian of the log coordinate, so that the MAP
+    /// estimate is GPyTorch's. `shift = ln s²` puts the prior on `θ/s²`: the outputscale of a
+    /// model fitted to outputs standardised by `s`, in the units of the raw outputs.
+    Gamma {
+        /// Shape `α`.
+        shape: R,
+        /// Rate `β`.
+        rate: R,
+        /// Offset of the coordinate (0 for none).
+        shift: R,
+    },
+}
+
+impl<R: Real> CoordinatePrior<R> {
+    /// Log density at `t` (up to a constant) and its derivative.
+    fn log_density(&self, t: R) -> (R, R) {
+        match *self {
+            CoordinatePrior::Flat => (R::ZERO, R::ZERO),
+            CoordinatePrior::Normal { center, scale } if scale > R::ZERO && scale.is_finite() => {
+                let z = (t - center) / scale;
+                (-R::HALF * z * z, -z / scale)
+            }
+            CoordinatePrior::Normal { .. } => (R::ZERO, R::ZERO),
+            CoordinatePrior::Gamma { shape, rate, shift } => {
+                // ln p(θ) = (α − 1) ln θ − β θ, with ln θ = t − shift.
+                let lt = t - shift;
+                let theta = lt.exp();
+                (
+                    (shape - R::ONE) * lt - rate * theta,
+                    (shape - R::ONE) - rate * theta,
+                )
+            }
+        }
+    }
+}
+
+/// Independent priors on the fitting coordinates: with one, a fit is MAP.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Prior<R, const D: usize> {
-    /// Prior mean of each coordinate.
-    pub center: Hyperparameters<R, D>,
-    /// Prior standard deviation of each coordinate.
-    pub scale: Hyperparameters<R, D>,
+    /// Priors of the log lengthscales.
+    pub lengthscales: [CoordinatePrior<R>; D],
+    /// Prior of the log outputscale.
+    pub outputscale: CoordinatePrior<R>,
+    /// Prior of the log noise variance.
+    pub noise: CoordinatePrior<R>,
+    /// Prior of the constant mean.
+    pub mean: CoordinatePrior<R>,
 }
 
 impl<R: Real, const D: usize> Prior<R, D> {
+    /// Independent normal priors on every coordinate (log-normal on the positive
+    /// hyperparameters); a coordinate whose `scale` is not positive and finite is flat.
+    pub fn normal(center: Hyperparameters<R, D>, scale: Hyperparameters<R, D>) -> Self {
+        let at = |i: usize| CoordinatePrior::Normal {
+            center: center.get(i),
+            scale: scale.get(i),
+        };
+        Prior {
+            lengthscales: core::array::from_fn(at),
+            outputscale: at(D),
+            noise: at(D + 1),
+            mean: at(D + 2),
+        }
+    }
+
+    /// The prior of coordinate `i` (the order of [`Hyperparameters::get`]).
+    pub fn coordinate(&self, i: usize) -> &CoordinatePrior<R> {
+        match i {
+            i if i < D => &self.lengthscales[i],
+            i if i == D => &self.outputscale,
+            i if i == D + 1 => &self.noise,
+            _ => &self.mean,
+        }
+    }
+
     /// Log density (up to a constant) and its gradient, added into `grad`.
     fn log_density(&self, h: &Hyperparameters<R, D>, grad: &mut Hyperparameters<R, D>) -> R {
         let mut lp = R::ZERO;
         for i in 0..Hyperparameters::<R, D>::LEN {
-            let s = self.scale.get(i);
-            if s > R::ZERO && s.is_finite() {
-                let z = (h.get(i) - self.center.get(i)) / s;
-                lp -= R::HALF * z * z;
-                *grad.get_mut(i) -= z / s;
-            }
+            let (v, d) = self.coordinate(i).log_density(h.get(i));
+            lp += v;
+            *grad.get_mut(i) += d;
         }
         lp
     }
@@ -52,9 +127,97 @@ pub struct FitConfig<R, const D: usize> {
     pub evaluations_per_start: usize,
     /// Seed of the random starts.
     pub seed: u64,
+    /// The first start: these hyperparameters (`None`: the model's current ones).
+    pub first_start: Option<Hyperparameters<R, D>>,
+    /// How each start is climbed.
+    pub ascent: FitAscent,
+}
+
+/// The ascent of one start of a fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FitAscent {
+    /// Spectral projected gradient ([`optimize::maximize`]): cheap per step, for small budgets.
+    #[default]
+    SpectralGradient,
+    /// Projected L-BFGS ([`optimize::maximize_quasi_newton`]) to L-BFGS-B's tolerances, as
+    /// GPyTorch models are fitted.
+    QuasiNewton,
 }
 
 impl<R: Real, const D: usize> FitConfig<R, D> {
+    /// Paper 002's model fit as BoTorch 0.9 does it (`SingleTaskGP` with a fixed noise, a
+    /// `Standardize` outcome transform, MAP by L-BFGS-B from a freshly built model), expressed
+    /// on the raw outputs, which gives the same estimate: with `ȳ` and `s` the mean and
+    /// (unbiased) standard deviation of `outputs`,
+    /// - lengthscales: Gamma(3, 6) prior;
+    /// - outputscale: Gamma(2, 0.15) prior on `outputscale / s²` (the standardised model's);
+    /// - noise variance fixed at `noise` (BoTorch scales a fixed `train_Yvar` with the outputs,
+    ///   so it stays `noise` in raw units);
+    /// - constant mean flat (within `ȳ ± 100 s`);
+    /// - one start at GPyTorch's initial values (lengthscales and standardised outputscale
+    ///   `ln 2`, mean `ȳ`), climbed by quasi-Newton ascent.
+    ///
+    /// Box bounds (lengthscales in `[1e-3, 1e3]`, outputscale in `s²·[1e-6, 1e6]`) are far
+    /// from where the priors put any mass.
+    pub fn botorch_map(outputs: &[R], noise: R) -> Self {
+        let f = R::from_f64;
+        let n = outputs.len();
+        let mean = if n == 0 {
+            R::ZERO
+        } else {
+            outputs.iter().fold(R::ZERO, |a, y| a + *y) / R::from_usize(n)
+        };
+        let var = if n > 1 {
+            outputs.iter().fold(R::ZERO, |a, y| a + (*y - mean).sq()) / R::from_usize(n - 1)
+        } else {
+            R::ZERO
+        };
+        // BoTorch's `Standardize` replaces a standard deviation below 1e-8 by 1.
+        let sd = if var.sqrt() >= f(1e-8) {
+            var.sqrt()
+        } else {
+            R::ONE
+        };
+        let log_s2 = (sd * sd).ln();
+        let ln2 = f(core::f64::consts::LN_2);
+        let gamma = |shape: f64, rate: f64, shift: R| CoordinatePrior::Gamma {
+            shape: f(shape),
+            rate: f(rate),
+            shift,
+        };
+        FitConfig {
+            lower: Hyperparameters {
+                log_lengthscales: [f(1e-3f64.ln()); D],
+                log_outputscale: log_s2 + f(1e-6f64.ln()),
+                log_noise: noise.ln(),
+                mean: mean - f(100.0) * sd,
+            },
+            upper: Hyperparameters {
+                log_lengthscales: [f(1e3f64.ln()); D],
+                log_outputscale: log_s2 + f(1e6f64.ln()),
+                log_noise: noise.ln(),
+                mean: mean + f(100.0) * sd,
+            },
+            prior: Some(Prior {
+                lengthscales: [gamma(3.0, 6.0, R::ZERO); D],
+                outputscale: gamma(2.0, 0.15, log_s2),
+                noise: CoordinatePrior::Flat,
+                mean: CoordinatePrior::Flat,
+            }),
+            starts: 1,
+            evaluations_per_start: 1000,
+            seed: 0,
+            // GPyTorch's raw parameters start at 0, so softplus gives ln 2.
+            first_start: Some(Hyperparameters {
+                log_lengthscales: [ln2.ln(); D],
+                log_outputscale: ln2.ln() + log_s2,
+                log_noise: noise.ln(),
+                mean,
+            }),
+            ascent: FitAscent::QuasiNewton,
+        }
+    }
+
     /// Bounds suited to inputs scaled to the unit cube and outputs of order one:
     /// lengthscales in [0.01, 10], outputscale in [0.01, 100], noise variance in [1e-6, 1],
     /// mean in `[mean_lo, mean_hi]`; 4 starts of 50 evaluations, no prior.
@@ -77,6 +240,8 @@ impl<R: Real, const D: usize> FitConfig<R, D> {
             starts: 4,
             evaluations_per_start: 50,
             seed: 0,
+            first_start: None,
+            ascent: FitAscent::SpectralGradient,
         }
     }
 
@@ -155,7 +320,9 @@ pub(super) fn fit<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut
     let mut evaluations = 0;
     for start in 0..config.starts {
         let h = if start == 0 {
-            let mut h = gp_hyperparameters(&original.0, original.1, original.2);
+            let mut h = config
+                .first_start
+                .unwrap_or_else(|| gp_hyperparameters(&original.0, original.1, original.2));
             if !h.is_finite() {
                 h = random_point(config, &mut rng);
             }
@@ -163,13 +330,27 @@ pub(super) fn fit<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut
         } else {
             random_point(config, &mut rng)
         };
-        let ascent = optimize::maximize(
-            |h: &Hyperparameters<R, D>, _| evaluate(gp, config, h),
-            h,
-            &config.lower,
-            &config.upper,
-            config.evaluations_per_start,
-        );
+        let objective = |h: &Hyperparameters<R, D>, _| evaluate(gp, config, h);
+        let ascent = match config.ascent {
+            FitAscent::SpectralGradient => optimize::maximize(
+                objective,
+                h,
+                &config.lower,
+                &config.upper,
+                config.evaluations_per_start,
+            ),
+            FitAscent::QuasiNewton => optimize::maximize_quasi_newton(
+                objective,
+                h,
+                &config.lower,
+                &config.upper,
+                &optimize::QuasiNewtonConfig {
+                    max_iterations: config.evaluations_per_start,
+                    max_evaluations: config.evaluations_per_start,
+                    ..optimize::QuasiNewtonConfig::default()
+                },
+            ),
+        };
         evaluations += ascent.map_or(1, |a| a.evaluations);
         if let Some(a) = ascent {
             if best.is_none_or(|(bf, _)| a.value > bf) {

@@ -24,7 +24,7 @@
 
 mod fit;
 
-pub use fit::{FitConfig, FitReport, Prior};
+pub use fit::{CoordinatePrior, FitAscent, FitConfig, FitReport, Prior};
 
 use crate::kernel::{Kernel, KernelError};
 use crate::linalg::{

@@ -520,13 +520,105 @@ fn map_fit_is_pulled_towards_the_prior() {
     let mut map_cfg = cfg;
     let mut center = ml.hyperparameters;
     center.log_outputscale = ml.hyperparameters.log_outputscale + 2.0;
-    map_cfg.prior = Some(Prior {
-        center,
-        scale: Hyperparameters::splat(0.1),
-    });
+    map_cfg.prior = Some(Prior::normal(center, Hyperparameters::splat(0.1)));
     let map = gp.fit(&map_cfg).unwrap();
     assert!(map.hyperparameters.log_outputscale > ml.hyperparameters.log_outputscale + 1.0);
     assert!(map.log_marginal_likelihood <= ml.log_marginal_likelihood + 1e-6);
+}
+
+/// The MAP objective `ln p(y | θ) + Σ ln p(θᵢ)` of `cfg`'s prior, evaluated directly: the
+/// log marginal likelihood of a model set to `h`, plus the Gamma and normal log densities written
+/// out here (not through the fitter).
+fn map_objective(gp: &Gp64, cfg: &FitConfig<f64, 3>, h: &Hyperparameters<f64, 3>) -> f64 {
+    let mut g = gp.clone();
+    g.set_log_hyperparameters(h).unwrap();
+    let mut v = g.log_marginal_likelihood();
+    let prior = cfg.prior.as_ref().unwrap();
+    for i in 0..Hyperparameters::<f64, 3>::LEN {
+        let t = h.get(i);
+        v += match *prior.coordinate(i) {
+            CoordinatePrior::Flat => 0.0,
+            CoordinatePrior::Normal { center, scale } => -0.5 * ((t - center) / scale).powi(2),
+            CoordinatePrior::Gamma { shape, rate, shift } => {
+                let theta = (t - shift).exp();
+                (shape - 1.0) * theta.ln() - rate * theta
+            }
+        };
+    }
+    v
+}
+
+#[test]
+fn botorch_map_fit_is_a_local_maximum_of_the_map_objective() {
+    let mut rng = Lcg(61);
+    let mut gp = new_gp(Shape::Matern52, 1e-4, WhenFull::Reject);
+    for _ in 0..20 {
+        let x = rng.point();
+        gp.push(&x, 3.0 + 50.0 * objective(&x)).unwrap();
+    }
+    let cfg = FitConfig::botorch_map(gp.outputs(), 1e-4);
+    let r = gp.fit(&cfg).unwrap();
+    let h = r.hyperparameters;
+    assert_eq!(h.log_noise, 1e-4f64.ln(), "the noise stays fixed");
+    let best = map_objective(&gp, &cfg, &h);
+    assert!((best - r.objective).abs() < 1e-8 * best.abs().max(1.0));
+    // No coordinate move (nor a random direction) improves it by more than the stopping rule.
+    for i in [0, 1, 2, 3, 5] {
+        for step in [1e-3, -1e-3, 3e-2, -3e-2] {
+            let mut p = h;
+            *p.get_mut(i) += step;
+            let v = map_objective(&gp, &cfg, &p);
+            assert!(
+                v <= best + 1e-6 * best.abs().max(1.0),
+                "coordinate {i} {step}: {v} > {best}"
+            );
+        }
+    }
+    // The Gamma priors act: the same data with the lengthscale prior's mode pushed from 1/3
+    // to 3 (rate 6 → 2/3) fit longer lengthscales.
+    let mut wide = cfg;
+    if let Some(p) = wide.prior.as_mut() {
+        p.lengthscales = [CoordinatePrior::Gamma {
+            shape: 3.0,
+            rate: 2.0 / 3.0,
+            shift: 0.0,
+        }; 3];
+    }
+    let w = gp.clone().fit(&wide).unwrap();
+    for l in 0..3 {
+        assert!(
+            w.hyperparameters.log_lengthscales[l] > h.log_lengthscales[l],
+            "{l}"
+        );
+    }
+}
+
+#[test]
+fn botorch_map_fit_is_invariant_to_an_affine_change_of_the_outputs() {
+    // Standardised outputs: fitting a·y + b gives the same lengthscales, the outputscale times
+    // a², and the mean a·m + b (the noise is fixed in raw units, so it scales too here).
+    let mut rng = Lcg(67);
+    let (a, b) = (40.0, -7.0);
+    let mut g1 = new_gp(Shape::Matern52, 1e-4, WhenFull::Reject);
+    let mut g2 = new_gp(Shape::Matern52, 1e-4 * a * a, WhenFull::Reject);
+    for _ in 0..15 {
+        let x = rng.point();
+        g1.push(&x, objective(&x)).unwrap();
+        g2.push(&x, a * objective(&x) + b).unwrap();
+    }
+    let r1 = g1.fit(&FitConfig::botorch_map(g1.outputs(), 1e-4)).unwrap();
+    let r2 = g2
+        .fit(&FitConfig::botorch_map(g2.outputs(), 1e-4 * a * a))
+        .unwrap();
+    let (h1, h2) = (r1.hyperparameters, r2.hyperparameters);
+    for l in 0..3 {
+        assert!(
+            (h1.log_lengthscales[l] - h2.log_lengthscales[l]).abs() < 1e-3,
+            "{h1:?} vs {h2:?}"
+        );
+    }
+    assert!((h2.log_outputscale - h1.log_outputscale - (a * a).ln()).abs() < 1e-3);
+    assert!((h2.mean - (a * h1.mean + b)).abs() < 1e-3 * a);
 }
 
 #[test]

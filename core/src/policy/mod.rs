@@ -129,6 +129,28 @@ pub struct Settings<R> {
     pub seed: u64,
     /// When the ledger stops the run.
     pub budget_rule: BudgetRule,
+    /// Whether and how the controller refits its model's hyperparameters as data arrive.
+    pub refit: Refit<R>,
+}
+
+/// How a controller refits its model's hyperparameters before deciding. A refit depends only on
+/// the data (it starts from fixed values, not from the last fit), so a controller rebuilt by
+/// replaying a run refits at the same rounds to the same hyperparameters.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Refit<R> {
+    /// Never: the hyperparameters stay as built (papers 000 and 001).
+    #[default]
+    Never,
+    /// Paper 002's model, as BoTorch 0.9 fits it: MAP with its default Gamma priors on
+    /// outputs standardised by the data, the noise variance fixed at `noise`
+    /// ([`FitConfig::botorch_map`](crate::gp::FitConfig::botorch_map)), before every decision
+    /// of a round divisible by `every` (1: every round).
+    BotorchMap {
+        /// Refit before the decisions of rounds `0, every, 2·every, …`.
+        every: usize,
+        /// The fixed noise variance.
+        noise: R,
+    },
 }
 
 impl<R: Real> Settings<R> {
@@ -140,6 +162,7 @@ impl<R: Real> Settings<R> {
             inner: InnerConfig::default(),
             seed,
             budget_rule: BudgetRule::Affordable,
+            refit: Refit::Never,
         }
     }
 }
