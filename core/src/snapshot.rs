@@ -192,4 +192,70 @@ pub struct Snapshot<R: Copy + Default, const N: usize, const D: usize, P> {
     pub policy: P,
     /// The pending decision.
     pub pending: Option<PendingRecord<R, D>>,
+    /// The model of ln(cost), for a controller that learns costs.
+    pub cost_model: Option<ModelRecord<R, N, D>>,
+}
+
+/// A GP as saved: its observations (unit coordinates) and hyperparameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "R: Serialize",
+    deserialize = "R: Deserialize<'de> + Copy + Default"
+))]
+pub struct ModelRecord<R: Copy + Default, const N: usize, const D: usize> {
+    /// Observations, oldest first.
+    pub observations: BoundedVec<ObservationRecord<R, D>, N>,
+    /// Kernel lengthscales.
+    pub lengthscales: FixedArray<R, D>,
+    /// Kernel outputscale.
+    pub outputscale: R,
+    /// Noise variance.
+    pub noise: R,
+    /// Prior mean.
+    pub mean: R,
+}
+
+impl<R: crate::real::Real, const N: usize, const D: usize> ModelRecord<R, N, D> {
+    /// The record of `gp`.
+    pub fn of<S: AsRef<[R]> + AsMut<[R]>>(gp: &crate::gp::Gp<R, N, D, S>) -> Self {
+        let mut observations = BoundedVec::from_slice(&[]);
+        for (x, y) in gp.inputs().iter().zip(gp.outputs()) {
+            observations.items[observations.len] = ObservationRecord {
+                x: FixedArray(*x),
+                y: *y,
+            };
+            observations.len += 1;
+        }
+        let k = gp.kernel();
+        ModelRecord {
+            observations,
+            lengthscales: FixedArray(*k.lengthscales()),
+            outputscale: k.outputscale(),
+            noise: gp.noise(),
+            mean: gp.prior_mean(),
+        }
+    }
+
+    /// Sets `gp` (empty, of the record's kernel shape) to the record: hyperparameters, then
+    /// the observations one by one, each validated again.
+    pub fn restore_into<S: AsRef<[R]> + AsMut<[R]>>(
+        &self,
+        gp: &mut crate::gp::Gp<R, N, D, S>,
+    ) -> Result<(), crate::gp::GpError> {
+        let kernel =
+            crate::kernel::Kernel::new(gp.kernel().shape(), self.lengthscales.0, self.outputscale)
+                .map_err(crate::gp::GpError::from)?;
+        gp.set_hyperparameters(kernel, self.mean, self.noise)?;
+        for o in self.observations.as_slice() {
+            let in_cube =
+                o.x.0
+                    .iter()
+                    .all(|v| v.is_finite() && *v >= R::ZERO && *v <= R::ONE);
+            if !in_cube {
+                return Err(crate::gp::GpError::NonFinite);
+            }
+            gp.push(&o.x.0, o.y)?;
+        }
+        Ok(())
+    }
 }

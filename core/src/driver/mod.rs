@@ -97,6 +97,9 @@ pub struct Controller<R, const N: usize, const D: usize, const M: usize, S, B, P
     bank: SampleBank<R, D, B>,
     settings: Settings<R>,
     policy: P,
+    // A model of ln(cost) when costs are learned (paper 002's unknown costs), fed with every
+    // observation's cost.
+    cost_model: Option<Gp<R, N, D, S>>,
     ledger: Ledger<R>,
     rounds: usize,
     pending: Option<Decision<R, D>>,
@@ -130,10 +133,30 @@ where
             bank,
             settings,
             policy,
+            cost_model: None,
             ledger: Ledger::new(),
             rounds: 0,
             pending: None,
         })
+    }
+
+    /// The controller with a model of the logarithm of the costs paid, for rules that learn
+    /// costs as functions of the values (paper 002's unknown costs): every observation's cost
+    /// enters it, and rules see its posterior ([`Round::cost_model`]). Only for a problem whose
+    /// costs are learned ([`Costs::Unknown`](crate::problem::Costs::Unknown)) and an empty
+    /// model ([`DriverError::InvalidCostModel`] otherwise).
+    pub fn with_cost_model(mut self, model: Gp<R, N, D, S>) -> Result<Self, DriverError> {
+        let learned = matches!(self.problem.costs(), crate::problem::Costs::Unknown);
+        if !learned || !model.is_empty() || !self.gp.is_empty() {
+            return Err(DriverError::InvalidCostModel);
+        }
+        self.cost_model = Some(model);
+        Ok(self)
+    }
+
+    /// The model of ln(cost), if the controller has one.
+    pub fn cost_model(&self) -> Option<&Gp<R, N, D, S>> {
+        self.cost_model.as_ref()
     }
 
     /// The problem.
@@ -199,8 +222,36 @@ where
     /// Adds an observation that is not charged to the budget and not tied to a decision
     /// (initial design points).
     pub fn observe_initial(&mut self, x: &[R; D], y: R) -> Result<(), DriverError> {
+        if self.cost_model.is_some() {
+            return Err(DriverError::InvalidCost);
+        }
+        self.initial(x, y, None)
+    }
+
+    /// [`observe_initial`](Self::observe_initial) with the cost the evaluation took, for a
+    /// controller with a cost model (the initial design is not charged, but its costs are
+    /// learned from); without a cost model the cost is ignored.
+    pub fn observe_initial_with_cost(
+        &mut self,
+        x: &[R; D],
+        y: R,
+        cost: R,
+    ) -> Result<(), DriverError> {
+        if !cost.is_finite() || cost <= R::ZERO {
+            return Err(DriverError::InvalidCost);
+        }
+        self.initial(x, y, Some(cost))
+    }
+
+    /// Records an initial observation (and its cost in the cost model, if any).
+    fn initial(&mut self, x: &[R; D], y: R, cost: Option<R>) -> Result<(), DriverError> {
         let u = self.check_point(x, y)?;
+        self.check_room()?;
         self.gp.push(&u, y)?;
+        if let (Some(model), Some(c)) = (self.cost_model.as_mut(), cost) {
+            // Cannot fail: checked for room, finite input and output.
+            let _ = model.push(&u, c.ln());
+        }
         let spent = self.spent();
         self.policy.record(&Outcome {
             problem: &self.problem,
@@ -274,6 +325,7 @@ where
             seed,
             spent: self.ledger.total(),
             context: &context,
+            cost_model: self.cost_model.as_ref(),
             workspace,
         };
         match self.policy.decide(&mut round)? {
@@ -289,7 +341,12 @@ where
         if let Refit::BotorchMap { every, noise } = self.settings.refit {
             if every > 0 && self.rounds.is_multiple_of(every) && !self.gp.is_empty() {
                 let config = crate::gp::FitConfig::botorch_map(self.gp.outputs(), noise);
-                return self.gp.fit(&config).is_ok();
+                let fitted = self.gp.fit(&config).is_ok();
+                if let Some(model) = self.cost_model.as_mut().filter(|m| !m.is_empty()) {
+                    let config = crate::gp::FitConfig::botorch_map(model.outputs(), noise);
+                    let _ = model.fit(&config);
+                }
+                return fitted;
             }
         }
         false
@@ -350,7 +407,12 @@ where
         y: R,
         cost: R,
     ) -> Result<(), DriverError> {
+        self.check_room()?;
         self.gp.push(u, y)?;
+        if let Some(model) = self.cost_model.as_mut() {
+            // Cannot fail: checked for room, finite input and positive finite cost.
+            let _ = model.push(u, cost.ln());
+        }
         let spent_before = self.spent();
         self.ledger.charge(cost);
         self.policy.record(&Outcome {
@@ -410,6 +472,17 @@ where
             score: best.value,
             measure: true,
         })
+    }
+
+    /// Refuses an observation that the model (or the cost model) has no room for, before
+    /// anything changes.
+    fn check_room(&self) -> Result<(), DriverError> {
+        let full =
+            |g: &Gp<R, N, D, S>| g.len() == N && g.when_full() == crate::gp::WhenFull::Reject;
+        if full(&self.gp) || self.cost_model.as_ref().is_some_and(full) {
+            return Err(DriverError::Gp(crate::gp::GpError::Full));
+        }
+        Ok(())
     }
 
     /// Validates a measured point and outcome; returns the point in unit coordinates.

@@ -36,9 +36,7 @@ where
         self.policy.check_memo(memo)?;
         // The decision of this round refitted the model first if the settings say so; do the
         // same with the same data, so later decisions see the same hyperparameters.
-        if self.gp.len() == N && self.gp.when_full() == crate::gp::WhenFull::Reject {
-            return Err(DriverError::Gp(crate::gp::GpError::Full));
-        }
+        self.check_room()?;
         let saved = (*self.gp.kernel(), self.gp.prior_mean(), self.gp.noise());
         let refitted = self.refit_if_due();
         if let Err(e) = self.apply(set, control, &u, y, cost) {
@@ -88,23 +86,36 @@ where
             rounds: self.rounds,
             policy: self.policy.save(),
             pending,
+            cost_model: self.cost_model.as_ref().map(ModelRecord::of),
         }
     }
 
     /// Rebuilds a controller from a snapshot and the configuration it was saved with. `gp`
-    /// provides the storage and the kernel shape (its observations are discarded); `policy`
-    /// is the rule as configured (its saved state comes from the snapshot).
+    /// provides the storage and the kernel shape (its observations are discarded), and so
+    /// does `cost_model` for a controller that had one; `policy` is the rule as configured
+    /// (its saved state comes from the snapshot).
     #[cfg(feature = "serde")]
+    #[allow(clippy::too_many_arguments)]
     pub fn restore(
         problem: crate::problem::Problem<R, D, M>,
         gp: crate::gp::Gp<R, N, D, S>,
         bank: crate::expectation::SampleBank<R, D, B>,
         settings: super::Settings<R>,
         policy: P,
+        cost_model: Option<crate::gp::Gp<R, N, D, S>>,
         snap: &crate::snapshot::Snapshot<R, N, D, P::Record>,
     ) -> Result<Self, DriverError> {
         let bad = DriverError::InvalidSnapshot;
         let mut ctl = Controller::new(problem, gp, bank, settings, policy)?;
+        match (cost_model, &snap.cost_model) {
+            (Some(mut model), Some(record)) => {
+                model.clear();
+                record.restore_into(&mut model).map_err(|_| bad)?;
+                ctl.cost_model = Some(model);
+            }
+            (None, None) => {}
+            _ => return Err(bad),
+        }
         let kernel = crate::kernel::Kernel::new(
             ctl.gp.kernel().shape(),
             snap.lengthscales.0,

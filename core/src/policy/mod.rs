@@ -95,6 +95,8 @@ pub enum DriverError {
     /// A context was given for a variable the problem does not measure before deciding, or is
     /// missing for one it does.
     InvalidContext(usize),
+    /// A cost model for a problem whose costs are not learned, or a model that is not empty.
+    InvalidCostModel,
 }
 
 impl From<GpError> for DriverError {
@@ -193,6 +195,9 @@ pub struct Round<'a, R, const N: usize, const D: usize, const M: usize, S, B> {
     pub spent: R,
     /// Contexts measured before deciding, in unit coordinates.
     pub context: &'a Context<R, D>,
+    /// The model of ln(cost) when costs are learned from what is paid (the controller's
+    /// [`with_cost_model`](crate::driver::Controller::with_cost_model)).
+    pub cost_model: Option<&'a Gp<R, N, D, S>>,
     /// Caller memory for the fast evaluators (may be empty).
     pub workspace: &'a mut [R],
 }
