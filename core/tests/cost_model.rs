@@ -3,7 +3,7 @@
 //! snapshots, and is refused where costs are known.
 
 use costbo_core::dist::{Distribution, Uniform};
-use costbo_core::driver::{Controller, ControllerSpec, DriverError, Settings};
+use costbo_core::driver::{Controller, ControllerSpec, DriverError, NoCostModel, Settings};
 use costbo_core::gp::{Gp, GpError, WhenFull};
 use costbo_core::kernel::Kernel;
 use costbo_core::linalg::tri_len;
@@ -13,7 +13,9 @@ use costbo_core::problem::{ControlSet, Problem, Variable};
 const N: usize = 12;
 const D: usize = 2;
 const M: usize = 1;
-type Ctl = Controller<f64, N, D, M, Vec<f64>, Vec<[f64; D]>, AnyPolicy<f64, D, M, 1, 1>>;
+type Pol = AnyPolicy<f64, D, M, 1, 1>;
+type Plain = Controller<f64, N, D, M, Vec<f64>, Vec<[f64; D]>, Pol>;
+type Ctl = Controller<f64, N, D, M, Vec<f64>, Vec<[f64; D]>, Pol, Gp<f64, N, D, Vec<f64>>>;
 
 fn spec(known: bool, when_full: WhenFull) -> ControllerSpec<f64, D, M> {
     let v = Variable {
@@ -37,7 +39,7 @@ fn spec(known: bool, when_full: WhenFull) -> ControllerSpec<f64, D, M> {
 
 fn controller(when_full: WhenFull) -> Ctl {
     let s = spec(false, when_full);
-    let ctl: Ctl = s.build(vec![0.0; tri_len(N)], vec![[0.0; D]; 1]).unwrap();
+    let ctl: Plain = s.build(vec![0.0; tri_len(N)], vec![[0.0; D]; 1]).unwrap();
     ctl.with_cost_model(s.model(vec![0.0; tri_len(N)]).unwrap())
         .unwrap()
 }
@@ -93,11 +95,11 @@ fn the_cost_model_learns_ln_cost_from_every_observation() {
 #[test]
 fn a_cost_model_is_refused_where_costs_are_known_or_data_exist() {
     let s = spec(true, WhenFull::DropOldest);
-    let ctl: Ctl = s.build(vec![0.0; tri_len(N)], vec![[0.0; D]; 1]).unwrap();
+    let ctl: Plain = s.build(vec![0.0; tri_len(N)], vec![[0.0; D]; 1]).unwrap();
     let r = ctl.with_cost_model(s.model(vec![0.0; tri_len(N)]).unwrap());
     assert_eq!(r.err(), Some(DriverError::InvalidCostModel));
     let s = spec(false, WhenFull::DropOldest);
-    let mut ctl: Ctl = s.build(vec![0.0; tri_len(N)], vec![[0.0; D]; 1]).unwrap();
+    let mut ctl: Plain = s.build(vec![0.0; tri_len(N)], vec![[0.0; D]; 1]).unwrap();
     ctl.observe_initial(&[1.0, 1.0], 0.0).unwrap();
     let err = ctl
         .with_cost_model(s.model(vec![0.0; tri_len(N)]).unwrap())
@@ -109,7 +111,7 @@ fn a_cost_model_is_refused_where_costs_are_known_or_data_exist() {
     );
     let mut used: Gp<f64, N, D, Vec<f64>> = s.model(vec![0.0; tri_len(N)]).unwrap();
     used.push(&[0.5, 0.5], 0.0).unwrap();
-    let fresh: Ctl = s.build(vec![0.0; tri_len(N)], vec![[0.0; D]; 1]).unwrap();
+    let fresh: Plain = s.build(vec![0.0; tri_len(N)], vec![[0.0; D]; 1]).unwrap();
     assert_eq!(
         fresh.with_cost_model(used).err(),
         Some(DriverError::InvalidCostModel)
@@ -179,7 +181,7 @@ fn snapshots_carry_the_cost_model() {
         bank,
         s.settings,
         s.policy.build(),
-        Some(cost_model),
+        cost_model,
         &snap,
     )
     .unwrap();
@@ -189,14 +191,27 @@ fn snapshots_carry_the_cost_model() {
     );
     // Without storage for it, or with one the snapshot does not have, restoring is refused.
     let (gp, bank) = parts();
+    let r: Result<Plain, _> = Controller::restore(
+        s.problem.clone(),
+        gp,
+        bank,
+        s.settings,
+        s.policy.build(),
+        NoCostModel,
+        &snap,
+    );
+    assert_eq!(r.err(), Some(DriverError::InvalidSnapshot));
+    let mut plain: Plain = s.build(vec![0.0; tri_len(N)], vec![[0.0; D]; 1]).unwrap();
+    plain.observe_initial(&[0.5, 0.5], 1.0).unwrap();
+    let (gp, bank) = parts();
     let r: Result<Ctl, _> = Controller::restore(
         s.problem.clone(),
         gp,
         bank,
         s.settings,
         s.policy.build(),
-        None,
-        &snap,
+        s.model(vec![0.0; tri_len(N)]).unwrap(),
+        &plain.snapshot(),
     );
     assert_eq!(r.err(), Some(DriverError::InvalidSnapshot));
 }

@@ -229,6 +229,7 @@ fn ucb_cvs_and_thompson_replay_bit_identically() {
     check_rule::<f32>(PolicySpec::Thompson(Selection::Argmax), true, 8, &[0, 5, 8]);
 }
 
+#[cfg(feature = "refit")]
 #[test]
 fn refitting_controllers_replay_bit_identically() {
     // Paper 002's model refitted before every decision, or every third: a replay refits at the

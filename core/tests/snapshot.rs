@@ -4,7 +4,7 @@
 #![allow(clippy::type_complexity)]
 
 use costbo_core::dist::{Distribution, TruncatedNormal};
-use costbo_core::driver::{BudgetRule, Controller, DriverError, Refit, Settings};
+use costbo_core::driver::{BudgetRule, Controller, DriverError, NoCostModel, Refit, Settings};
 use costbo_core::expectation::SampleBank;
 use costbo_core::gp::{Gp, WhenFull};
 use costbo_core::inner::InnerConfig;
@@ -114,7 +114,7 @@ fn round_trip(rule: PolicySpec<f64>, known: bool) {
     let json = serde_json::to_string(&a.snapshot()).unwrap();
     let snap: Snap = serde_json::from_str(&json).unwrap();
     let (p, g, bk, s, r) = parts(rule, known);
-    let mut b = Controller::restore(p, g, bk, s, r, None, &snap).unwrap();
+    let mut b = Controller::restore(p, g, bk, s, r, NoCostModel, &snap).unwrap();
     assert_eq!(b.suggest().unwrap().set, pending.set);
     assert_eq!(
         (b.spent(), b.rounds(), b.gp().len()),
@@ -156,7 +156,7 @@ fn damaged_snapshots_are_rejected() {
     let good = a.snapshot();
     let restore = |s: &Snap, rule| {
         let (p, g, b, st, r) = parts(rule, true);
-        Ctl::restore(p, g, b, st, r, None, s).err()
+        Ctl::restore(p, g, b, st, r, NoCostModel, s).err()
     };
     let mut s = good.clone();
     s.outputscale = -1.0;

@@ -14,11 +14,16 @@
 //! - [`expected_path`]: `E[f̃]` of a posterior sample path (Thompson sampling);
 //! - [`fantasy_ei`]: expected improvement averaged over fantasy sample paths (EI-PSQ).
 //!
+//! Over a box (a control set of every variable, papers 002–004), acquisitions are functions of
+//! the posterior at the point itself:
+//! - [`ucb`]: `μ + √β·σ` (GP-UCB).
+//!
 //! A closure `FnMut(&[R; D], Need<R>) -> Option<(R, [R; D])>` is an acquisition too.
 
 pub mod expected_bound;
 pub mod expected_path;
 pub mod fantasy_ei;
+pub mod ucb;
 
 pub use crate::optimize::Need;
 

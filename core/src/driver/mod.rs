@@ -88,10 +88,43 @@ impl<R: Real> Ledger<R> {
     }
 }
 
+/// Where a controller keeps a model of ln(cost): nowhere ([`NoCostModel`], the default, which
+/// takes no memory), or in a GP of the controller's capacity and storage (for rules that learn
+/// costs as functions of the values, paper 002).
+pub trait CostModel<R, const N: usize, const D: usize, S> {
+    /// The model, if there is one.
+    fn model(&self) -> Option<&Gp<R, N, D, S>>;
+    /// The model, mutably.
+    fn model_mut(&mut self) -> Option<&mut Gp<R, N, D, S>>;
+}
+
+/// No cost model: costs are known, or learned per control set by the rule itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NoCostModel;
+
+impl<R, const N: usize, const D: usize, S> CostModel<R, N, D, S> for NoCostModel {
+    fn model(&self) -> Option<&Gp<R, N, D, S>> {
+        None
+    }
+    fn model_mut(&mut self) -> Option<&mut Gp<R, N, D, S>> {
+        None
+    }
+}
+
+impl<R, const N: usize, const D: usize, S> CostModel<R, N, D, S> for Gp<R, N, D, S> {
+    fn model(&self) -> Option<&Gp<R, N, D, S>> {
+        Some(self)
+    }
+    fn model_mut(&mut self) -> Option<&mut Gp<R, N, D, S>> {
+        Some(self)
+    }
+}
+
 /// An ask/tell controller for `problem` with a GP of capacity `N` (factor storage `S`), a
-/// sample bank in storage `B`, and the decision rule `P`.
+/// sample bank in storage `B`, the decision rule `P`, and a model of ln(cost) `C` (none by
+/// default; see [`with_cost_model`](Controller::with_cost_model)).
 #[derive(Debug, Clone)]
-pub struct Controller<R, const N: usize, const D: usize, const M: usize, S, B, P> {
+pub struct Controller<R, const N: usize, const D: usize, const M: usize, S, B, P, C = NoCostModel> {
     problem: Problem<R, D, M>,
     gp: Gp<R, N, D, S>,
     bank: SampleBank<R, D, B>,
@@ -99,7 +132,7 @@ pub struct Controller<R, const N: usize, const D: usize, const M: usize, S, B, P
     policy: P,
     // A model of ln(cost) when costs are learned (paper 002's unknown costs), fed with every
     // observation's cost.
-    cost_model: Option<Gp<R, N, D, S>>,
+    cost_model: C,
     ledger: Ledger<R>,
     rounds: usize,
     pending: Option<Decision<R, D>>,
@@ -133,7 +166,7 @@ where
             bank,
             settings,
             policy,
-            cost_model: None,
+            cost_model: NoCostModel,
             ledger: Ledger::new(),
             rounds: 0,
             pending: None,
@@ -145,18 +178,41 @@ where
     /// enters it, and rules see its posterior ([`Round::cost_model`]). Only for a problem whose
     /// costs are learned ([`Costs::Unknown`](crate::problem::Costs::Unknown)) and an empty
     /// model ([`DriverError::InvalidCostModel`] otherwise).
-    pub fn with_cost_model(mut self, model: Gp<R, N, D, S>) -> Result<Self, DriverError> {
+    #[allow(clippy::type_complexity)]
+    pub fn with_cost_model(
+        self,
+        model: Gp<R, N, D, S>,
+    ) -> Result<Controller<R, N, D, M, S, B, P, Gp<R, N, D, S>>, DriverError> {
         let learned = matches!(self.problem.costs(), crate::problem::Costs::Unknown);
         if !learned || !model.is_empty() || !self.gp.is_empty() {
             return Err(DriverError::InvalidCostModel);
         }
-        self.cost_model = Some(model);
-        Ok(self)
+        Ok(Controller {
+            problem: self.problem,
+            gp: self.gp,
+            bank: self.bank,
+            settings: self.settings,
+            policy: self.policy,
+            cost_model: model,
+            ledger: self.ledger,
+            rounds: self.rounds,
+            pending: self.pending,
+        })
     }
+}
 
+impl<R, const N: usize, const D: usize, const M: usize, S, B, P, C>
+    Controller<R, N, D, M, S, B, P, C>
+where
+    R: Real,
+    S: AsRef<[R]> + AsMut<[R]>,
+    B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+    P: Policy<R, D, M>,
+    C: CostModel<R, N, D, S>,
+{
     /// The model of ln(cost), if the controller has one.
     pub fn cost_model(&self) -> Option<&Gp<R, N, D, S>> {
-        self.cost_model.as_ref()
+        self.cost_model.model()
     }
 
     /// The problem.
@@ -222,7 +278,7 @@ where
     /// Adds an observation that is not charged to the budget and not tied to a decision
     /// (initial design points).
     pub fn observe_initial(&mut self, x: &[R; D], y: R) -> Result<(), DriverError> {
-        if self.cost_model.is_some() {
+        if self.cost_model.model().is_some() {
             return Err(DriverError::InvalidCost);
         }
         self.initial(x, y, None)
@@ -248,7 +304,7 @@ where
         let u = self.check_point(x, y)?;
         self.check_room()?;
         self.gp.push(&u, y)?;
-        if let (Some(model), Some(c)) = (self.cost_model.as_mut(), cost) {
+        if let (Some(model), Some(c)) = (self.cost_model.model_mut(), cost) {
             // Cannot fail: checked for room, finite input and output.
             let _ = model.push(&u, c.ln());
         }
@@ -275,9 +331,11 @@ where
     }
 
     /// Scalars of workspace that make [`suggest_with_workspace`](Self::suggest_with_workspace)
-    /// use the fast factorised path (about 0.35 MiB in f64 for n = 100 and a 128-point bank).
+    /// use the fast factorised path (about 0.35 MiB in f64 for n = 100 and a 128-point bank),
+    /// and that a rule which needs memory of its own (BoTorch's raw samples) needs.
     pub fn workspace_len(&self) -> usize {
         crate::policy::workspace_len(N, self.bank.len())
+            .max(self.policy.workspace_len(&self.problem))
     }
 
     /// [`suggest`](Self::suggest) with a caller-provided workspace: with at least
@@ -325,7 +383,7 @@ where
             seed,
             spent: self.ledger.total(),
             context: &context,
-            cost_model: self.cost_model.as_ref(),
+            cost_model: self.cost_model.model(),
             workspace,
         };
         match self.policy.decide(&mut round)? {
@@ -338,18 +396,24 @@ where
     /// leaves the model as it was.
     /// Returns whether it refitted.
     fn refit_if_due(&mut self) -> bool {
-        if let Refit::BotorchMap { every, noise } = self.settings.refit {
-            if every > 0 && self.rounds.is_multiple_of(every) && !self.gp.is_empty() {
+        match self.settings.refit {
+            #[cfg(feature = "refit")]
+            Refit::BotorchMap { every, noise } => {
+                if every == 0 || !self.rounds.is_multiple_of(every) || self.gp.is_empty() {
+                    return false;
+                }
                 let config = crate::gp::FitConfig::botorch_map(self.gp.outputs(), noise);
                 let fitted = self.gp.fit(&config).is_ok();
-                if let Some(model) = self.cost_model.as_mut().filter(|m| !m.is_empty()) {
+                if let Some(model) = self.cost_model.model_mut().filter(|m| !m.is_empty()) {
                     let config = crate::gp::FitConfig::botorch_map(model.outputs(), noise);
                     let _ = model.fit(&config);
                 }
-                return fitted;
+                fitted
             }
+            Refit::Never => false,
+            #[cfg(not(feature = "refit"))]
+            Refit::_Never(never, _) => match never {},
         }
-        false
     }
 
     /// Turns the chosen play into the pending decision, if the budget can pay.
@@ -409,7 +473,7 @@ where
     ) -> Result<(), DriverError> {
         self.check_room()?;
         self.gp.push(u, y)?;
-        if let Some(model) = self.cost_model.as_mut() {
+        if let Some(model) = self.cost_model.model_mut() {
             // Cannot fail: checked for room, finite input and positive finite cost.
             let _ = model.push(u, cost.ln());
         }
@@ -479,7 +543,7 @@ where
     fn check_room(&self) -> Result<(), DriverError> {
         let full =
             |g: &Gp<R, N, D, S>| g.len() == N && g.when_full() == crate::gp::WhenFull::Reject;
-        if full(&self.gp) || self.cost_model.as_ref().is_some_and(full) {
+        if full(&self.gp) || self.cost_model.model().is_some_and(full) {
             return Err(DriverError::Gp(crate::gp::GpError::Full));
         }
         Ok(())

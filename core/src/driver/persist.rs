@@ -4,12 +4,14 @@ use super::{Controller, DriverError, Memo};
 use crate::policy::Policy;
 use crate::real::Real;
 
-impl<R, const N: usize, const D: usize, const M: usize, S, B, P> Controller<R, N, D, M, S, B, P>
+impl<R, const N: usize, const D: usize, const M: usize, S, B, P, C>
+    Controller<R, N, D, M, S, B, P, C>
 where
     R: Real,
     S: AsRef<[R]> + AsMut<[R]>,
     B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
     P: Policy<R, D, M>,
+    C: super::CostModel<R, N, D, S>,
 {
     /// Records a round that was decided and observed before, without deciding again: the
     /// control set `set` that was played, the measured point, outcome and cost exactly as
@@ -86,14 +88,15 @@ where
             rounds: self.rounds,
             policy: self.policy.save(),
             pending,
-            cost_model: self.cost_model.as_ref().map(ModelRecord::of),
+            cost_model: self.cost_model.model().map(ModelRecord::of),
         }
     }
 
     /// Rebuilds a controller from a snapshot and the configuration it was saved with. `gp`
     /// provides the storage and the kernel shape (its observations are discarded), and so
-    /// does `cost_model` for a controller that had one; `policy` is the rule as configured
-    /// (its saved state comes from the snapshot).
+    /// does `cost_model` for a controller that has one ([`NoCostModel`](super::NoCostModel)
+    /// otherwise); `policy` is the rule as configured (its saved state comes from the
+    /// snapshot).
     #[cfg(feature = "serde")]
     #[allow(clippy::too_many_arguments)]
     pub fn restore(
@@ -102,20 +105,34 @@ where
         bank: crate::expectation::SampleBank<R, D, B>,
         settings: super::Settings<R>,
         policy: P,
-        cost_model: Option<crate::gp::Gp<R, N, D, S>>,
+        mut cost_model: C,
         snap: &crate::snapshot::Snapshot<R, N, D, P::Record>,
     ) -> Result<Self, DriverError> {
         let bad = DriverError::InvalidSnapshot;
-        let mut ctl = Controller::new(problem, gp, bank, settings, policy)?;
-        match (cost_model, &snap.cost_model) {
-            (Some(mut model), Some(record)) => {
+        let learned = matches!(problem.costs(), crate::problem::Costs::Unknown);
+        if cost_model.model().is_some() && !learned {
+            return Err(DriverError::InvalidCostModel);
+        }
+        match (cost_model.model_mut(), &snap.cost_model) {
+            (Some(model), Some(record)) => {
                 model.clear();
-                record.restore_into(&mut model).map_err(|_| bad)?;
-                ctl.cost_model = Some(model);
+                record.restore_into(model).map_err(|_| bad)?;
             }
             (None, None) => {}
             _ => return Err(bad),
         }
+        let plain = Controller::new(problem, gp, bank, settings, policy)?;
+        let mut ctl = Controller {
+            problem: plain.problem,
+            gp: plain.gp,
+            bank: plain.bank,
+            settings: plain.settings,
+            policy: plain.policy,
+            cost_model,
+            ledger: plain.ledger,
+            rounds: plain.rounds,
+            pending: plain.pending,
+        };
         let kernel = crate::kernel::Kernel::new(
             ctl.gp.kernel().shape(),
             snap.lengthscales.0,

@@ -23,7 +23,8 @@
 //! - [`per_unit_cost`] (`policy-per-unit-cost`): the expected UCB per unit cost (a baseline),
 //!   and the per-unit-cost [`Selection`] the sample-path rules compose with;
 //! - [`random_search`] (`policy-random-search`): uniform random search, the worked example of
-//!   `docs/architecture.md`.
+//!   `docs/architecture.md`;
+//! - [`gp_ucb`] (`policy-gp-ucb`): GP-UCB over a box with a `β` schedule (paper 002's UCB).
 //!
 //! A rule that needs state no other rule needs (ETC's counters, the unknown-cost rule's running
 //! bounds, EI's query history, a second model) keeps it itself.
@@ -37,6 +38,8 @@ pub mod select;
 pub mod ei_psq;
 #[cfg(feature = "policy-explore-then-commit")]
 pub mod explore_then_commit;
+#[cfg(feature = "policy-gp-ucb")]
+pub mod gp_ucb;
 #[cfg(feature = "policy-per-unit-cost")]
 pub mod per_unit_cost;
 #[cfg(feature = "policy-random-search")]
@@ -52,7 +55,7 @@ pub use any::{AnyPolicy, PolicySpec, PolicySpecError, RuleDefaults, RULES};
 pub use memo::Memo;
 pub use scoring::{
     chunk_size, factorised_len, score_each_set, score_full_set_first, score_sets, screening_len,
-    set_seed, workspace_len,
+    set_seed, workspace_len, Maximiser,
 };
 pub use select::Selection;
 
@@ -97,6 +100,11 @@ pub enum DriverError {
     InvalidContext(usize),
     /// A cost model for a problem whose costs are not learned, or a model that is not empty.
     InvalidCostModel,
+    /// The rule works over a box: the problem needs a control set of every variable.
+    RuleNeedsFullSet,
+    /// The caller's workspace is shorter than the rule needs
+    /// ([`Controller::workspace_len`](crate::driver::Controller::workspace_len)).
+    WorkspaceTooSmall,
 }
 
 impl From<GpError> for DriverError {
@@ -143,16 +151,21 @@ pub enum Refit<R> {
     /// Never: the hyperparameters stay as built (papers 000 and 001).
     #[default]
     Never,
-    /// Paper 002's model, as BoTorch 0.9 fits it: MAP with its default Gamma priors on
+    /// Paper 002's model, as BoTorch 0.9 fits it (feature `refit`, so that firmware that never
+    /// refits links no fitting code): MAP with its default Gamma priors on
     /// outputs standardised by the data, the noise variance fixed at `noise`
     /// ([`FitConfig::botorch_map`](crate::gp::FitConfig::botorch_map)), before every decision
     /// of a round divisible by `every` (1: every round).
+    #[cfg(feature = "refit")]
     BotorchMap {
         /// Refit before the decisions of rounds `0, every, 2·every, …`.
         every: usize,
         /// The fixed noise variance.
         noise: R,
     },
+    #[doc(hidden)]
+    #[cfg(not(feature = "refit"))]
+    _Never(core::convert::Infallible, core::marker::PhantomData<R>),
 }
 
 impl<R: Real> Settings<R> {
@@ -309,6 +322,13 @@ pub trait Policy<R: Real, const D: usize, const M: usize> {
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
         let _ = problem;
         Ok(())
+    }
+
+    /// Scalars of caller workspace the rule needs to decide on `problem` (beyond what the
+    /// expected bounds can use, [`workspace_len`]). Default: none.
+    fn workspace_len(&self, problem: &Problem<R, D, M>) -> usize {
+        let _ = problem;
+        0
     }
 
     /// Decides this round. On error the controller records nothing (a rule may have updated

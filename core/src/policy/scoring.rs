@@ -10,7 +10,7 @@ use crate::acquisition::expected_bound::ExpectedBound;
 use crate::acquisition::Acquisition;
 use crate::expectation::{Bound, Chunk, FactorisedSe, Precision, SampleBank, UcbScreen};
 use crate::gp::Gp;
-use crate::inner::{maximize, InnerConfig, InnerResult};
+use crate::inner::{maximize, maximize_with_restarts, InnerConfig, InnerResult, RestartConfig};
 use crate::linalg::tri_len;
 use crate::problem::{ControlSet, Problem};
 use crate::real::Real;
@@ -202,5 +202,50 @@ fn score_chunked<R, const N: usize, const D: usize, const M: usize, const C: usi
             screening,
         );
         *slot = maximize(*set, &mut acquisition, inner, set_seed(seed, i));
+    }
+}
+
+/// How a rule maximises its acquisition over a box (the set that controls every variable).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Maximiser {
+    /// The settings' inner optimiser ([`inner::maximize`](crate::inner::maximize)): a pool and
+    /// a few refined starts, with a bounded cost per decision (firmware, papers 000 and 001).
+    Pool,
+    /// BoTorch's raw samples and restarts ([`maximize_with_restarts`], paper 002), with one
+    /// scalar of workspace per raw sample.
+    Restarts(RestartConfig),
+}
+
+impl Maximiser {
+    /// Scalars of workspace it needs.
+    pub fn workspace_len(&self) -> usize {
+        match self {
+            Maximiser::Pool => 0,
+            Maximiser::Restarts(c) => c.scratch_len(),
+        }
+    }
+
+    /// Maximises `acquisition` over control set `set` with candidate streams from `seed`;
+    /// [`DriverError::WorkspaceTooSmall`](super::DriverError::WorkspaceTooSmall) when
+    /// `workspace` is shorter than [`workspace_len`](Self::workspace_len),
+    /// [`NoScore`](super::DriverError::NoScore) when the acquisition fails everywhere.
+    pub fn maximize<R: Real, const D: usize, A: Acquisition<R, D>>(
+        &self,
+        set: ControlSet,
+        acquisition: &mut A,
+        inner: &InnerConfig,
+        seed: u64,
+        workspace: &mut [R],
+    ) -> Result<InnerResult<R, D>, super::DriverError> {
+        let found = match self {
+            Maximiser::Pool => maximize(set, acquisition, inner, seed),
+            Maximiser::Restarts(c) => {
+                if workspace.len() < c.scratch_len() {
+                    return Err(super::DriverError::WorkspaceTooSmall);
+                }
+                maximize_with_restarts(set, acquisition, c, seed, workspace)
+            }
+        };
+        found.ok_or(super::DriverError::NoScore)
     }
 }
