@@ -35,6 +35,20 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(not(any(
+    feature = "policy-ucb-cvs",
+    feature = "policy-explore-then-commit",
+    feature = "policy-per-unit-cost",
+    feature = "policy-unknown-cost",
+    feature = "policy-thompson",
+    feature = "policy-ei",
+    feature = "policy-random-search",
+    feature = "policy-gp-ucb"
+)))]
+compile_error!(
+    "costbo-core needs at least one decision rule: enable a `policy-*` feature or `all-policies`"
+);
+
 pub mod acquisition;
 pub mod dist;
 pub mod driver;

@@ -120,6 +120,60 @@ impl<R: Real> Need<R> {
     }
 }
 
+/// The largest move of a free coordinate under a projected gradient step, `|P(x + g) − x|`:
+/// both ascents stop when it is at most [`PROJECTED_GRADIENT_TOLERANCE`] (a NaN gradient gives
+/// NaN, which stops them too).
+fn projected_gradient<R: Real, V: Coordinates<R>>(x: &V, g: &V, lower: &V, upper: &V) -> R {
+    (0..x.len())
+        .filter(|&i| lower.get(i) != upper.get(i))
+        .fold(R::ZERO, |m, i| {
+            let moved = (x.get(i) + g.get(i)).clamp_to(lower.get(i), upper.get(i)) - x.get(i);
+            m.max(moved.abs())
+        })
+}
+
+/// A line-search trial at `cand`: the point, its value and gradient if the value reaches
+/// `threshold` (the Armijo condition), `None` otherwise.
+fn try_step<R: Real, V: Coordinates<R>>(
+    f: &mut impl FnMut(&V, Need<R>) -> Option<(R, V)>,
+    cand: V,
+    threshold: R,
+) -> Option<(V, R, V)> {
+    let (fc, gc) = f(
+        &cand,
+        Need::Trial {
+            accept_from: threshold,
+        },
+    )?;
+    (fc >= threshold).then_some((cand, fc, gc))
+}
+
+/// The first step length of an ascent: at most the box's width (or 1) along the steepest of
+/// the coordinates `free` allows to move.
+fn first_step<R: Real, V: Coordinates<R>>(
+    g: &V,
+    lower: &V,
+    upper: &V,
+    free: impl Fn(usize) -> bool,
+) -> R {
+    let gmax = (0..g.len())
+        .filter(|&i| free(i))
+        .fold(R::ZERO, |m, i| m.max(g.get(i).abs()));
+    let width = (0..g.len())
+        .filter(|&i| lower.get(i) != upper.get(i))
+        .fold(R::ZERO, |m, i| m.max(upper.get(i) - lower.get(i)));
+    let unit = if width.is_finite() && width > R::ZERO {
+        width.min(R::ONE)
+    } else {
+        R::ONE
+    };
+    if gmax > R::ZERO {
+        unit / gmax
+    } else {
+        R::ONE
+    }
+}
+
 /// Maximises `f` over the box from `start` (projected into it), with at most `budget`
 /// evaluations. `f` returns the value and the gradient, or `None` where it cannot be evaluated
 /// (treated as worse than anything); it is told what each evaluation is for ([`Need`]): the
@@ -147,28 +201,14 @@ where
     let (mut fx, mut g) = f(&h, Need::Gradient)?;
     let fixed = |i: usize| lower.get(i) == upper.get(i);
     // First step: move at most 1 along the steepest free coordinate... scaled to the box.
-    let gmax = (0..len)
-        .filter(|&i| !fixed(i))
-        .fold(R::ZERO, |m, i| m.max(g.get(i).abs()));
-    let width = (0..len)
-        .filter(|&i| !fixed(i))
-        .fold(R::ZERO, |m, i| m.max(upper.get(i) - lower.get(i)));
-    let unit = if width.is_finite() && width > R::ZERO {
-        width.min(R::ONE)
-    } else {
-        R::ONE
-    };
-    let mut step = if gmax > R::ZERO { unit / gmax } else { R::ONE };
+    let mut step = first_step(&g, lower, upper, |i| !fixed(i));
     let (step_min, step_max) = (R::from_f64(1e-12), R::from_f64(1e12));
     let pg_tol = R::from_f64(PROJECTED_GRADIENT_TOLERANCE);
     let f_tol = R::from_f64(RELATIVE_IMPROVEMENT_TOLERANCE);
     let mut stalled = 0;
     while used < budget {
         // Converged: the projected gradient is negligible (also stops on a NaN gradient).
-        let pg = (0..len).filter(|&i| !fixed(i)).fold(R::ZERO, |m, i| {
-            let moved = (h.get(i) + g.get(i)).clamp_to(lower.get(i), upper.get(i)) - h.get(i);
-            m.max(moved.abs())
-        });
+        let pg = projected_gradient(&h, &g, lower, upper);
         if pg.partial_cmp(&pg_tol) != Some(core::cmp::Ordering::Greater) {
             break;
         }
@@ -204,16 +244,9 @@ where
             project(&mut cand, lower, upper);
             used += 1;
             let threshold = fx + R::from_f64(1e-4) * lambda * slope;
-            if let Some((fc, gc)) = f(
-                &cand,
-                Need::Trial {
-                    accept_from: threshold,
-                },
-            ) {
-                if fc >= threshold {
-                    accepted = Some((cand, fc, gc));
-                    break;
-                }
+            if let Some(step) = try_step(&mut f, cand, threshold) {
+                accepted = Some(step);
+                break;
             }
             lambda *= R::HALF;
             if lambda < R::from_f64(1e-6) {
@@ -334,10 +367,7 @@ where
     let f_tol = R::from_f64(config.relative_improvement_tolerance);
     for _ in 0..config.max_iterations {
         // Converged: the projected gradient is negligible (also stops on a NaN gradient).
-        let pg = (0..len).filter(|&i| !fixed(i)).fold(R::ZERO, |m, i| {
-            let moved = (x.get(i) + g.get(i)).clamp_to(lower.get(i), upper.get(i)) - x.get(i);
-            m.max(moved.abs())
-        });
+        let pg = projected_gradient(&x, &g, lower, upper);
         if pg.partial_cmp(&pg_tol) != Some(core::cmp::Ordering::Greater) {
             break;
         }
@@ -361,25 +391,7 @@ where
             }
         }
         let gamma = match stored {
-            0 => {
-                // First step: at most the box's width (or 1) along the steepest coordinate.
-                let gmax = (0..len)
-                    .filter(|&i| !held(&x, &g, i))
-                    .fold(R::ZERO, |m, i| m.max(g.get(i).abs()));
-                let width = (0..len)
-                    .filter(|&i| !fixed(i))
-                    .fold(R::ZERO, |m, i| m.max(upper.get(i) - lower.get(i)));
-                let unit = if width.is_finite() && width > R::ZERO {
-                    width.min(R::ONE)
-                } else {
-                    R::ONE
-                };
-                if gmax > R::ZERO {
-                    unit / gmax
-                } else {
-                    R::ONE
-                }
-            }
+            0 => first_step(&g, lower, upper, |i| !held(&x, &g, i)),
             k => {
                 let yy = masked_dot(&y_mem[k - 1], &y_mem[k - 1]);
                 let sy = masked_dot(&s_mem[k - 1], &y_mem[k - 1]);
@@ -445,16 +457,9 @@ where
             }
             used += 1;
             let threshold = fx + R::from_f64(1e-4) * slope;
-            if let Some((fc, gc)) = f(
-                &cand,
-                Need::Trial {
-                    accept_from: threshold,
-                },
-            ) {
-                if fc >= threshold {
-                    accepted = Some((cand, fc, gc));
-                    break;
-                }
+            if let Some(step) = try_step(&mut f, cand, threshold) {
+                accepted = Some(step);
+                break;
             }
             t *= R::HALF;
             if t < R::from_f64(1e-10) {

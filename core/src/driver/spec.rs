@@ -50,18 +50,6 @@ impl<R: Real, const D: usize, const M: usize> ControllerSpec<R, D, M> {
     /// here). `F` random Fourier features for the sample-path rules, a window of `H` queries
     /// for EI.
     #[allow(clippy::type_complexity)]
-    #[cfg_attr(
-        not(any(
-            feature = "policy-ucb-cvs",
-            feature = "policy-explore-then-commit",
-            feature = "policy-per-unit-cost",
-            feature = "policy-unknown-cost",
-            feature = "policy-thompson",
-            feature = "policy-ei",
-            feature = "policy-random-search"
-        )),
-        allow(unreachable_code)
-    )]
     pub fn build<const N: usize, const F: usize, const H: usize, S, B>(
         &self,
         factor: S,

@@ -179,18 +179,6 @@ pub enum PolicySpec<R> {
     _Never(core::convert::Infallible, core::marker::PhantomData<R>),
 }
 
-#[cfg_attr(
-    not(any(
-        feature = "policy-ucb-cvs",
-        feature = "policy-explore-then-commit",
-        feature = "policy-per-unit-cost",
-        feature = "policy-unknown-cost",
-        feature = "policy-thompson",
-        feature = "policy-ei",
-        feature = "policy-random-search"
-    )),
-    allow(unused_variables, unreachable_code, unreachable_patterns)
-)]
 impl<R: Real> PolicySpec<R> {
     /// The rule called `name` (see [`RULES`]), with `defaults` for what the name leaves open.
     pub fn parse(name: &str, defaults: &RuleDefaults<R>) -> Result<Self, PolicySpecError> {
@@ -396,18 +384,6 @@ macro_rules! dispatch {
     };
 }
 
-#[cfg_attr(
-    not(any(
-        feature = "policy-ucb-cvs",
-        feature = "policy-explore-then-commit",
-        feature = "policy-per-unit-cost",
-        feature = "policy-unknown-cost",
-        feature = "policy-thompson",
-        feature = "policy-ei",
-        feature = "policy-random-search"
-    )),
-    allow(unused_variables, unreachable_code, unreachable_patterns)
-)]
 impl<R: Real, const D: usize, const M: usize, const F: usize, const H: usize> Policy<R, D, M>
     for AnyPolicy<R, D, M, F, H>
 {

@@ -10,9 +10,7 @@
 //! `FANTASIES × (F (D + 2) + N)` scalars of stack during a decision, so this rule is for
 //! desktops.
 
-use super::{
-    play_selected, score_each_set, values, Choice, DriverError, Outcome, Policy, Round, Selection,
-};
+use super::{score_each_set, Choice, DriverError, Outcome, Policy, Round, Selection};
 use crate::acquisition::fantasy_ei::{incumbents, FantasyEi, FANTASIES};
 use crate::problem::ControlSet;
 use crate::real::Real;
@@ -114,9 +112,7 @@ impl<R: Real, const D: usize, const M: usize, const F: usize, const H: usize> Po
                 |set| FantasyEi::new(&paths, &tau, bank, set),
             );
         }
-        let scores: [R; M] = values(&out[..m]);
-        let costs = round.set_costs();
-        play_selected(&out[..m], self.selection.select(&scores[..m], &costs[..m]))
+        self.selection.play(&out[..m], &round.set_costs()[..m])
     }
 
     fn record(&mut self, outcome: &Outcome<'_, R, D, M>) {

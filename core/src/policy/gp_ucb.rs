@@ -69,8 +69,7 @@ impl<R: Real> GpUcb<R> {
 }
 
 impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for GpUcb<R> {
-    #[cfg(feature = "serde")]
-    type Record = ();
+    super::stateless_record!();
 
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
         problem
@@ -111,14 +110,6 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for GpUcb<R> {
             score: best.value,
             measure: true,
         }))
-    }
-
-    #[cfg(feature = "serde")]
-    fn save(&self) -> Self::Record {}
-
-    #[cfg(feature = "serde")]
-    fn load(&mut self, _: &Self::Record) -> Result<(), DriverError> {
-        Ok(())
     }
 }
 

@@ -379,6 +379,36 @@ pub trait Policy<R: Real, const D: usize, const M: usize> {
     fn load(&mut self, record: &Self::Record) -> Result<(), DriverError>;
 }
 
+/// The snapshot hooks of a rule with no state of its own to save (`Record = ()`), for use
+/// inside this crate's `impl Policy for ...` blocks. Not exported: its `cfg(feature = "serde")`
+/// would be read against the invoking crate's features, not this one's.
+macro_rules! stateless_record {
+    () => {
+        #[cfg(feature = "serde")]
+        type Record = ();
+
+        #[cfg(feature = "serde")]
+        fn save(&self) -> Self::Record {}
+
+        #[cfg(feature = "serde")]
+        fn load(&mut self, _: &Self::Record) -> Result<(), $crate::policy::DriverError> {
+            Ok(())
+        }
+    };
+}
+pub(crate) use stateless_record;
+
+/// [`DriverError::RuleNeedsKnownCosts`] unless the problem prices each control set in advance:
+/// what rules that compare sets by cost require of it in [`Policy::start`].
+pub fn require_set_costs<R: Real, const D: usize, const M: usize>(
+    problem: &Problem<R, D, M>,
+) -> Result<(), DriverError> {
+    match problem.known_cost(0) {
+        Some(_) => Ok(()),
+        None => Err(DriverError::RuleNeedsKnownCosts),
+    }
+}
+
 /// The argmax of `scores` chosen by `select`, played at its maximiser; [`DriverError::NoScore`]
 /// when nothing was chosen.
 pub fn play_selected<R: Real, const D: usize>(

@@ -15,14 +15,10 @@ use crate::real::Real;
 pub struct UcbPerUnitCost;
 
 impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for UcbPerUnitCost {
-    #[cfg(feature = "serde")]
-    type Record = ();
+    super::stateless_record!();
 
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
-        match problem.known_cost(0) {
-            Some(_) => Ok(()),
-            None => Err(DriverError::RuleNeedsKnownCosts),
-        }
+        super::require_set_costs(problem)
     }
 
     fn decide<const N: usize, S, B>(
@@ -40,13 +36,5 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for UcbPerUnitCost
         round.score_bound(bound, seed, &mut ucb[..m], |_| true);
         let scores: [R; M] = values(&ucb[..m]);
         play_selected(&ucb[..m], per_unit_cost(&scores[..m], &costs[..m]))
-    }
-
-    #[cfg(feature = "serde")]
-    fn save(&self) -> Self::Record {}
-
-    #[cfg(feature = "serde")]
-    fn load(&mut self, _: &Self::Record) -> Result<(), DriverError> {
-        Ok(())
     }
 }

@@ -14,8 +14,7 @@ use rand_xoshiro::Xoshiro128PlusPlus;
 pub struct RandomSearch;
 
 impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for RandomSearch {
-    #[cfg(feature = "serde")]
-    type Record = ();
+    super::stateless_record!();
 
     fn decide<const N: usize, S, B>(
         &mut self,
@@ -57,13 +56,5 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for RandomSearch {
             score: R::ZERO,
             measure: true,
         }))
-    }
-
-    #[cfg(feature = "serde")]
-    fn save(&self) -> Self::Record {}
-
-    #[cfg(feature = "serde")]
-    fn load(&mut self, _: &Self::Record) -> Result<(), DriverError> {
-        Ok(())
     }
 }

@@ -25,6 +25,26 @@ impl Selection {
         }
     }
 
+    /// Plays the set chosen among the maxima `out` (one per set, `None` where a set was not
+    /// scored or failed) with the sets' `costs`, at its maximiser.
+    pub fn play<R: Real, const D: usize>(
+        self,
+        out: &[Option<crate::inner::InnerResult<R, D>>],
+        costs: &[R],
+    ) -> Result<super::Choice<R, D>, super::DriverError> {
+        let scores = |i: usize| {
+            out.get(i)
+                .copied()
+                .flatten()
+                .map_or(-R::INFINITY, |r| r.value)
+        };
+        let chosen = match self {
+            Selection::Argmax => argmax_by(out.len(), scores),
+            Selection::PerUnitCost => per_unit_cost_by(out.len(), scores, costs),
+        };
+        super::play_selected(out, chosen)
+    }
+
     /// True when the choice is the overall argmax, so that the set controlling every variable
     /// may be scored alone ([`super::score_full_set_first`]).
     pub fn plays_argmax(self) -> bool {
@@ -34,10 +54,15 @@ impl Selection {
 
 /// The first index of the largest finite score; `None` if there is none.
 pub fn argmax<R: Real>(scores: &[R]) -> Option<usize> {
-    (0..scores.len())
-        .filter(|&i| scores[i].is_finite())
+    argmax_by(scores.len(), |i| scores[i])
+}
+
+/// [`argmax`] of the scores `score(0..len)`.
+fn argmax_by<R: Real>(len: usize, score: impl Fn(usize) -> R) -> Option<usize> {
+    (0..len)
+        .filter(|&i| score(i).is_finite())
         .fold(None, |b: Option<usize>, i| match b {
-            Some(b) if scores[b] >= scores[i] => Some(b),
+            Some(b) if score(b) >= score(i) => Some(b),
             _ => Some(i),
         })
 }
@@ -46,13 +71,18 @@ pub fn argmax<R: Real>(scores: &[R]) -> Option<usize> {
 /// non-finite ratios are never chosen). A baseline that paper 000 shows failing: ratios
 /// favour cheap sets whatever their value.
 pub fn per_unit_cost<R: Real>(scores: &[R], costs: &[R]) -> Option<usize> {
-    if scores.len() != costs.len() {
+    per_unit_cost_by(scores.len(), |i| scores[i], costs)
+}
+
+/// [`per_unit_cost`] of the scores `score(0..len)`.
+fn per_unit_cost_by<R: Real>(len: usize, score: impl Fn(usize) -> R, costs: &[R]) -> Option<usize> {
+    if len != costs.len() {
         return None;
     }
-    (0..scores.len())
-        .filter(|&i| (scores[i] / costs[i]).is_finite())
+    (0..len)
+        .filter(|&i| (score(i) / costs[i]).is_finite())
         .fold(None, |b: Option<usize>, i| match b {
-            Some(b) if scores[b] / costs[b] >= scores[i] / costs[i] => Some(b),
+            Some(b) if score(b) / costs[b] >= score(i) / costs[i] => Some(b),
             _ => Some(i),
         })
 }

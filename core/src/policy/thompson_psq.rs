@@ -7,7 +7,7 @@
 //! `F` is the number of random Fourier features of the path: while a decision is made the path
 //! takes `F × (D + 2) + N` scalars of stack.
 
-use super::{play_selected, score_each_set, values, Choice, DriverError, Policy, Round, Selection};
+use super::{score_each_set, Choice, DriverError, Policy, Round, Selection};
 use crate::acquisition::expected_path::PathAverage;
 use crate::problem::Problem;
 use crate::real::Real;
@@ -34,13 +34,12 @@ impl<const F: usize> ThompsonPsq<F> {
 }
 
 impl<R: Real, const D: usize, const M: usize, const F: usize> Policy<R, D, M> for ThompsonPsq<F> {
-    #[cfg(feature = "serde")]
-    type Record = ();
+    super::stateless_record!();
 
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
-        match (self.selection, problem.known_cost(0)) {
-            (Selection::PerUnitCost, None) => Err(DriverError::RuleNeedsKnownCosts),
-            _ => Ok(()),
+        match self.selection {
+            Selection::PerUnitCost => super::require_set_costs(problem),
+            Selection::Argmax => Ok(()),
         }
     }
 
@@ -70,16 +69,6 @@ impl<R: Real, const D: usize, const M: usize, const F: usize> Policy<R, D, M> fo
                 })
             });
         }
-        let scores: [R; M] = values(&out[..m]);
-        let costs = round.set_costs();
-        play_selected(&out[..m], self.selection.select(&scores[..m], &costs[..m]))
-    }
-
-    #[cfg(feature = "serde")]
-    fn save(&self) -> Self::Record {}
-
-    #[cfg(feature = "serde")]
-    fn load(&mut self, _: &Self::Record) -> Result<(), DriverError> {
-        Ok(())
+        self.selection.play(&out[..m], &round.set_costs()[..m])
     }
 }

@@ -87,14 +87,10 @@ impl<R: Real> UcbCvs<R> {
 }
 
 impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for UcbCvs<R> {
-    #[cfg(feature = "serde")]
-    type Record = ();
+    super::stateless_record!();
 
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
-        match problem.known_cost(0) {
-            Some(_) => Ok(()),
-            None => Err(DriverError::RuleNeedsKnownCosts),
-        }
+        super::require_set_costs(problem)
     }
 
     fn decide<const N: usize, S, B>(
@@ -118,14 +114,6 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for UcbCvs<R> {
         });
         let scores: [R; M] = values(&ucb[..m]);
         play_selected(&ucb[..m], select(&scores[..m], &costs[..m], epsilon))
-    }
-
-    #[cfg(feature = "serde")]
-    fn save(&self) -> Self::Record {}
-
-    #[cfg(feature = "serde")]
-    fn load(&mut self, _: &Self::Record) -> Result<(), DriverError> {
-        Ok(())
     }
 }
 

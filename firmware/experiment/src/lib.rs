@@ -528,16 +528,6 @@ fn variable<R: Real>(v: &VariableSpec<'_>) -> Result<Variable<R>, DistError> {
 /// Identifier of a configuration file: the CRC-32 (ISO-HDLC, zlib's `crc32`) of its bytes. The
 /// firmware sends it in `Hello` (`config`), so the host can check that both read the same file.
 pub fn config_id(text: &[u8]) -> u32 {
-    let mut crc = 0xFFFF_FFFFu32;
-    for &b in text {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
+    const CRC: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
+    CRC.checksum(text)
 }
