@@ -381,7 +381,9 @@ pub trait Policy<R: Real, const D: usize, const M: usize> {
 
 /// The snapshot hooks of a rule with no state of its own to save (`Record = ()`), for use
 /// inside this crate's `impl Policy for ...` blocks. Not exported: its `cfg(feature = "serde")`
-/// would be read against the invoking crate's features, not this one's.
+/// would be read against the invoking crate's features, not this one's. Built with only
+/// stateful rules (e.g. the firmware's explore-then-commit) nothing invokes it, hence the allow.
+#[allow(unused_macros)]
 macro_rules! stateless_record {
     () => {
         #[cfg(feature = "serde")]
@@ -396,6 +398,7 @@ macro_rules! stateless_record {
         }
     };
 }
+#[allow(unused_imports)]
 pub(crate) use stateless_record;
 
 /// [`DriverError::RuleNeedsKnownCosts`] unless the problem prices each control set in advance:
