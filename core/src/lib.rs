@@ -6,15 +6,16 @@
 //!
 //! The crate is layered; each module uses only those listed before it:
 //!
-//! 1. Numerics: [`real`], the [`Real`](real::Real) scalar trait over `f32`/`f64` (special
-//!    functions from `libm`); [`optimize`], box-constrained gradient ascent and the one notion
-//!    of how precise an evaluation must be ([`Need`](optimize::Need)); [`qmc`], scrambled
-//!    quasi-random sequences.
+//! 1. Numerics: [`real`], the [`Real`] scalar trait over `f32`/`f64` (elementary
+//!    functions from `libm`); [`special`], the normal's density, CDF, tails and quantile in
+//!    relative precision, and fixed quadrature; [`optimize`], box-constrained gradient ascent
+//!    and the one notion of how precise an evaluation must be ([`Need`](optimize::Need));
+//!    [`qmc`], scrambled quasi-random sequences.
 //! 2. Linear algebra: [`linalg`], packed lower-triangular Cholesky factors with O(n²) append and
 //!    downdate.
 //! 3. Kernels: [`kernel`], stationary ARD kernels (squared exponential, Matérn-5/2).
 //! 4. Distributions: [`dist`], of the variables left to chance (truncated normal, uniform,
-//!    discrete, constant), with inverse-CDF sampling.
+//!    discrete, constant; one file each), with inverse-CDF sampling.
 //! 5. Models: [`gp`], exact GP regression with fixed capacity, gradients, likelihood and
 //!    fitting; [`thompson`], posterior sample paths (random Fourier features, pathwise
 //!    conditioning).
@@ -68,6 +69,7 @@ pub mod qmc;
 pub mod real;
 #[cfg(feature = "serde")]
 pub mod snapshot;
+pub mod special;
 pub mod thompson;
 
 pub use gp::{Gp, GpError, Hyperparameters, Prediction, PredictionGradient, WhenFull};

@@ -1,7 +1,7 @@
 //! EI-PSQ (paper 000's expected-improvement baseline for partial queries, as coded by the
 //! paper's authors): [`FANTASIES`] fantasy sample paths, each with its incumbent over the
 //! queries made so far, and the expected improvement averaged over them
-//! ([`FantasyEi`](crate::acquisition::fantasy_ei::FantasyEi)); with
+//! ([`crate::acquisition::fantasy_ei::FantasyEi`]); with
 //! [`Selection::PerUnitCost`] each set's best EI is divided by its cost (paper 000 shows it
 //! fails: EI vanishes as the model learns, and the ratio then favours whatever is cheap).
 //!

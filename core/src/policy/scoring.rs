@@ -42,7 +42,7 @@ pub const fn chunk_size<R, const N: usize>() -> usize {
     }
 }
 
-/// Scalars of workspace with which [`score_sets_with_workspace`] takes its fastest path for
+/// Scalars of workspace with which [`score_sets`] takes its fastest path for
 /// a model of `n` observations and a bank of `bank` points (squared-exponential kernels only;
 /// enough for every chunk size): one set's random kernel factors and forward solves
 /// (`2S·n`, [`factorised_len`]) and, for confidence bounds, the screening matrices

@@ -1,6 +1,6 @@
 //! TS-PSQ (Hayashi et al., paper 000's baseline): draw one posterior sample path, maximise its
 //! expectation over the uncontrolled variables for every control set
-//! ([`PathAverage`](crate::acquisition::expected_path::PathAverage)), and play the best
+//! ([`crate::acquisition::expected_path::PathAverage`]), and play the best
 //! (set, values) overall, or, with [`Selection::PerUnitCost`], the best expectation per unit
 //! cost (paper 000's appendix B baseline).
 //!

@@ -32,10 +32,10 @@
 
 use std::sync::OnceLock;
 
-use costbo_core::dist::normal_quantile;
 use costbo_core::kernel::Kernel;
 use costbo_core::linalg::{cholesky_in_place, idx, row, solve_upper_transposed, tri_len};
 use costbo_core::qmc::IidUniform;
+use costbo_core::special::normal_quantile;
 
 use super::search::{self, SearchConfig};
 use super::{Objective, ObjectiveError};

@@ -1,0 +1,33 @@
+//! Special functions: the numerics floor under the distributions, the expectations and the
+//! acquisitions.
+//!
+//! [`normal`] holds the standard normal's density, CDF, upper tail and quantile with their
+//! tails computed in relative precision (through the Mills ratio); `quadrature` the fixed
+//! Gauss–Legendre rule that short intervals are integrated with. Everything is generic over
+//! [`Real`] and free of allocation.
+
+use crate::real::Real;
+
+pub mod normal;
+pub(crate) mod quadrature;
+
+pub use normal::{normal_cdf, normal_pdf, normal_quantile, normal_sf};
+
+#[inline]
+pub(crate) fn cst<R: Real>(v: f64) -> R {
+    R::from_f64(v)
+}
+
+#[inline]
+pub(crate) fn nan<R: Real>() -> R {
+    R::from_f64(f64::NAN)
+}
+
+/// True for NaN, the only value unordered with itself.
+#[inline]
+pub(crate) fn is_nan<R: Real>(x: R) -> bool {
+    x.partial_cmp(&x).is_none()
+}
+
+#[cfg(test)]
+pub(crate) mod tests;
