@@ -41,6 +41,24 @@ enum Command {
     /// Benchmark objectives on the unit cube (maximised).
     #[command(subcommand)]
     Objective(ObjectiveCommand),
+    /// Paper 002's acquisition values from posterior moments (f64, full precision).
+    #[command(subcommand)]
+    Acq(AcqCommand),
+}
+
+#[derive(Subcommand)]
+enum AcqCommand {
+    /// The Pandora's Box Gittins index: reads columns `mean,std,lambda_cost`, prints `index`.
+    Pbgi(AcqArgs),
+    /// Log expected improvement: reads columns `mean,std,best`, prints `log_ei`.
+    LogEi(AcqArgs),
+}
+
+#[derive(Args)]
+struct AcqArgs {
+    /// CSV file with a header row naming the columns.
+    #[arg(long)]
+    input: PathBuf,
 }
 
 #[derive(Subcommand)]
@@ -426,6 +444,18 @@ fn run(cli: Cli) -> Result<(), String> {
             let values = objectives::eval_rows(f.as_ref(), &points.rows)
                 .map_err(|e| format!("{}: {e}", a.points.display()))?;
             println!("value");
+            for v in values {
+                println!("{v:?}");
+            }
+        }
+        Command::Acq(c) => {
+            let (a, column, f): (_, _, fn(&Table) -> Result<Vec<f64>, String>) = match c {
+                AcqCommand::Pbgi(a) => (a, "index", costbo_std::acq_tool::pbgi),
+                AcqCommand::LogEi(a) => (a, "log_ei", costbo_std::acq_tool::log_ei),
+            };
+            let table = read(&a.input)?;
+            let values = f(&table).map_err(|e| format!("{}: {e}", a.input.display()))?;
+            println!("{column}");
             for v in values {
                 println!("{v:?}");
             }

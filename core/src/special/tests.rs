@@ -204,3 +204,235 @@ fn mills_ratio_parts_are_consistent() {
     assert!(rel(below.k2, 0.679416883955586) < 1e-9);
     println!("Mills ratio parts worst relative error: {worst:.1e}");
 }
+
+// (u, ln h(u), Φ(u)/h(u)) from mpmath (80 digits; 400 for u ≤ −100).
+const LOG_H: [(f64, f64, f64); 24] = [
+    (-1000.0, -500014.73445209115845, 1000.001999994000042),
+    (-200.0, -20011.515648259739324, 200.00999925013121767),
+    (-40.0, -808.29856835661996024, 40.049906657648518193),
+    (-37.5, -711.29474844751272227, 37.55322011798027489),
+    (-20.0, -206.91783850942509785, 20.099262811101281775),
+    (-15.0, -118.84817068411358416, 15.131608564904813136),
+    (-10.0, -55.553122036122355927, 10.194383033412553306),
+    (-5.0, -16.744301162660990143, 5.3618162412880885298),
+    (-3.0, -7.8696860596030285171, 3.5323375176251605167),
+    (-2.0, -4.7687835239171141569, 2.6794168839555859839),
+    (-1.5, -3.5299359208057098515, 2.2795806941564461644),
+    (-1.0, -2.4851210257126413368, 1.9042712333296918229),
+    (-0.5, -1.6205162643873199193, 1.5598731483480796712),
+    (-0.1, -1.0471533140728459969, 1.3112733937140519111),
+    (0.0, -0.91893853320467274178, 1.2533141373155002512),
+    (0.1, -0.79643133955074713399, 1.197129166691884444),
+    (0.5, -0.35982768374506381859, 0.99092271800410996015),
+    (
+        0.8994715612537435,
+        -4.0481603386395231857e-17,
+        0.81579923146199239969,
+    ),
+    (1.0, 0.080026218849306940029, 0.77663872520173925975),
+    (2.0, 0.69738354578822831219, 0.48655931878528386862),
+    (5.0, 1.6094379231264313851, 0.19999994053122004649),
+    (10.0, 2.302585092994045684, 0.1),
+    (40.0, 3.6888794541139363029, 0.025),
+    (1e6, 13.815510557964274104, 1.0e-6),
+];
+
+#[test]
+fn log_h_matches_mpmath_from_deep_tail_to_large_u() {
+    use super::improvement::{h, log_h, log_h_slope};
+    let mut worst: f64 = 0.0;
+    for &(u, want, slope) in &LOG_H {
+        let got = log_h(u);
+        // Relative to |ln h| except where ln h crosses zero (h = 1 at u ≈ 0.8995), where the
+        // error of h itself (a few ulps) is the meaningful measure.
+        let err = (got - want).abs() / want.abs().max(1.0);
+        worst = worst.max(err);
+        // A few ulps: 1/M − x cancels by about two bits for −2 < u < 0 (see mills).
+        assert!(err < 1.5e-15, "ln h({u}) = {got:e}, mpmath {want:e}");
+        let e = rel(log_h_slope(u), slope);
+        assert!(
+            e < 2e-15,
+            "(ln h)'({u}) = {:e}, mpmath {slope:e}",
+            log_h_slope(u)
+        );
+        if want > -700.0 {
+            // exp of the reference carries its rounding (|ln h|·ε) as a relative error.
+            assert!(
+                rel(h(u), want.exp()) < 4e-16 * want.abs().max(8.0),
+                "h({u})"
+            );
+        }
+    }
+    println!("ln h worst relative error {worst:.1e}");
+    // Beyond the table: h(u) − h(−u) = u, and h ≥ max(u, 0).
+    for i in 0..200 {
+        let u = -8.0 + 0.08 * i as f64;
+        assert!(
+            (h(u) - h(-u) - u).abs() < 4e-15 * u.abs().max(1.0),
+            "h({u}) − h({})",
+            -u
+        );
+        assert!(h(u) >= u.max(0.0));
+    }
+}
+
+#[test]
+fn log_h_inverse_matches_the_notes_table_and_round_trips() {
+    use super::improvement::{log_h, log_h_inverse};
+    // (r, h⁻¹(r)) from the notes' table (seed-002 §2.4, 17 significant digits, mpmath).
+    let table = [
+        (1e-300, -36.949568054037773),
+        (1e-100, -21.129673280216516),
+        (1e-30, -11.251185889347143),
+        (1e-12, -6.7571594604253289),
+        (1e-8, -5.3045079152476928),
+        (1e-6, -4.424892300505839),
+        (1e-4, -3.3630153259270826),
+        (1e-3, -2.7178055152317572),
+        (1e-2, -1.9383563072901023),
+        (0.1, -0.90234634751003452),
+        (0.3989422804014327, 0.0),
+        (1.0, 0.89947156125374355),
+        (10.0, 10.0),
+    ];
+    for (r, want) in table {
+        let got = log_h_inverse(f64::ln(r));
+        assert!(
+            (got - want).abs() <= 3e-15 * want.abs().max(1.0),
+            "h⁻¹({r:e}) = {got:e}, want {want:e}"
+        );
+    }
+    // Round trip over 30 decades of log-ratios, down to ln r = −1400 (λc/σ below f64's range).
+    for i in 0..=400 {
+        let log_r = -1400.0 + 3.55 * i as f64;
+        let u = log_h_inverse(log_r);
+        assert!(
+            (log_h(u) - log_r).abs() <= 8e-16 * log_r.abs().max(1.0),
+            "ln r = {log_r}"
+        );
+    }
+    assert!(log_h_inverse(f64::NAN).is_nan());
+    assert_eq!(log_h_inverse(f64::NEG_INFINITY), f64::NEG_INFINITY);
+}
+
+#[test]
+fn log_expected_improvement_matches_mpmath_and_handles_zero_std() {
+    use super::improvement::{expected_improvement, log_expected_improvement, ImprovementError};
+    // (mean, std, best, ln EI) from mpmath at 400 digits.
+    let cases = [
+        (0.0, 1.0, 1000.0, -500014.7344520911584469),
+        (0.0, 1.0, 40.0, -808.2985683566199602409),
+        (1.0, 0.5, 1.2, -2.160916981785529110658),
+        (-3.0, 2.0, 4.0, -9.0536628572054414275),
+        (5.0, 1e-3, 0.0, 1.609437912434100374601),
+        (0.0, 1.0, -3.0, 1.098739665327707772686),
+        (1e-3, 1e-5, 0.5, -1245005034.067416562859),
+    ];
+    for (m, s, b, want) in cases {
+        let got = log_expected_improvement(m, s, b).unwrap();
+        assert!(
+            rel(got, want) < 4e-16,
+            "LogEI({m}, {s}, {b}) = {got:e}, want {want:e}"
+        );
+    }
+    assert_eq!(log_expected_improvement(2.0, 0.0, 1.5), Ok(0.5f64.ln()));
+    assert_eq!(
+        log_expected_improvement(1.0, 0.0, 1.5),
+        Ok(f64::NEG_INFINITY)
+    );
+    assert_eq!(expected_improvement(1.0, 0.0, 1.5), Ok(0.0));
+    assert!(
+        rel(
+            expected_improvement(1.0, 0.5, 1.2).unwrap(),
+            (-2.160916981785529110658f64).exp()
+        ) < 1e-15
+    );
+    assert_eq!(
+        log_expected_improvement(0.0, -1.0, 0.0),
+        Err(ImprovementError::NegativeStd)
+    );
+    assert_eq!(
+        log_expected_improvement(f64::NAN, 1.0, 0.0),
+        Err(ImprovementError::NonFinite)
+    );
+    assert_eq!(
+        log_expected_improvement(0.0, 1.0, f64::INFINITY),
+        Err(ImprovementError::NonFinite)
+    );
+}
+
+#[test]
+fn gittins_index_matches_mpmath_and_its_limits() {
+    use super::improvement::{expected_improvement, gittins_index, ImprovementError};
+    // (mean, std, λc, index) from mpmath (80 digits, bisection on h to 400 steps).
+    let cases = [
+        (0.0, 1.0, 1e-4, 3.363015325927082556397),
+        (1.5, 0.3, 0.02, 1.834369163426122037294),
+        (-2.0, 5.0, 1e-12, 32.91211022709849838977),
+        (10.0, 1e-3, 1e-300, 10.03676241743668739235),
+        (0.25, 2.0, 7.0, -6.749883010945114876567),
+        (3.0, 1e-8, 0.5, 2.5),
+        (-1e3, 1e2, 1e-200, 2024.504318239212880229),
+        (0.7, 1e200, 1e-100, 3.694956805403777290075e+201),
+        (2.0, 0.9, 0.9, 1.19047559487163080534),
+    ];
+    for (m, s, p, want) in cases {
+        let got = gittins_index(m, s, p).unwrap();
+        assert!(
+            rel(got, want) < 1e-14,
+            "PBGI({m}, {s}, {p}) = {got:e}, want {want:e}"
+        );
+        // The defining equation, independently: EI at the index equals the price.
+        if p > 1e-250 && s < 1e100 {
+            let ei = expected_improvement(m, s, got).unwrap();
+            assert!(
+                rel(ei, p) < 1e-9 * (1.0 + (m - got).abs() / s),
+                "EI(index) = {ei:e} ≠ {p:e}"
+            );
+        }
+    }
+    assert_eq!(gittins_index(1.0, 0.0, 0.25), Ok(0.75));
+    assert_eq!(
+        gittins_index(1.0, 1.0, 0.0),
+        Err(ImprovementError::NonPositivePrice)
+    );
+    assert_eq!(
+        gittins_index(1.0, 1.0, -1.0),
+        Err(ImprovementError::NonPositivePrice)
+    );
+    assert_eq!(
+        gittins_index(1.0, -1.0, 1.0),
+        Err(ImprovementError::NegativeStd)
+    );
+    assert_eq!(
+        gittins_index(f64::NAN, 1.0, 1.0),
+        Err(ImprovementError::NonFinite)
+    );
+    // σ → 0 is continuous: the index tends to mean − λc.
+    let near: f64 = gittins_index(1.0, 1e-12, 0.25).unwrap();
+    assert!((near - 0.75).abs() < 1e-15);
+}
+
+#[test]
+fn improvement_functions_in_f32_agree_with_f64() {
+    use super::improvement::{gittins_index, log_h, log_h_inverse};
+    for &(u, _, _) in &LOG_H {
+        let a = log_h(u as f32) as f64;
+        let b = log_h((u as f32) as f64);
+        assert!(
+            (a - b).abs() <= 4e-7 * b.abs().max(1.0),
+            "f32 ln h({u}) = {a}, f64 {b}"
+        );
+    }
+    for i in 0..=100 {
+        let log_r = -80.0 + 0.85 * i as f64;
+        let a = log_h_inverse(log_r as f32) as f64;
+        let b = log_h_inverse((log_r as f32) as f64);
+        assert!(
+            (a - b).abs() <= 2e-6 * b.abs().max(1.0),
+            "f32 h⁻¹ at ln r = {log_r}"
+        );
+    }
+    let a = gittins_index(0.0f32, 1.0, 1e-4).unwrap() as f64;
+    assert!((a - 3.363015325927082556397).abs() < 2e-6);
+}
