@@ -449,12 +449,16 @@ fn run(cli: Cli) -> Result<(), String> {
             }
         }
         Command::Acq(c) => {
-            let (a, column, f): (_, _, fn(&Table) -> Result<Vec<f64>, String>) = match c {
-                AcqCommand::Pbgi(a) => (a, "index", costbo_std::acq_tool::pbgi),
-                AcqCommand::LogEi(a) => (a, "log_ei", costbo_std::acq_tool::log_ei),
+            let (a, column) = match &c {
+                AcqCommand::Pbgi(a) => (a, "index"),
+                AcqCommand::LogEi(a) => (a, "log_ei"),
             };
             let table = read(&a.input)?;
-            let values = f(&table).map_err(|e| format!("{}: {e}", a.input.display()))?;
+            let values = match c {
+                AcqCommand::Pbgi(_) => costbo_std::acq_tool::pbgi(&table),
+                AcqCommand::LogEi(_) => costbo_std::acq_tool::log_ei(&table),
+            }
+            .map_err(|e| format!("{}: {e}", a.input.display()))?;
             println!("{column}");
             for v in values {
                 println!("{v:?}");
