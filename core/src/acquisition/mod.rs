@@ -16,13 +16,17 @@
 //!
 //! Over a box (a control set of every variable, papers 002–004), acquisitions are functions of
 //! the posterior at the point itself:
-//! - [`ucb`]: `μ + √β·σ` (GP-UCB).
+//! - [`ucb`]: `μ + √β·σ` (GP-UCB);
+//! - [`improvement`]: LogEI, LogEIPC, LogEICC and the Pandora's Box Gittins index (paper 002),
+//!   priced by [`cost`]: `ln c(x)` known, learned, or uniform.
 //!
 //! A closure `FnMut(&[R; D], Need<R>) -> Option<(R, [R; D])>` is an acquisition too.
 
+pub mod cost;
 pub mod expected_bound;
 pub mod expected_path;
 pub mod fantasy_ei;
+pub mod improvement;
 pub mod ucb;
 
 pub use crate::optimize::Need;

@@ -204,16 +204,31 @@ pub fn gittins_index_with_root<R: Real>(
     if price <= R::ZERO {
         return Err(ImprovementError::NonPositivePrice);
     }
+    Ok(index_at(mean, std, price.ln(), price))
+}
+
+/// [`gittins_index_with_root`] with the price given by its logarithm `ln(λ·c)`, which stays
+/// representable when `λ` has been halved hundreds of times (PBGI-D) or in `f32`.
+pub fn gittins_index_from_log_price<R: Real>(
+    mean: R,
+    std: R,
+    log_price: R,
+) -> Result<(R, R), ImprovementError> {
+    check(mean, std, log_price)?;
+    Ok(index_at(mean, std, log_price, log_price.exp()))
+}
+
+/// The index and its root from validated arguments, `price = e^{log_price}`.
+fn index_at<R: Real>(mean: R, std: R, log_price: R, price: R) -> (R, R) {
     if std == R::ZERO {
-        return Ok((mean - price, R::INFINITY));
+        return (mean - price, R::INFINITY);
     }
-    let log_r = price.ln() - std.ln();
-    let u = log_h_inverse(log_r);
+    let u = log_h_inverse(log_price - std.ln());
     if u >= cst(10.0) {
         // u = price/std exactly enough; mean − price avoids rounding std·(price/std).
-        return Ok((mean - price, u));
+        return (mean - price, u);
     }
-    Ok(((-std).mul_add(u, mean), u))
+    ((-std).mul_add(u, mean), u)
 }
 
 fn check<R: Real>(mean: R, std: R, other: R) -> Result<(), ImprovementError> {

@@ -1,0 +1,360 @@
+//! Paper 002's acquisitions over a box, functions of the posterior at the point itself and of
+//! the cost there ([`LogCost`]):
+//! - [`LogImprovement`]: LogEI (Ament et al. 2023) minus `α·ln c`: LogEI (`α = 0`), LogEIPC
+//!   (`α = 1`) and LogEICC (cost cooling, `α` falling from 1 to 0 as the budget is spent);
+//! - [`GittinsIndex`]: the Pandora's Box Gittins index at price `λ·c(x)` (PBGI, PBGI-D and,
+//!   with a learned cost, PBGI-U).
+//!
+//! Both floor the posterior variance as BoTorch's `_mean_and_sigma` does (`1e-12`; `1e-8` in
+//! `f32`, where `1e-12` is below the variance's rounding near data).
+
+use super::cost::LogCost;
+use super::{Acquisition, Need};
+use crate::gp::Gp;
+use crate::real::Real;
+use crate::special::improvement::{
+    gittins_index_from_log_price, log_expected_improvement, log_h_slope,
+};
+
+/// The posterior variance floor for `R` (see the module documentation).
+pub fn variance_floor<R: Real>() -> R {
+    R::from_f64(if R::EPSILON < R::from_f64(1e-10) {
+        1e-12
+    } else {
+        1e-8
+    })
+}
+
+/// Mean, standard deviation and, if `gradient`, their gradients at `x`, the variance floored.
+#[allow(clippy::type_complexity)]
+fn moments<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>(
+    gp: &Gp<R, N, D, S>,
+    x: &[R; D],
+    gradient: bool,
+) -> Option<(R, R, [R; D], [R; D])> {
+    let floor = variance_floor::<R>();
+    if !gradient {
+        let p = gp.predict(x).ok()?;
+        return Some((
+            p.mean,
+            p.variance.max(floor).sqrt(),
+            [R::ZERO; D],
+            [R::ZERO; D],
+        ));
+    }
+    let p = gp.predict_with_gradient(x).ok()?;
+    if p.variance > floor {
+        Some((p.mean, p.std, p.d_mean, p.d_std))
+    } else {
+        Some((p.mean, floor.sqrt(), p.d_mean, [R::ZERO; D]))
+    }
+}
+
+/// `ln EI(x; best) − α·ln c(x)`.
+#[derive(Debug, Clone, Copy)]
+pub struct LogImprovement<'a, R, const N: usize, const D: usize, S, C> {
+    gp: &'a Gp<R, N, D, S>,
+    best: R,
+    exponent: R,
+    cost: C,
+}
+
+impl<'a, R: Real, const N: usize, const D: usize, S, C> LogImprovement<'a, R, N, D, S, C> {
+    /// LogEI over `best` under `gp`, less `exponent·ln c` with `c` from `cost`.
+    pub fn new(gp: &'a Gp<R, N, D, S>, best: R, exponent: R, cost: C) -> Self {
+        LogImprovement {
+            gp,
+            best,
+            exponent,
+            cost,
+        }
+    }
+}
+
+impl<R, const N: usize, const D: usize, S, C> Acquisition<R, D>
+    for LogImprovement<'_, R, N, D, S, C>
+where
+    R: Real,
+    S: AsRef<[R]> + AsMut<[R]>,
+    C: LogCost<R, D>,
+{
+    fn evaluate(&mut self, x: &[R; D], need: Need<R>) -> Option<(R, [R; D])> {
+        let gradient = need.wants_gradient();
+        let (mean, std, d_mean, d_std) = moments(self.gp, x, gradient)?;
+        let log_ei = log_expected_improvement(mean, std, self.best).ok()?;
+        let priced = self.exponent != R::ZERO;
+        let (log_c, d_log_c) = if priced {
+            self.cost.log_cost(x, gradient)?
+        } else {
+            (R::ZERO, [R::ZERO; D])
+        };
+        let value = log_ei - self.exponent * log_c;
+        if !value.is_finite() {
+            return None;
+        }
+        if !gradient {
+            return Some((value, [R::ZERO; D]));
+        }
+        // u = (μ − best)/σ: ∇ ln EI = (ln h)'(u)·(∇μ − u∇σ)/σ + ∇σ/σ.
+        let u = (mean - self.best) / std;
+        let slope = log_h_slope(u);
+        let g = core::array::from_fn(|l| {
+            slope * (d_mean[l] - u * d_std[l]) / std + d_std[l] / std - self.exponent * d_log_c[l]
+        });
+        Some((value, g))
+    }
+}
+
+/// The Pandora's Box Gittins index at price `λ·c(x)`, `λ` given by its logarithm.
+#[derive(Debug, Clone, Copy)]
+pub struct GittinsIndex<'a, R, const N: usize, const D: usize, S, C> {
+    gp: &'a Gp<R, N, D, S>,
+    log_lambda: R,
+    cost: C,
+}
+
+impl<'a, R: Real, const N: usize, const D: usize, S, C> GittinsIndex<'a, R, N, D, S, C> {
+    /// The index under `gp` with `ln λ = log_lambda` and costs from `cost`.
+    pub fn new(gp: &'a Gp<R, N, D, S>, log_lambda: R, cost: C) -> Self {
+        GittinsIndex {
+            gp,
+            log_lambda,
+            cost,
+        }
+    }
+}
+
+impl<R, const N: usize, const D: usize, S, C> Acquisition<R, D> for GittinsIndex<'_, R, N, D, S, C>
+where
+    R: Real,
+    S: AsRef<[R]> + AsMut<[R]>,
+    C: LogCost<R, D>,
+{
+    fn evaluate(&mut self, x: &[R; D], need: Need<R>) -> Option<(R, [R; D])> {
+        let gradient = need.wants_gradient();
+        let (mean, std, d_mean, d_std) = moments(self.gp, x, gradient)?;
+        let (log_c, d_log_c) = self.cost.log_cost(x, gradient)?;
+        let (index, u) = gittins_index_from_log_price(mean, std, self.log_lambda + log_c).ok()?;
+        if !index.is_finite() {
+            return None;
+        }
+        if !gradient {
+            return Some((index, [R::ZERO; D]));
+        }
+        Some((
+            index,
+            gittins_index_gradient(&d_mean, std, &d_std, u, &d_log_c),
+        ))
+    }
+}
+
+/// The gradient of the Gittins index (paper 002's Prop. 3) in its stable form (notes §2.6):
+/// `∇α = ∇μ − u*∇σ + (∇σ − σ∇ln c)/(ln h)'(u*)`, from the posterior's `∇μ`, `σ`, `∇σ`, the
+/// index's root `u*` and `∇ln c`. For `u* ≥ 10`, where the index is `μ − λc` to rounding, its
+/// limit `∇μ − σu*∇ln c = ∇μ − λ∇c`, free of the cancellation of `u*∇σ` against `∇σ/(ln h)'`.
+pub fn gittins_index_gradient<R: Real, const D: usize>(
+    d_mean: &[R; D],
+    std: R,
+    d_std: &[R; D],
+    u: R,
+    d_log_c: &[R; D],
+) -> [R; D] {
+    if u >= R::from_f64(10.0) {
+        return core::array::from_fn(|l| d_mean[l] - std * u * d_log_c[l]);
+    }
+    let slope = log_h_slope(u);
+    core::array::from_fn(|l| d_mean[l] - u * d_std[l] + (d_std[l] - std * d_log_c[l]) / slope)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::cost::{KnownCost, LearnedCost, Uniform};
+    use super::*;
+    use crate::dist::Distribution;
+    use crate::gp::{Gp, WhenFull};
+    use crate::kernel::Kernel;
+    use crate::linalg::tri_len;
+    use crate::problem::{ControlSet, CostFunction, Costs, Problem, Variable};
+    use crate::special::improvement::{expected_improvement, gittins_index_with_root};
+
+    type G = Gp<f64, 8, 2, [f64; tri_len(8)]>;
+
+    fn model(points: &[([f64; 2], f64)]) -> G {
+        let k = Kernel::matern52([0.3, 0.5], 1.3).unwrap();
+        let mut gp: G = Gp::new(k, 0.1, 1e-4, WhenFull::Reject, [0.0; tri_len(8)]).unwrap();
+        for (x, y) in points {
+            gp.push(x, *y).unwrap();
+        }
+        gp
+    }
+
+    fn data() -> G {
+        model(&[
+            ([0.1, 0.2], 0.3),
+            ([0.8, 0.4], -0.2),
+            ([0.5, 0.9], 0.9),
+            ([0.3, 0.6], 0.1),
+        ])
+    }
+
+    /// Cost 1 + 20·x₀² + x₁ on physical bounds [0, 2] × [−1, 1].
+    fn dose_cost(_: usize, x: &[f64; 2]) -> (f64, [f64; 2]) {
+        (2.0 + 20.0 * x[0] * x[0] + x[1], [40.0 * x[0], 1.0])
+    }
+
+    fn problem() -> Problem<f64, 2, 1> {
+        let v = |lower: f64, upper: f64| Variable {
+            lower,
+            upper,
+            uncontrolled: Distribution::uniform(lower, upper).unwrap(),
+        };
+        Problem::new(
+            &[v(0.0, 2.0), v(-1.0, 1.0)],
+            &[ControlSet::of(&[0, 1])],
+            Some(&[1.0]),
+        )
+        .unwrap()
+        .with_costs(Costs::Function(CostFunction(dose_cost)))
+        .unwrap()
+    }
+
+    fn check_gradient(acq: &mut impl Acquisition<f64, 2>, x: [f64; 2]) {
+        let (v, g) = acq.evaluate(&x, Need::Gradient).unwrap();
+        let (v0, _) = acq
+            .evaluate(
+                &x,
+                Need::Value {
+                    floor: f64::NEG_INFINITY,
+                },
+            )
+            .unwrap();
+        assert_eq!(v, v0, "value with and without gradient");
+        for l in 0..2 {
+            let (mut a, mut b) = (x, x);
+            a[l] += 1e-6;
+            b[l] -= 1e-6;
+            let fd =
+                (acq.evaluate(
+                    &a,
+                    Need::Value {
+                        floor: f64::NEG_INFINITY,
+                    },
+                )
+                .unwrap()
+                .0 - acq
+                    .evaluate(
+                        &b,
+                        Need::Value {
+                            floor: f64::NEG_INFINITY,
+                        },
+                    )
+                    .unwrap()
+                    .0)
+                    / 2e-6;
+            assert!(
+                (fd - g[l]).abs() < 2e-6 * (1.0 + fd.abs()),
+                "∂{l}: fd {fd} vs {}",
+                g[l]
+            );
+        }
+    }
+
+    #[test]
+    fn gittins_gradient_matches_the_notes_worked_check() {
+        // Notes §2.6: μ = sin 3x, σ = 0.3 + x², c = 1 + 20x², λ = 1e-4 at x = 0.37 gives
+        // u* = −2.76498 and a derivative of 3.08253500353914 (finite differences, Eq. 10 and
+        // the stable form agree; the official code's backward gives 1.8727).
+        let x: f64 = 0.37;
+        let (mean, std, cost) = ((3.0 * x).sin(), 0.3 + x * x, 1.0 + 20.0 * x * x);
+        let (_, u) = gittins_index_with_root(mean, std, 1e-4 * cost).unwrap();
+        assert!((u + 2.76498).abs() < 5e-6, "u* = {u}");
+        let g = gittins_index_gradient(
+            &[3.0 * (3.0 * x).cos()],
+            std,
+            &[2.0 * x],
+            u,
+            &[40.0 * x / cost],
+        );
+        assert!((g[0] - 3.08253500353914).abs() < 1e-12, "∇α = {}", g[0]);
+    }
+
+    #[test]
+    fn gradients_match_finite_differences_with_every_cost_source() {
+        let gp = data();
+        let p = problem();
+        let cost_model = model(&[([0.2, 0.3], 0.5), ([0.7, 0.8], 1.5), ([0.4, 0.1], 0.9)]);
+        for x in [[0.37, 0.61], [0.82, 0.15], [0.5, 0.5]] {
+            check_gradient(&mut GittinsIndex::new(&gp, (1e-4f64).ln(), Uniform), x);
+            check_gradient(
+                &mut GittinsIndex::new(&gp, (0.1f64).ln(), KnownCost::new(&p, 0)),
+                x,
+            );
+            check_gradient(
+                &mut GittinsIndex::new(&gp, (1e-3f64).ln(), LearnedCost::new(&cost_model, 1.0)),
+                x,
+            );
+            check_gradient(&mut LogImprovement::new(&gp, 0.9, 0.0, Uniform), x);
+            check_gradient(
+                &mut LogImprovement::new(&gp, 0.9, 1.0, KnownCost::new(&p, 0)),
+                x,
+            );
+            check_gradient(
+                &mut LogImprovement::new(&gp, 0.9, 0.4, LearnedCost::new(&cost_model, -0.4)),
+                x,
+            );
+        }
+    }
+
+    #[test]
+    fn values_are_the_closed_forms_at_the_posterior() {
+        let gp = data();
+        let p = problem();
+        let x = [0.37, 0.61];
+        let pr = gp.predict(&x).unwrap();
+        let (m, s) = (pr.mean, pr.variance.sqrt());
+        let c = dose_cost(0, &p.to_physical(&x)).0;
+        // LogEIPC = ln(EI/c), EI from the closed form σh(u).
+        let want = (expected_improvement(m, s, 0.9).unwrap() / c).ln();
+        let got = LogImprovement::new(&gp, 0.9, 1.0, KnownCost::new(&p, 0))
+            .evaluate(
+                &x,
+                Need::Value {
+                    floor: f64::NEG_INFINITY,
+                },
+            )
+            .unwrap()
+            .0;
+        assert!((got - want).abs() < 1e-13 * want.abs());
+        // The index at price λc solves EI(index) = λc.
+        let index = GittinsIndex::new(&gp, (0.01f64).ln(), KnownCost::new(&p, 0))
+            .evaluate(
+                &x,
+                Need::Value {
+                    floor: f64::NEG_INFINITY,
+                },
+            )
+            .unwrap()
+            .0;
+        let ei = expected_improvement(m, s, index).unwrap();
+        assert!(
+            (ei - 0.01 * c).abs() < 1e-12 * 0.01 * c,
+            "EI(index) = {ei}, λc = {}",
+            0.01 * c
+        );
+        // PBGI-U prices at E[c] = exp(μ + σ²/2) of the log-cost model.
+        let cm = model(&[([0.2, 0.3], 0.5), ([0.7, 0.8], 1.5)]);
+        let q = cm.predict(&x).unwrap();
+        let expected_cost = (q.mean + q.variance / 2.0).exp();
+        let index = GittinsIndex::new(&gp, (0.01f64).ln(), LearnedCost::new(&cm, 1.0))
+            .evaluate(
+                &x,
+                Need::Value {
+                    floor: f64::NEG_INFINITY,
+                },
+            )
+            .unwrap()
+            .0;
+        let ei = expected_improvement(m, s, index).unwrap();
+        assert!((ei - 0.01 * expected_cost).abs() < 1e-12 * 0.01 * expected_cost);
+    }
+}
