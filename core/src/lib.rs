@@ -44,7 +44,9 @@
     feature = "policy-thompson",
     feature = "policy-ei",
     feature = "policy-random-search",
-    feature = "policy-gp-ucb"
+    feature = "policy-gp-ucb",
+    feature = "policy-pbgi",
+    feature = "policy-log-ei"
 )))]
 compile_error!(
     "costbo-core needs at least one decision rule: enable a `policy-*` feature or `all-policies`"

@@ -129,7 +129,11 @@ fn an_outside_rule_plugs_in_and_may_stop() {
 fn every_registered_name_parses_and_bad_names_are_refused() {
     let defaults = RuleDefaults::new(0.25);
     for r in RULES {
-        let name = r.name.replace("EPS", "0.5").replace("-N", "-7");
+        let name = r
+            .name
+            .replace("EPS", "0.5")
+            .replace("-N", "-7")
+            .replace("LAMBDA", "0.01");
         let spec =
             PolicySpec::<f64>::parse(&name, &defaults).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         // Every rule builds, and starts on a problem with known costs.
@@ -161,7 +165,7 @@ fn every_registered_name_parses_and_bad_names_are_refused() {
         ("ucb-cvs:x", PolicySpecError::BadEpsilon),
         ("etc-0", PolicySpecError::BadPlays),
         ("etc", PolicySpecError::UnknownName),
-        ("pbgi", PolicySpecError::UnknownName),
+        ("pbgi-x", PolicySpecError::UnknownName),
         ("", PolicySpecError::UnknownName),
     ] {
         assert_eq!(PolicySpec::<f64>::parse(bad, &defaults), Err(why), "{bad}");

@@ -10,6 +10,12 @@ use crate::real::Real;
 use super::ei_psq::EiPsq;
 #[cfg(feature = "policy-explore-then-commit")]
 use super::explore_then_commit::{ExploreThenCommit, PlaysPerGroup};
+#[cfg(feature = "policy-gp-ucb")]
+use super::gp_ucb::{BetaSchedule, GpUcb};
+#[cfg(feature = "policy-log-ei")]
+use super::log_ei::{CostUse, LogEi};
+#[cfg(feature = "policy-pbgi")]
+use super::pbgi::{Lambda, PandoraIndex};
 #[cfg(feature = "policy-per-unit-cost")]
 use super::per_unit_cost::UcbPerUnitCost;
 #[cfg(feature = "policy-random-search")]
@@ -22,6 +28,12 @@ use super::thompson_psq::ThompsonPsq;
 use super::ucb_cvs::{EpsilonSchedule, UcbCvs};
 #[cfg(feature = "policy-unknown-cost")]
 use super::unknown_cost::{UnknownCost, UnknownCostConfig};
+#[cfg(any(
+    feature = "policy-gp-ucb",
+    feature = "policy-log-ei",
+    feature = "policy-pbgi"
+))]
+use super::Maximiser;
 
 /// A rule's name in the registry, with what it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,12 +116,58 @@ pub const RULES: &[RuleName] = &[
         name: "random-search",
         summary: "a uniformly random affordable set at uniformly random values",
     },
+    #[cfg(feature = "policy-gp-ucb")]
+    RuleName {
+        name: "gp-ucb",
+        summary: "GP-UCB over the box, Srinivas' beta scaled by 1/5 (paper 002's UCB)",
+    },
+    #[cfg(feature = "policy-pbgi")]
+    RuleName {
+        name: "pbgi",
+        summary: "Pandora's Box Gittins index, lambda = 1e-4 (paper 002's budgeted PBGI)",
+    },
+    #[cfg(feature = "policy-pbgi")]
+    RuleName {
+        name: "pbgi:LAMBDA",
+        summary: "Pandora's Box Gittins index with a fixed LAMBDA > 0 (paper 002)",
+    },
+    #[cfg(feature = "policy-pbgi")]
+    RuleName {
+        name: "pbgi-d",
+        summary: "PBGI-D: lambda from 0.1, halved when the stopping rule fires (paper 002)",
+    },
+    #[cfg(feature = "policy-pbgi")]
+    RuleName {
+        name: "pbgi-stop:LAMBDA",
+        summary: "cost-per-sample PBGI: fixed LAMBDA, stops by the Pandora rule (paper 002)",
+    },
+    #[cfg(feature = "policy-log-ei")]
+    RuleName {
+        name: "log-ei",
+        summary: "LogEI over the box (paper 002's EI baseline)",
+    },
+    #[cfg(feature = "policy-log-ei")]
+    RuleName {
+        name: "log-eipc",
+        summary: "LogEI per unit cost (paper 002's EIPC baseline)",
+    },
+    #[cfg(feature = "policy-log-ei")]
+    RuleName {
+        name: "log-eicc",
+        summary: "LogEI with cost cooling (paper 002's EICC baseline)",
+    },
 ];
 
 /// Parameters that rule names leave open, supplied by the caller (an experiment's settings).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RuleDefaults<R> {
     epsilon: R,
+    #[cfg(any(
+        feature = "policy-gp-ucb",
+        feature = "policy-log-ei",
+        feature = "policy-pbgi"
+    ))]
+    maximiser: Maximiser,
     #[cfg(feature = "policy-unknown-cost")]
     unknown_cost: UnknownCostConfig<R>,
 }
@@ -120,6 +178,12 @@ impl<R: Real> RuleDefaults<R> {
     pub fn new(epsilon: R) -> Self {
         RuleDefaults {
             epsilon,
+            #[cfg(any(
+                feature = "policy-gp-ucb",
+                feature = "policy-log-ei",
+                feature = "policy-pbgi"
+            ))]
+            maximiser: Maximiser::Pool,
             #[cfg(feature = "policy-unknown-cost")]
             unknown_cost: UnknownCostConfig {
                 exploration: super::unknown_cost::Exploration::BudgetFraction(R::from_f64(0.6)),
@@ -127,6 +191,17 @@ impl<R: Real> RuleDefaults<R> {
                 halve_every: None,
             },
         }
+    }
+
+    /// With `maximiser` for the rules over a box (`gp-ucb`, `pbgi*`, `log-ei*`; default: the
+    /// inner optimiser's pool, [`Maximiser::Pool`]).
+    #[cfg(any(
+        feature = "policy-gp-ucb",
+        feature = "policy-log-ei",
+        feature = "policy-pbgi"
+    ))]
+    pub fn with_maximiser(self, maximiser: Maximiser) -> Self {
+        RuleDefaults { maximiser, ..self }
     }
 
     /// With other settings for `unknown-cost`.
@@ -148,6 +223,8 @@ pub enum PolicySpecError {
     BadEpsilon,
     /// `etc-0`: explore-then-commit needs at least one play per group.
     BadPlays,
+    /// `pbgi:LAMBDA` with a `LAMBDA` that is not a finite number > 0.
+    BadLambda,
 }
 
 /// A rule and its parameters: what a configuration file, a command line or a firmware build
@@ -175,6 +252,15 @@ pub enum PolicySpec<R> {
     /// Uniform random search.
     #[cfg(feature = "policy-random-search")]
     RandomSearch,
+    /// GP-UCB over the box.
+    #[cfg(feature = "policy-gp-ucb")]
+    GpUcb(BetaSchedule<R>, Maximiser),
+    /// A Pandora's Box Gittins index rule: `λ`, whether to stop by the Pandora rule.
+    #[cfg(feature = "policy-pbgi")]
+    Pandora(Lambda<R>, bool, Maximiser),
+    /// A LogEI rule.
+    #[cfg(feature = "policy-log-ei")]
+    LogEi(CostUse, Maximiser),
     #[doc(hidden)]
     _Never(core::convert::Infallible, core::marker::PhantomData<R>),
 }
@@ -208,7 +294,32 @@ impl<R: Real> PolicySpec<R> {
             "ucb-per-cost" => PolicySpec::UcbPerUnitCost,
             #[cfg(feature = "policy-random-search")]
             "random-search" => PolicySpec::RandomSearch,
+            #[cfg(feature = "policy-gp-ucb")]
+            "gp-ucb" => PolicySpec::GpUcb(BetaSchedule::paper_002(), defaults.maximiser),
+            #[cfg(feature = "policy-pbgi")]
+            "pbgi" => PolicySpec::Pandora(Lambda::paper_002_fixed(), false, defaults.maximiser),
+            #[cfg(feature = "policy-pbgi")]
+            "pbgi-d" => {
+                PolicySpec::Pandora(Lambda::paper_002_decaying(), false, defaults.maximiser)
+            }
+            #[cfg(feature = "policy-log-ei")]
+            "log-ei" => PolicySpec::LogEi(CostUse::Ignore, defaults.maximiser),
+            #[cfg(feature = "policy-log-ei")]
+            "log-eipc" => PolicySpec::LogEi(CostUse::PerUnit, defaults.maximiser),
+            #[cfg(feature = "policy-log-ei")]
+            "log-eicc" => PolicySpec::LogEi(CostUse::Cooling, defaults.maximiser),
             other => {
+                #[cfg(feature = "policy-pbgi")]
+                for (prefix, stop) in [("pbgi:", false), ("pbgi-stop:", true)] {
+                    if let Some(l) = other.strip_prefix(prefix) {
+                        let lambda: f64 = l.parse().map_err(|_| PolicySpecError::BadLambda)?;
+                        let lambda = Lambda::Fixed(R::from_f64(lambda));
+                        if !lambda.is_valid() {
+                            return Err(PolicySpecError::BadLambda);
+                        }
+                        return Ok(PolicySpec::Pandora(lambda, stop, defaults.maximiser));
+                    }
+                }
                 #[cfg(feature = "policy-explore-then-commit")]
                 if let Some(n) = other
                     .strip_prefix("etc-")
@@ -237,7 +348,12 @@ impl<R: Real> PolicySpec<R> {
 
     /// The same rule in another precision (each parameter converted through `f64`).
     pub fn convert<T: Real>(&self) -> PolicySpec<T> {
-        #[cfg(any(feature = "policy-ucb-cvs", feature = "policy-unknown-cost"))]
+        #[cfg(any(
+            feature = "policy-ucb-cvs",
+            feature = "policy-unknown-cost",
+            feature = "policy-gp-ucb",
+            feature = "policy-pbgi"
+        ))]
         let c = |v: R| T::from_f64(v.to_f64());
         match *self {
             #[cfg(feature = "policy-ucb-cvs")]
@@ -270,6 +386,31 @@ impl<R: Real> PolicySpec<R> {
             PolicySpec::Ei(s) => PolicySpec::Ei(s),
             #[cfg(feature = "policy-random-search")]
             PolicySpec::RandomSearch => PolicySpec::RandomSearch,
+            #[cfg(feature = "policy-gp-ucb")]
+            PolicySpec::GpUcb(b, m) => PolicySpec::GpUcb(
+                match b {
+                    BetaSchedule::Constant(v) => BetaSchedule::Constant(c(v)),
+                    BetaSchedule::Srinivas { delta, scale } => BetaSchedule::Srinivas {
+                        delta: c(delta),
+                        scale: c(scale),
+                    },
+                },
+                m,
+            ),
+            #[cfg(feature = "policy-pbgi")]
+            PolicySpec::Pandora(l, stop, m) => PolicySpec::Pandora(
+                match l {
+                    Lambda::Fixed(v) => Lambda::Fixed(c(v)),
+                    Lambda::Decaying { initial, factor } => Lambda::Decaying {
+                        initial: c(initial),
+                        factor: c(factor),
+                    },
+                },
+                stop,
+                m,
+            ),
+            #[cfg(feature = "policy-log-ei")]
+            PolicySpec::LogEi(u, m) => PolicySpec::LogEi(u, m),
             PolicySpec::_Never(never, _) => match never {},
         }
     }
@@ -306,6 +447,12 @@ impl<R: Real> PolicySpec<R> {
             PolicySpec::Ei(s) => AnyPolicy::Ei(EiPsq::new(s)),
             #[cfg(feature = "policy-random-search")]
             PolicySpec::RandomSearch => AnyPolicy::RandomSearch(RandomSearch),
+            #[cfg(feature = "policy-gp-ucb")]
+            PolicySpec::GpUcb(b, m) => AnyPolicy::GpUcb(GpUcb::new(b, m)),
+            #[cfg(feature = "policy-pbgi")]
+            PolicySpec::Pandora(l, stop, m) => AnyPolicy::Pandora(PandoraIndex::new(l, stop, m)),
+            #[cfg(feature = "policy-log-ei")]
+            PolicySpec::LogEi(u, m) => AnyPolicy::LogEi(LogEi::new(u, m)),
             PolicySpec::_Never(never, _) => match never {},
         }
     }
@@ -336,6 +483,15 @@ pub enum AnyPolicy<R, const D: usize, const M: usize, const F: usize, const H: u
     /// Uniform random search.
     #[cfg(feature = "policy-random-search")]
     RandomSearch(RandomSearch),
+    /// GP-UCB over the box.
+    #[cfg(feature = "policy-gp-ucb")]
+    GpUcb(GpUcb<R>),
+    /// A Pandora's Box Gittins index rule.
+    #[cfg(feature = "policy-pbgi")]
+    Pandora(PandoraIndex<R>),
+    /// A LogEI rule.
+    #[cfg(feature = "policy-log-ei")]
+    LogEi(LogEi),
     #[doc(hidden)]
     _Never(core::convert::Infallible, core::marker::PhantomData<R>),
 }
@@ -359,6 +515,9 @@ pub enum AnyRecord<R: Copy + Default, const D: usize, const M: usize, const H: u
     /// EI's query history.
     #[cfg(feature = "policy-ei")]
     Ei(super::ei_psq::EiRecord<R, D, H>),
+    /// A Gittins index rule's `λ` and pending decision.
+    #[cfg(feature = "policy-pbgi")]
+    Pandora(super::pbgi::PandoraRecord<R>),
 }
 
 /// `$body` with `$p` bound to the running rule, whichever it is.
@@ -379,6 +538,12 @@ macro_rules! dispatch {
             AnyPolicy::Ei($p) => $body,
             #[cfg(feature = "policy-random-search")]
             AnyPolicy::RandomSearch($p) => $body,
+            #[cfg(feature = "policy-gp-ucb")]
+            AnyPolicy::GpUcb($p) => $body,
+            #[cfg(feature = "policy-pbgi")]
+            AnyPolicy::Pandora($p) => $body,
+            #[cfg(feature = "policy-log-ei")]
+            AnyPolicy::LogEi($p) => $body,
             AnyPolicy::_Never(never, _) => match *never {},
         }
     };
@@ -436,6 +601,8 @@ impl<R: Real, const D: usize, const M: usize, const F: usize, const H: usize> Po
             AnyPolicy::UnknownCost(p) => AnyRecord::UnknownCost(Policy::<R, D, M>::save(p)),
             #[cfg(feature = "policy-ei")]
             AnyPolicy::Ei(p) => AnyRecord::Ei(Policy::<R, D, M>::save(p)),
+            #[cfg(feature = "policy-pbgi")]
+            AnyPolicy::Pandora(p) => AnyRecord::Pandora(Policy::<R, D, M>::save(p)),
             _ => AnyRecord::Stateless,
         }
     }
@@ -451,6 +618,10 @@ impl<R: Real, const D: usize, const M: usize, const F: usize, const H: usize> Po
             (AnyPolicy::UnknownCost(p), AnyRecord::UnknownCost(r)) => Policy::<R, D, M>::load(p, r),
             #[cfg(feature = "policy-ei")]
             (AnyPolicy::Ei(p), AnyRecord::Ei(r)) => Policy::<R, D, M>::load(p, r),
+            #[cfg(feature = "policy-pbgi")]
+            (AnyPolicy::Pandora(p), AnyRecord::Pandora(r)) => Policy::<R, D, M>::load(p, r),
+            #[cfg(feature = "policy-pbgi")]
+            (AnyPolicy::Pandora(_), _) => Err(DriverError::InvalidSnapshot),
             #[cfg(feature = "policy-explore-then-commit")]
             (AnyPolicy::ExploreThenCommit(_), _) => Err(DriverError::InvalidSnapshot),
             #[cfg(feature = "policy-unknown-cost")]

@@ -22,6 +22,8 @@ pub mod tags {
     /// The unknown-cost rule's running bounds: the upper bound of each set, then the lower
     /// bound.
     pub const RUNNING_BOUNDS: u8 = 1;
+    /// PBGI-D's count of divisions of `λ` after the round's observation.
+    pub const GITTINS_DIVISIONS: u8 = 2;
 }
 
 /// A tagged list of up to [`MEMO_CAPACITY`] scalars (see the module documentation).

@@ -24,7 +24,11 @@
 //!   and the per-unit-cost [`Selection`] the sample-path rules compose with;
 //! - [`random_search`] (`policy-random-search`): uniform random search, the worked example of
 //!   `docs/architecture.md`;
-//! - [`gp_ucb`] (`policy-gp-ucb`): GP-UCB over a box with a `β` schedule (paper 002's UCB).
+//! - [`gp_ucb`] (`policy-gp-ucb`): GP-UCB over a box with a `β` schedule (paper 002's UCB);
+//! - [`pbgi`] (`policy-pbgi`): the Pandora's Box Gittins index, fixed or decaying `λ`, with
+//!   the Pandora stopping rule (paper 002's PBGI, PBGI-D, PBGI-U);
+//! - [`log_ei`] (`policy-log-ei`): LogEI, LogEIPC and LogEICC over a box (paper 002's
+//!   baselines).
 //!
 //! A rule that needs state no other rule needs (ETC's counters, the unknown-cost rule's running
 //! bounds, EI's query history, a second model) keeps it itself.
@@ -40,6 +44,10 @@ pub mod ei_psq;
 pub mod explore_then_commit;
 #[cfg(feature = "policy-gp-ucb")]
 pub mod gp_ucb;
+#[cfg(feature = "policy-log-ei")]
+pub mod log_ei;
+#[cfg(feature = "policy-pbgi")]
+pub mod pbgi;
 #[cfg(feature = "policy-per-unit-cost")]
 pub mod per_unit_cost;
 #[cfg(feature = "policy-random-search")]
@@ -102,6 +110,8 @@ pub enum DriverError {
     InvalidCostModel,
     /// The rule works over a box: the problem needs a control set of every variable.
     RuleNeedsFullSet,
+    /// A rule's parameter is out of its range (for example a Gittins index rule's `λ ≤ 0`).
+    InvalidParameter,
     /// The caller's workspace is shorter than the rule needs
     /// ([`Controller::workspace_len`](crate::driver::Controller::workspace_len)).
     WorkspaceTooSmall,

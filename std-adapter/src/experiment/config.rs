@@ -194,6 +194,7 @@ pub fn parse_algorithm(name: &str, epsilon: f64, d: usize) -> Result<Algorithm, 
             format!("algorithm `{name}`: ε must be a number ≥ 0")
         }
         PolicySpecError::BadPlays => format!("algorithm `{name}`: plays per group must be > 0"),
+        PolicySpecError::BadLambda => format!("algorithm `{name}`: λ must be a number > 0"),
         PolicySpecError::UnknownName => {
             let known: Vec<&str> = RULES.iter().map(|r| r.name).collect();
             format!("unknown algorithm `{name}` (known: {})", known.join(", "))

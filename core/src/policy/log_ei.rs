@@ -1,0 +1,123 @@
+//! Paper 002's expected-improvement baselines over a box, in Ament et al.'s log form: play the
+//! maximiser of `ln EI(x; f*) − α·ln c(x)`, `f*` the best value observed (initial design
+//! included).
+//!
+//! - **LogEI** ([`CostUse::Ignore`], `α = 0`);
+//! - **LogEIPC** ([`CostUse::PerUnit`], `α = 1`: EI per unit cost);
+//! - **LogEICC** ([`CostUse::Cooling`], `α = max(0, (B − C)/B)` with `C` the budget spent
+//!   after the initial design: cost cooling, as the paper's code does).
+//!
+//! With costs learned (`Costs::Unknown` and the controller's model of `ln c`) the cost term is
+//! `ln E[c^{−α}]` under the log-normal posterior, `−α·μ + α²σ²/2` (BudgetedBO's form, which
+//! the paper's code uses; not `1/E[c]`).
+
+use super::{Choice, DriverError, Maximiser, Play, Policy, Round};
+use crate::acquisition::cost::{KnownCost, LearnedCost, Uniform};
+use crate::acquisition::improvement::LogImprovement;
+use crate::problem::{Costs, Problem};
+use crate::real::Real;
+
+/// How the cost enters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CostUse {
+    /// Not at all (LogEI).
+    Ignore,
+    /// Divide EI by the cost (LogEIPC).
+    PerUnit,
+    /// Divide EI by the cost to the power `(B − C)/B` (LogEICC).
+    Cooling,
+}
+
+/// A LogEI rule (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LogEi {
+    cost: CostUse,
+    maximiser: Maximiser,
+}
+
+impl LogEi {
+    /// The rule with `cost`, maximised by `maximiser`.
+    pub fn new(cost: CostUse, maximiser: Maximiser) -> Self {
+        LogEi { cost, maximiser }
+    }
+
+    /// How the cost enters.
+    pub fn cost_use(&self) -> CostUse {
+        self.cost
+    }
+
+    /// The exponent `α` of the cost after spending `spent` of `budget`.
+    pub fn exponent<R: Real>(&self, spent: R, budget: R) -> R {
+        match self.cost {
+            CostUse::Ignore => R::ZERO,
+            CostUse::PerUnit => R::ONE,
+            CostUse::Cooling => ((budget - spent) / budget).max(R::ZERO).min(R::ONE),
+        }
+    }
+}
+
+impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for LogEi {
+    super::stateless_record!();
+
+    fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
+        problem
+            .full_set()
+            .map(|_| ())
+            .ok_or(DriverError::RuleNeedsFullSet)
+    }
+
+    fn workspace_len(&self, _: &Problem<R, D, M>) -> usize {
+        self.maximiser.workspace_len()
+    }
+
+    fn decide<const N: usize, S, B>(
+        &mut self,
+        round: &mut Round<'_, R, N, D, M, S, B>,
+    ) -> Result<Choice<R, D>, DriverError>
+    where
+        S: AsRef<[R]> + AsMut<[R]>,
+        B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+    {
+        let problem = round.problem;
+        let set = problem.full_set().ok_or(DriverError::RuleNeedsFullSet)?;
+        let control = problem.sets()[set];
+        let incumbent = round
+            .gp
+            .outputs()
+            .iter()
+            .fold(-R::INFINITY, |m, &y| m.max(y));
+        if !incumbent.is_finite() {
+            // EI needs an incumbent: the initial design comes first.
+            return Err(DriverError::NoScore);
+        }
+        let alpha = self.exponent(round.spent, round.settings.budget);
+        let (inner, seed) = (&round.settings.inner, round.seed);
+        let best = if alpha == R::ZERO {
+            let mut acq = LogImprovement::new(round.gp, incumbent, alpha, Uniform);
+            self.maximiser
+                .maximize(control, &mut acq, inner, seed, round.workspace)?
+        } else {
+            match (problem.costs(), round.cost_model) {
+                (Costs::Unknown, Some(model)) => {
+                    let cost = LearnedCost::new(model, -alpha);
+                    let mut acq = LogImprovement::new(round.gp, incumbent, alpha, cost);
+                    self.maximiser
+                        .maximize(control, &mut acq, inner, seed, round.workspace)?
+                }
+                (Costs::Unknown, None) => return Err(DriverError::RuleNeedsKnownCosts),
+                _ => {
+                    let cost = KnownCost::new(problem, set);
+                    let mut acq = LogImprovement::new(round.gp, incumbent, alpha, cost);
+                    self.maximiser
+                        .maximize(control, &mut acq, inner, seed, round.workspace)?
+                }
+            }
+        };
+        Ok(Choice::Play(Play {
+            set,
+            x: best.x,
+            score: best.value,
+            measure: true,
+        }))
+    }
+}

@@ -1,0 +1,282 @@
+//! The Pandora's Box Gittins index rules of paper 002 over a box: play the maximiser of the
+//! index `α(x)` solving `EI(x; α) = λ·c(x)` (see [`GittinsIndex`]).
+//!
+//! - **PBGI** ([`Lambda::Fixed`]): `λ` fixed (the paper uses `10⁻⁴` under a budget);
+//! - **PBGI-D** ([`Lambda::Decaying`]): `λ₀ = 0.1`, divided by `β = 2` whenever the Pandora
+//!   stopping rule fires, i.e. after an observation when the index the decision was made with
+//!   is below the best value seen, the new one included (`a_τ < f*`, strict, as the paper's
+//!   code; notes §2.9);
+//! - **cost-per-sample PBGI** (`stop = true`): the same index, and the run stops when the best
+//!   value seen reaches the largest index (`f* ≥ max α`) — the Pandora stopping rule itself;
+//! - **PBGI-U**: with costs learned (`Costs::Unknown` and the controller's model of `ln c`), the
+//!   price is `λ·E[c] = λ·exp(μ_ln c + σ²_ln c/2)` (Eq. 26).
+//!
+//! PBGI-D's state is the number of times `λ` was divided, `k`; the index is computed from
+//! `ln λ = ln λ₀ − k·ln β`, so that hundreds of divisions stay representable in `f32`. `k`
+//! changes when an observation is recorded, from the index of the decision it answers; a
+//! replay, which does not decide again, restores it from the decision's memo.
+
+use super::memo::{tags, Memo};
+use super::{Choice, DriverError, Maximiser, Outcome, Play, Policy, Round};
+use crate::acquisition::cost::{KnownCost, LearnedCost};
+use crate::acquisition::improvement::GittinsIndex;
+use crate::problem::{Costs, Problem};
+use crate::real::Real;
+
+/// How `λ` evolves.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Lambda<R> {
+    /// The same `λ` every round.
+    Fixed(R),
+    /// Start at `initial`, divide by `factor > 1` whenever the stopping rule fires (PBGI-D).
+    Decaying {
+        /// `λ₀`.
+        initial: R,
+        /// `β`.
+        factor: R,
+    },
+}
+
+impl<R: Real> Lambda<R> {
+    /// Paper 002's PBGI-D: `λ₀ = 0.1`, `β = 2`.
+    pub fn paper_002_decaying() -> Self {
+        Lambda::Decaying {
+            initial: R::from_f64(0.1),
+            factor: R::TWO,
+        }
+    }
+
+    /// Paper 002's budgeted PBGI: `λ = 10⁻⁴`.
+    pub fn paper_002_fixed() -> Self {
+        Lambda::Fixed(R::from_f64(1e-4))
+    }
+
+    /// True for positive finite `λ` (and `β > 1`).
+    pub fn is_valid(&self) -> bool {
+        let ok = |v: R| v.is_finite() && v > R::ZERO;
+        match *self {
+            Lambda::Fixed(l) => ok(l),
+            Lambda::Decaying { initial, factor } => {
+                ok(initial) && factor.is_finite() && factor > R::ONE
+            }
+        }
+    }
+}
+
+/// A Pandora's Box Gittins index rule (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PandoraIndex<R> {
+    lambda: Lambda<R>,
+    stop: bool,
+    maximiser: Maximiser,
+    /// Times `λ` was divided by `β`.
+    divisions: u32,
+    /// The index of the pending decision (NaN when none).
+    pending_index: R,
+    /// The best value seen when the pending decision was made.
+    best_seen: R,
+}
+
+impl<R: Real> PandoraIndex<R> {
+    /// The rule with `lambda`, stopping by the Pandora rule if `stop`, maximised by
+    /// `maximiser`. A controller refuses to start it ([`DriverError::InvalidParameter`])
+    /// unless `λ` is positive and finite (and `β > 1`).
+    pub fn new(lambda: Lambda<R>, stop: bool, maximiser: Maximiser) -> Self {
+        PandoraIndex {
+            lambda,
+            stop,
+            maximiser,
+            divisions: 0,
+            pending_index: R::from_f64(f64::NAN),
+            best_seen: -R::INFINITY,
+        }
+    }
+
+    /// The current `λ` (`λ₀/β^k`; it underflows long before `ln λ` does).
+    pub fn lambda(&self) -> R {
+        match self.lambda {
+            Lambda::Fixed(l) => l,
+            Lambda::Decaying { initial, factor } => {
+                (0..self.divisions).fold(initial, |l, _| l / factor)
+            }
+        }
+    }
+
+    /// The current `ln λ = ln λ₀ − k·ln β`.
+    pub fn log_lambda(&self) -> R {
+        match self.lambda {
+            Lambda::Fixed(l) => l.ln(),
+            Lambda::Decaying { initial, factor } => {
+                initial.ln() - R::from_usize(self.divisions as usize) * factor.ln()
+            }
+        }
+    }
+
+    /// How many times `λ` was divided by `β` (always 0 for a fixed `λ`).
+    pub fn divisions(&self) -> u32 {
+        self.divisions
+    }
+
+    /// How `λ` evolves.
+    pub fn schedule(&self) -> Lambda<R> {
+        self.lambda
+    }
+}
+
+/// The saved state of [`PandoraIndex`].
+#[cfg(feature = "serde")]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PandoraRecord<R> {
+    /// Times `λ` was divided by `β`.
+    pub divisions: u32,
+    /// The index of the pending decision (NaN when none).
+    pub pending_index: R,
+    /// The best value seen when it was made.
+    pub best_seen: R,
+}
+
+impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for PandoraIndex<R> {
+    #[cfg(feature = "serde")]
+    type Record = PandoraRecord<R>;
+
+    fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
+        problem.full_set().ok_or(DriverError::RuleNeedsFullSet)?;
+        if !self.lambda.is_valid() {
+            return Err(DriverError::InvalidParameter);
+        }
+        self.divisions = 0;
+        self.pending_index = R::from_f64(f64::NAN);
+        self.best_seen = -R::INFINITY;
+        Ok(())
+    }
+
+    fn workspace_len(&self, _: &Problem<R, D, M>) -> usize {
+        self.maximiser.workspace_len()
+    }
+
+    fn decide<const N: usize, S, B>(
+        &mut self,
+        round: &mut Round<'_, R, N, D, M, S, B>,
+    ) -> Result<Choice<R, D>, DriverError>
+    where
+        S: AsRef<[R]> + AsMut<[R]>,
+        B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+    {
+        let problem = round.problem;
+        let set = problem.full_set().ok_or(DriverError::RuleNeedsFullSet)?;
+        let control = problem.sets()[set];
+        let best = match (problem.costs(), round.cost_model) {
+            (Costs::Unknown, Some(model)) => {
+                let mut acq =
+                    GittinsIndex::new(round.gp, self.log_lambda(), LearnedCost::new(model, R::ONE));
+                self.maximiser.maximize(
+                    control,
+                    &mut acq,
+                    &round.settings.inner,
+                    round.seed,
+                    round.workspace,
+                )?
+            }
+            (Costs::Unknown, None) => return Err(DriverError::RuleNeedsKnownCosts),
+            _ => {
+                let mut acq =
+                    GittinsIndex::new(round.gp, self.log_lambda(), KnownCost::new(problem, set));
+                self.maximiser.maximize(
+                    control,
+                    &mut acq,
+                    &round.settings.inner,
+                    round.seed,
+                    round.workspace,
+                )?
+            }
+        };
+        let seen = round
+            .gp
+            .outputs()
+            .iter()
+            .fold(-R::INFINITY, |m, &y| m.max(y));
+        if self.stop && seen >= best.value {
+            return Ok(Choice::Stop);
+        }
+        self.pending_index = best.value;
+        self.best_seen = seen;
+        Ok(Choice::Play(Play {
+            set,
+            x: best.x,
+            score: best.value,
+            measure: true,
+        }))
+    }
+
+    fn record(&mut self, outcome: &Outcome<'_, R, D, M>) {
+        if outcome.set.is_none() {
+            return;
+        }
+        let index = self.pending_index;
+        self.pending_index = R::from_f64(f64::NAN);
+        // a_τ < f*, f* including the value just observed; NaN (no decision) never fires.
+        if matches!(self.lambda, Lambda::Decaying { .. }) && index < self.best_seen.max(outcome.y) {
+            self.divisions = self.divisions.saturating_add(1);
+        }
+    }
+
+    fn memo(&self) -> Memo<R> {
+        match self.lambda {
+            Lambda::Fixed(_) => Memo::EMPTY,
+            Lambda::Decaying { .. } => {
+                let k = R::from_usize(self.divisions as usize);
+                Memo::new(tags::GITTINS_DIVISIONS, &[k]).unwrap_or(Memo::EMPTY)
+            }
+        }
+    }
+
+    fn check_memo(&self, memo: &Memo<R>) -> Result<(), DriverError> {
+        let fits = match self.lambda {
+            Lambda::Fixed(_) => memo.is_empty(),
+            Lambda::Decaying { .. } => {
+                memo.tag() == tags::GITTINS_DIVISIONS
+                    && memo.values().len() == 1
+                    && count(memo.values()[0]).is_some()
+            }
+        };
+        if fits {
+            Ok(())
+        } else {
+            Err(DriverError::InvalidMemo)
+        }
+    }
+
+    fn apply_memo(&mut self, memo: &Memo<R>) {
+        if let (Lambda::Decaying { .. }, Some(k)) =
+            (self.lambda, memo.values().first().copied().and_then(count))
+        {
+            self.divisions = k;
+        }
+    }
+
+    #[cfg(feature = "serde")]
+    fn save(&self) -> Self::Record {
+        PandoraRecord {
+            divisions: self.divisions,
+            pending_index: self.pending_index,
+            best_seen: self.best_seen,
+        }
+    }
+
+    #[cfg(feature = "serde")]
+    fn load(&mut self, record: &Self::Record) -> Result<(), DriverError> {
+        if matches!(self.lambda, Lambda::Fixed(_)) && record.divisions != 0 {
+            return Err(DriverError::InvalidSnapshot);
+        }
+        self.divisions = record.divisions;
+        self.pending_index = record.pending_index;
+        self.best_seen = record.best_seen;
+        Ok(())
+    }
+}
+
+/// A memo scalar as a count of divisions: a whole number in `0..2²⁴` (exact in `f32`).
+fn count<R: Real>(v: R) -> Option<u32> {
+    let f = v.to_f64();
+    ((0.0..16_777_216.0).contains(&f) && f == (f as u32) as f64).then_some(f as u32)
+}
