@@ -14,5 +14,6 @@ pub mod device;
 pub mod experiment;
 pub mod gp_tool;
 pub mod objectives;
+pub mod pandora;
 pub mod plot;
 pub mod reproduce;

@@ -44,6 +44,40 @@ enum Command {
     /// Paper 002's acquisition values from posterior moments (f64, full precision).
     #[command(subcommand)]
     Acq(AcqCommand),
+    /// One run of paper 002's loop over a box (initial Sobol design, then the rule while the
+    /// budget lasts); prints a CSV of the rounds.
+    Pandora(PandoraArgs),
+}
+
+#[derive(Args)]
+struct PandoraArgs {
+    /// Objective name (see `costbo objective list`).
+    #[arg(long)]
+    objective: String,
+    /// Input dimension.
+    #[arg(long)]
+    dim: Option<usize>,
+    /// Seed of a random objective (gp-sample).
+    #[arg(long)]
+    objective_seed: Option<u64>,
+    /// The rule (pbgi, pbgi-d, log-ei, log-eipc, log-eicc, gp-ucb, ts-psq, random-search, ...).
+    #[arg(long)]
+    rule: String,
+    /// Budget (rounds under uniform costs).
+    #[arg(long)]
+    budget: f64,
+    /// Costs: uniform, linear (1 + 20·mean(u), known) or linear-learned.
+    #[arg(long, default_value = "uniform")]
+    cost: String,
+    /// Model: `fitted` (MAP refits every round) or `fixed:LENGTHSCALE`.
+    #[arg(long, default_value = "fitted")]
+    model: String,
+    /// Seed of the initial design and the rule.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The inner optimiser's pool instead of the paper's 200d raw samples and 10d restarts.
+    #[arg(long)]
+    fast: bool,
 }
 
 #[derive(Subcommand)]
@@ -462,6 +496,49 @@ fn run(cli: Cli) -> Result<(), String> {
             println!("{column}");
             for v in values {
                 println!("{v:?}");
+            }
+        }
+        Command::Pandora(a) => {
+            use costbo_std::pandora::{run_box, BoxCost, BoxModel, BoxRun};
+            let options = Options {
+                dim: a.dim,
+                seed: a.objective_seed,
+            };
+            let f = objectives::build(&a.objective, &options).map_err(|e| e.to_string())?;
+            let model = match a.model.as_str() {
+                "fitted" => BoxModel::Fitted,
+                m => match m.strip_prefix("fixed:").map(str::parse::<f64>) {
+                    Some(Ok(l)) if l.is_finite() && l > 0.0 => BoxModel::Fixed { lengthscale: l },
+                    _ => {
+                        return Err(format!(
+                            "model `{m}`: expected fitted or fixed:LENGTHSCALE > 0"
+                        ))
+                    }
+                },
+            };
+            if !(a.budget.is_finite() && a.budget > 0.0) {
+                return Err(format!("budget {}: must be a number > 0", a.budget));
+            }
+            let run = BoxRun {
+                rule: a.rule,
+                seed: a.seed,
+                budget: a.budget,
+                cost: BoxCost::parse(&a.cost)?,
+                model,
+                paper_optimiser: !a.fast,
+            };
+            let rounds = run_box(f.as_ref(), &run)?;
+            println!("round,spent,y,best,regret,decide_seconds");
+            for (i, r) in rounds.iter().enumerate() {
+                println!(
+                    "{},{},{},{},{},{:.6}",
+                    i + 1,
+                    r.spent,
+                    r.y,
+                    r.best,
+                    f.optimum() - r.best,
+                    r.decide_seconds
+                );
             }
         }
         Command::Objective(ObjectiveCommand::List) => {

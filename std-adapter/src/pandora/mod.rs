@@ -1,0 +1,14 @@
+//! Paper 002's experiment loop over a box: a `2(d+1)`-point scrambled-Sobol initial design (not
+//! charged), then one decision of the rule per round while the budget spent is below `B`
+//! (uniform costs: a fixed number of rounds), the model refitted every round as BoTorch fits it
+//! (or fixed, for the Bayesian-regret study), the acquisition maximised by BoTorch's raw
+//! samples and restarts with quasi-Newton ascent. Regret is the objective's maximum minus the
+//! best value observed, initial design included.
+//!
+//! The rules are the core's ([`costbo_core::policy`]): `pbgi`, `pbgi-d`, `log-ei`,
+//! `log-eipc`, `log-eicc`, `gp-ucb`, `ts-psq` (Thompson sampling by a pathwise sample) and
+//! `random-search`.
+
+pub mod run;
+
+pub use run::{run_box, BoxCost, BoxModel, BoxRound, BoxRun, BOX_DIMS};
