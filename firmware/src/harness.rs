@@ -47,8 +47,8 @@ pub struct Test {
 /// ```
 #[macro_export]
 macro_rules! tests {
-    ($($test:path),* $(,)?) => {
-        &[$($crate::harness::Test { name: stringify!($test), run: $test }),*]
+    ($($(#[$attr:meta])* $test:path),* $(,)?) => {
+        &[$($(#[$attr])* $crate::harness::Test { name: stringify!($test), run: $test }),*]
     };
 }
 

@@ -40,6 +40,7 @@ pub mod app;
 pub mod drivers;
 pub mod experiment;
 pub mod journal;
+pub mod pandora;
 pub mod sim;
 
 // Everything below exists only on the bare-metal ARM targets (`target_os = "none"`) with the

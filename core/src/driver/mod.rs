@@ -334,8 +334,7 @@ where
     /// use the fast factorised path (about 0.35 MiB in f64 for n = 100 and a 128-point bank),
     /// and that a rule which needs memory of its own (BoTorch's raw samples) needs.
     pub fn workspace_len(&self) -> usize {
-        crate::policy::workspace_len(N, self.bank.len())
-            .max(self.policy.workspace_len(&self.problem))
+        self.policy.workspace_len(&self.problem, N, self.bank.len())
     }
 
     /// [`suggest`](Self::suggest) with a caller-provided workspace: with at least

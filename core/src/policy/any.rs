@@ -559,8 +559,8 @@ impl<R: Real, const D: usize, const M: usize, const F: usize, const H: usize> Po
         dispatch!(self, p => Policy::<R, D, M>::start(p, problem))
     }
 
-    fn workspace_len(&self, problem: &Problem<R, D, M>) -> usize {
-        dispatch!(self, p => Policy::<R, D, M>::workspace_len(p, problem))
+    fn workspace_len(&self, problem: &Problem<R, D, M>, capacity: usize, bank: usize) -> usize {
+        dispatch!(self, p => Policy::<R, D, M>::workspace_len(p, problem, capacity, bank))
     }
 
     fn decide<const N: usize, S, B>(

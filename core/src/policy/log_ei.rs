@@ -66,7 +66,7 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for LogEi {
             .ok_or(DriverError::RuleNeedsFullSet)
     }
 
-    fn workspace_len(&self, _: &Problem<R, D, M>) -> usize {
+    fn workspace_len(&self, _: &Problem<R, D, M>, _: usize, _: usize) -> usize {
         self.maximiser.workspace_len()
     }
 

@@ -334,11 +334,13 @@ pub trait Policy<R: Real, const D: usize, const M: usize> {
         Ok(())
     }
 
-    /// Scalars of caller workspace the rule needs to decide on `problem` (beyond what the
-    /// expected bounds can use, [`workspace_len`]). Default: none.
-    fn workspace_len(&self, problem: &Problem<R, D, M>) -> usize {
+    /// Scalars of caller workspace with which the rule decides fastest on `problem`, with a
+    /// model of `capacity` observations and a sample bank of `bank` points. Default: what the
+    /// expected bounds' fast path uses ([`workspace_len`]), for the rules that score control
+    /// sets; rules over a box override it with what they use (BoTorch's raw samples).
+    fn workspace_len(&self, problem: &Problem<R, D, M>, capacity: usize, bank: usize) -> usize {
         let _ = problem;
-        0
+        workspace_len(capacity, bank)
     }
 
     /// Decides this round. On error the controller records nothing (a rule may have updated

@@ -31,6 +31,11 @@ mod firmware {
         suite::gp::input_gradients_match_finite_differences_f64,
         suite::gp::fit_improves_likelihood_f32,
         suite::decision::etc_ada_20_rounds_on_hartmann3,
+        suite::decision::pbgi_d_decisions_equal_the_desktops,
+        // Not on the microbit: its 256 KiB of flash cannot hold a second rule's code beside
+        // the rest of the suite (ARMv6-M soft float); the an386 Cortex-M0 bench runs it.
+        #[cfg(not(costbo_machine = "microbit"))]
+        suite::decision::log_eipc_decisions_equal_the_desktops,
     ];
 
     #[entry]

@@ -168,3 +168,40 @@ pub fn etc_ada_20_rounds_on_hartmann3() -> TestResult {
     check_close!(ctl.remaining(), 10.0 - spent, 1e-5);
     Ok(())
 }
+
+/// Paper 002's PBGI-D over a 2-D box (f32, capacity `N`): its 10 decisions hash to the
+/// fingerprint the desktop's f32 core produces (`firmware/host-tests/tests/pandora.rs`).
+pub fn pbgi_d_decisions_equal_the_desktops() -> TestResult {
+    use crate::pandora::{controller, fingerprint, pbgi_d, PBGI_D_FINGERPRINT};
+    let mut factor = [0.0f32; tri_len(N)];
+    let mut bank = [[0.0f32; crate::pandora::D]; 1];
+    let (policy, spec) = pbgi_d();
+    let mut ctl = match controller::<N, _>(policy, spec, &mut factor, &mut bank) {
+        Ok(c) => c,
+        Err(e) => fail!("controller: {:?}", e),
+    };
+    match fingerprint(&mut ctl) {
+        Ok(h) => check_eq!(h, PBGI_D_FINGERPRINT),
+        Err(e) => fail!("run: {:?}", e),
+    }
+    // λ₀ = 0.1 was divided by β = 2 at least once: the stopping rule fired on the device.
+    check!(ctl.policy().divisions() > 0);
+    Ok(())
+}
+
+/// Paper 002's LogEIPC over the same box: bit for bit the desktop's f32 decisions.
+pub fn log_eipc_decisions_equal_the_desktops() -> TestResult {
+    use crate::pandora::{controller, fingerprint, log_eipc, LOG_EIPC_FINGERPRINT};
+    let mut factor = [0.0f32; tri_len(N)];
+    let mut bank = [[0.0f32; crate::pandora::D]; 1];
+    let (policy, spec) = log_eipc();
+    let mut ctl = match controller::<N, _>(policy, spec, &mut factor, &mut bank) {
+        Ok(c) => c,
+        Err(e) => fail!("controller: {:?}", e),
+    };
+    match fingerprint(&mut ctl) {
+        Ok(h) => check_eq!(h, LOG_EIPC_FINGERPRINT),
+        Err(e) => fail!("run: {:?}", e),
+    }
+    Ok(())
+}
