@@ -347,6 +347,7 @@ fn figure(r: &DemoResult) -> Figure {
                 x: trace.spent.clone(),
                 mean: trace.simple_regret.clone(),
                 marker: trace.commit_budget(&[M - 1]),
+                band: None,
             }],
         }],
         x_label: "budget spent".into(),

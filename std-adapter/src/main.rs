@@ -151,6 +151,9 @@ enum StudyArg {
     UcbCvs,
     /// Paper 001: unknown random costs.
     UnknownCost,
+    /// Paper 002: the Pandora's Box Gittins index (figures 3, 4, 5 and 11; `--objectives`
+    /// selects figures by key, e.g. fig5).
+    Pandora,
 }
 
 #[derive(Args)]
@@ -362,10 +365,41 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Device(a) => {
             costbo_std::device::run(&a.options()?)?;
         }
+        Command::Reproduce(a) if matches!(a.study, StudyArg::Pandora) => {
+            use costbo_std::pandora::study::{reproduce, PandoraOptions};
+            let out = a.out.clone().unwrap_or_else(|| {
+                PathBuf::from(if a.quick {
+                    "results/reproduce-pandora-quick"
+                } else {
+                    "results/reproduce-pandora"
+                })
+            });
+            let report = if a.out.is_some() || a.quick {
+                out.join("pandora.md")
+            } else {
+                PathBuf::from("docs/results/pandora.md")
+            };
+            let options = PandoraOptions {
+                out,
+                report,
+                seeds: a.seeds.unwrap_or(if a.quick { 2 } else { 16 }),
+                quick: a.quick,
+                jobs: a
+                    .jobs
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                figures: a.objectives.clone(),
+                no_run: a.no_run,
+            };
+            let start = std::time::Instant::now();
+            let written = reproduce(&options)?;
+            println!("wrote {}", written.display());
+            println!("in {:.1}s", start.elapsed().as_secs_f64());
+        }
         Command::Reproduce(a) => {
             let study = match a.study {
                 StudyArg::UcbCvs => Study::UcbCvs,
                 StudyArg::UnknownCost => Study::UnknownCost,
+                StudyArg::Pandora => unreachable!("handled above"),
             };
             let out = a.out.clone().unwrap_or_else(|| {
                 PathBuf::from("results").join(format!(
@@ -527,7 +561,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 model,
                 paper_optimiser: !a.fast,
             };
-            let rounds = run_box(f.as_ref(), &run)?;
+            let rounds = run_box(f.as_ref(), &run)?.rounds;
             println!("round,spent,y,best,regret,decide_seconds");
             for (i, r) in rounds.iter().enumerate() {
                 println!(

@@ -47,6 +47,9 @@ pub struct Curve {
     pub stderr: Vec<f64>,
     /// Where to put the diamond (on the curve), if anywhere.
     pub marker: Option<f64>,
+    /// An explicit band (lower, upper) at each abscissa, e.g. quartiles around a median, drawn
+    /// instead of `mean ± stderr`.
+    pub band: Option<(Vec<f64>, Vec<f64>)>,
 }
 
 /// One panel of a figure.
@@ -263,9 +266,11 @@ impl Figure {
         panel: &Panel,
     ) -> Result<(), PlotError> {
         let points = panel.curves.iter().flat_map(|c| {
-            c.x.iter()
-                .zip(c.mean.iter().zip(&c.stderr))
-                .map(|(x, (m, s))| (*x, *m + *s))
+            let tops: Vec<f64> = match &c.band {
+                Some((_, upper)) => upper.clone(),
+                None => c.mean.iter().zip(&c.stderr).map(|(m, s)| m + s).collect(),
+            };
+            c.x.iter().copied().zip(tops).collect::<Vec<_>>()
         });
         let (mut x_max, mut y_max) = (0.0f64, 0.0f64);
         for (x, y) in points {
@@ -301,13 +306,17 @@ impl Figure {
             // Step curves: a value holds until the next abscissa (simple regret and counts
             // change only when a round is played). The band is mean + s.e. forwards, then
             // mean − s.e. backwards, clipped at 0 (regret and counts are never negative).
-            let upper: Vec<f64> = c.mean.iter().zip(&c.stderr).map(|(m, s)| m + s).collect();
-            let lower: Vec<f64> = c
-                .mean
-                .iter()
-                .zip(&c.stderr)
-                .map(|(m, s)| (m - s).max(0.0))
-                .collect();
+            let (upper, lower): (Vec<f64>, Vec<f64>) = match &c.band {
+                Some((lower, upper)) => (upper.clone(), lower.iter().map(|v| v.max(0.0)).collect()),
+                None => (
+                    c.mean.iter().zip(&c.stderr).map(|(m, s)| m + s).collect(),
+                    c.mean
+                        .iter()
+                        .zip(&c.stderr)
+                        .map(|(m, s)| (m - s).max(0.0))
+                        .collect(),
+                ),
+            };
             let mut band = steps(&c.x, &upper);
             band.extend(steps(&c.x, &lower).into_iter().rev());
             chart

@@ -252,6 +252,7 @@ fn figure(panels: usize) -> Figure {
         stderr: x.iter().map(|v| 0.1 * scale / v).collect(),
         x: x.clone(),
         marker: Some(20.0),
+        band: None,
     };
     Figure {
         title: "test figure".into(),

@@ -10,5 +10,6 @@
 //! `random-search`.
 
 pub mod run;
+pub mod study;
 
-pub use run::{run_box, BoxCost, BoxModel, BoxRound, BoxRun, BOX_DIMS};
+pub use run::{run_box, BoxCost, BoxModel, BoxRound, BoxRun, BoxTrace, BOX_DIMS};

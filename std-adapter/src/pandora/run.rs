@@ -113,13 +113,22 @@ pub struct BoxRound {
     pub decide_seconds: f64,
 }
 
+/// A finished run: the best value of the initial design and the rounds after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoxTrace {
+    /// The best value the initial design observed.
+    pub initial_best: f64,
+    /// The rounds decided by the rule.
+    pub rounds: Vec<BoxRound>,
+}
+
 /// The initial design's size for dimension `d`: `2(d + 1)`.
 pub fn initial_points(d: usize) -> usize {
     2 * (d + 1)
 }
 
 /// Runs `run` on `objective`; the rounds after the initial design. Errors name what failed.
-pub fn run_box(objective: &dyn Objective, run: &BoxRun) -> Result<Vec<BoxRound>, String> {
+pub fn run_box(objective: &dyn Objective, run: &BoxRun) -> Result<BoxTrace, String> {
     macro_rules! dispatch {
         ($($d:literal),*) => {
             match objective.dim() {
@@ -167,10 +176,7 @@ macro_rules! on_either {
     };
 }
 
-fn run_dim<const D: usize>(
-    objective: &dyn Objective,
-    run: &BoxRun,
-) -> Result<Vec<BoxRound>, String> {
+fn run_dim<const D: usize>(objective: &dyn Objective, run: &BoxRun) -> Result<BoxTrace, String> {
     let v = Variable {
         lower: 0.0,
         upper: 1.0,
@@ -244,6 +250,7 @@ fn run_dim<const D: usize>(
         }
         .map_err(|e| format!("initial design: {e:?}"))?;
     }
+    let initial_best = best;
     let mut workspace = vec![0.0; on_either!(&ctl, c_ => c_.workspace_len())];
     let mut rounds = Vec::new();
     loop {
@@ -268,7 +275,10 @@ fn run_dim<const D: usize>(
             decide_seconds,
         });
     }
-    Ok(rounds)
+    Ok(BoxTrace {
+        initial_best,
+        rounds,
+    })
 }
 
 /// CPU time of this thread, in seconds (what the paper's runtime study measures).

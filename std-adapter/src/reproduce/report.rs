@@ -150,6 +150,7 @@ fn curve(c: &CellData, metric: Metric) -> Curve {
             Metric::SimpleRegret => mean_commit_budget(&c.traces, &c.summary.optimal_sets),
             Metric::Evaluations => None,
         },
+        band: None,
     }
 }
 

@@ -1,0 +1,750 @@
+//! `costbo reproduce pandora`: paper 002's experiments on [`run_box`], with figures in the
+//! paper's form (median and quartiles of regret against cumulative cost), a table of final
+//! regret and a verdict on each headline claim the data can speak to.
+//!
+//! Jobs are one `(panel, cost setting, rule, seed)` each; each writes its rounds to
+//! `OUT/<figure>/<panel>-<cost>/<rule>/seed-<s>.csv` when it finishes, so an interrupted grid
+//! resumes where it stopped and a report can be written from whatever has finished.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use super::run::{initial_points, run_box, BoxCost, BoxModel, BoxRound, BoxRun};
+use crate::objectives::{self, Objective, Options};
+use crate::plot::{Curve, Figure, Panel};
+
+/// One panel of a figure: an objective at a dimension, with its model and budgets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PanelSpec {
+    /// Key in paths and tables (`ackley-d16`).
+    pub key: String,
+    /// Caption.
+    pub title: String,
+    /// Objective name in the catalogue.
+    pub objective: String,
+    /// Dimension.
+    pub dim: usize,
+    /// Whether each seed draws its own objective (GP samples: the objective's seed is the
+    /// run's, shared by every rule).
+    pub seeded_objective: bool,
+    /// Model.
+    pub model: BoxModel,
+    /// Rounds under uniform costs.
+    pub uniform_budget: f64,
+    /// Budget under the cost `1 + 20·mean(u)`.
+    pub cost_budget: f64,
+}
+
+/// A figure: panels × cost settings × rules.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FigureSpec {
+    /// Key (`fig5`).
+    pub key: &'static str,
+    /// What it reproduces.
+    pub title: &'static str,
+    /// Panels.
+    pub panels: Vec<PanelSpec>,
+    /// Cost settings.
+    pub costs: Vec<BoxCost>,
+    /// Rules under uniform costs.
+    pub uniform_rules: Vec<&'static str>,
+    /// Rules under the cost.
+    pub cost_rules: Vec<&'static str>,
+}
+
+/// The study's settings.
+#[derive(Debug, Clone)]
+pub struct PandoraOptions {
+    /// Where the runs go (and, with `quick`, the report).
+    pub out: PathBuf,
+    /// Where the report goes.
+    pub report: PathBuf,
+    /// Seeds per cell (the paper: 16).
+    pub seeds: u64,
+    /// The small smoke grid instead of the paper's.
+    pub quick: bool,
+    /// Worker threads.
+    pub jobs: usize,
+    /// Only these figures (keys), if given.
+    pub figures: Option<Vec<String>>,
+    /// Write the report without running missing jobs.
+    pub no_run: bool,
+}
+
+const UNIFORM_RULES: [&str; 6] = [
+    "pbgi",
+    "pbgi-d",
+    "log-ei",
+    "gp-ucb",
+    "ts-psq",
+    "random-search",
+];
+const COST_RULES: [&str; 7] = [
+    "pbgi",
+    "pbgi-d",
+    "log-eipc",
+    "log-eicc",
+    "gp-ucb",
+    "ts-psq",
+    "random-search",
+];
+
+fn panel(objective: &str, dim: usize, model: BoxModel, uniform: f64, cost: f64) -> PanelSpec {
+    let seeded = objective.starts_with("gp-");
+    PanelSpec {
+        key: format!("{objective}-d{dim}"),
+        title: format!("{objective}, d = {dim}"),
+        objective: objective.to_string(),
+        dim,
+        seeded_objective: seeded,
+        model,
+        uniform_budget: uniform,
+        cost_budget: cost,
+    }
+}
+
+/// The objectives the study names (paper 002's scalings; see `costbo objective list`).
+pub mod names {
+    /// A Matérn-5/2 GP prior sample, lengthscale 0.1 (Bayesian regret).
+    pub const BAYES: &str = "gp-matern52";
+    /// Ackley on [−1, 1]^d, negated.
+    pub const ACKLEY: &str = "ackley-pbgi";
+    /// Levy on [−10, 10]^d, negated and divided by 100.
+    pub const LEVY: &str = "levy-pbgi";
+    /// Rosenbrock on [−5, 10]^d, negated and divided by 10⁵.
+    pub const ROSENBROCK: &str = "rosenbrock-pbgi";
+}
+
+/// The figures of the paper's grid, or of the smoke grid (`quick`).
+pub fn figures(quick: bool) -> Vec<FigureSpec> {
+    let fixed = BoxModel::Fixed { lengthscale: 0.1 };
+    let fitted = BoxModel::Fitted;
+    let both = vec![BoxCost::Uniform, BoxCost::MeanLinear];
+    if quick {
+        return vec![
+            FigureSpec {
+                key: "fig4",
+                title: "Bayesian regret (smoke grid)",
+                panels: vec![panel(names::BAYES, 2, fixed, 8.0, 30.0)],
+                costs: both.clone(),
+                uniform_rules: UNIFORM_RULES.to_vec(),
+                cost_rules: COST_RULES.to_vec(),
+            },
+            FigureSpec {
+                key: "fig5",
+                title: "Synthetic benchmarks (smoke grid)",
+                panels: vec![panel(names::ACKLEY, 2, fitted, 6.0, 20.0)],
+                costs: both,
+                uniform_rules: UNIFORM_RULES.to_vec(),
+                cost_rules: COST_RULES.to_vec(),
+            },
+        ];
+    }
+    vec![
+        FigureSpec {
+            key: "fig4",
+            title: "Fig. 4: Bayesian regret (Matérn-5/2, κ = 0.1, fixed model)",
+            panels: vec![
+                panel(names::BAYES, 8, fixed, 200.0, 400.0),
+                panel(names::BAYES, 16, fixed, 400.0, 800.0),
+            ],
+            costs: both.clone(),
+            uniform_rules: UNIFORM_RULES.to_vec(),
+            cost_rules: COST_RULES.to_vec(),
+        },
+        FigureSpec {
+            key: "fig5",
+            title: "Fig. 5: synthetic benchmarks, d = 16 (MAP refits every round)",
+            panels: vec![
+                panel(names::ACKLEY, 16, fitted, 160.0, 400.0),
+                panel(names::LEVY, 16, fitted, 160.0, 400.0),
+                panel(names::ROSENBROCK, 16, fitted, 160.0, 400.0),
+            ],
+            costs: both,
+            uniform_rules: UNIFORM_RULES.to_vec(),
+            cost_rules: COST_RULES.to_vec(),
+        },
+        FigureSpec {
+            key: "fig3",
+            title: "Fig. 3 (right): fixed λ against PBGI-D, Bayesian regret d = 8, cost-aware",
+            panels: vec![panel(names::BAYES, 8, fixed, 200.0, 400.0)],
+            costs: vec![BoxCost::MeanLinear],
+            uniform_rules: vec![],
+            cost_rules: vec![
+                "pbgi:0.1",
+                "pbgi:0.01",
+                "pbgi:0.001",
+                "pbgi:0.0001",
+                "pbgi:0.00001",
+                "pbgi-d",
+            ],
+        },
+        FigureSpec {
+            key: "fig11",
+            title: "Fig. 11: CPU time per iteration, Ackley (uniform cost, 10d iterations)",
+            panels: vec![
+                panel(names::ACKLEY, 4, fitted, 40.0, 0.0),
+                panel(names::ACKLEY, 8, fitted, 80.0, 0.0),
+                panel(names::ACKLEY, 16, fitted, 160.0, 0.0),
+            ],
+            costs: vec![BoxCost::Uniform],
+            uniform_rules: vec!["pbgi", "log-ei", "ts-psq"],
+            cost_rules: vec![],
+        },
+    ]
+}
+
+/// One job of the grid.
+#[derive(Debug, Clone)]
+struct Job {
+    figure: &'static str,
+    panel: PanelSpec,
+    cost: BoxCost,
+    rule: &'static str,
+    seed: u64,
+}
+
+impl Job {
+    fn dir(&self, out: &Path) -> PathBuf {
+        out.join(self.figure)
+            .join(format!("{}-{}", self.panel.key, self.cost.name()))
+            .join(self.rule.replace(':', "_"))
+    }
+
+    fn path(&self, out: &Path) -> PathBuf {
+        self.dir(out).join(format!("seed-{}.csv", self.seed))
+    }
+
+    fn budget(&self) -> f64 {
+        match self.cost {
+            BoxCost::Uniform => self.panel.uniform_budget,
+            _ => self.panel.cost_budget,
+        }
+    }
+
+    fn objective(&self) -> Result<Box<dyn Objective>, String> {
+        let options = Options {
+            dim: Some(self.panel.dim),
+            seed: self.panel.seeded_objective.then_some(self.seed),
+        };
+        objectives::build(&self.panel.objective, &options).map_err(|e| e.to_string())
+    }
+}
+
+fn jobs(figures: &[FigureSpec], seeds: u64) -> Vec<Job> {
+    let mut out = Vec::new();
+    for f in figures {
+        for p in &f.panels {
+            for &cost in &f.costs {
+                let rules = match cost {
+                    BoxCost::Uniform => &f.uniform_rules,
+                    _ => &f.cost_rules,
+                };
+                for &rule in rules {
+                    for seed in 0..seeds {
+                        out.push(Job {
+                            figure: f.key,
+                            panel: p.clone(),
+                            cost,
+                            rule,
+                            seed,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A finished run as stored: the best value of the initial design, then the rounds.
+#[derive(Debug, Clone, PartialEq)]
+struct Trace {
+    optimum: f64,
+    initial_best: f64,
+    rounds: Vec<BoxRound>,
+}
+
+fn write_trace(path: &Path, t: &Trace) -> Result<(), String> {
+    let mut text = format!(
+        "# optimum {:?} initial_best {:?}\nspent,y,best,decide_seconds\n",
+        t.optimum, t.initial_best
+    );
+    for r in &t.rounds {
+        let _ = writeln!(
+            text,
+            "{:?},{:?},{:?},{:?}",
+            r.spent, r.y, r.best, r.decide_seconds
+        );
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    crate::experiment::write_atomic(path, &text)
+}
+
+fn read_trace(path: &Path) -> Option<Trace> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next()?.split_whitespace().collect();
+    let (optimum, initial_best) = match head.as_slice() {
+        ["#", "optimum", o, "initial_best", b] => (o.parse().ok()?, b.parse().ok()?),
+        _ => return None,
+    };
+    lines.next()?;
+    let mut rounds = Vec::new();
+    for l in lines {
+        let v: Vec<f64> = l
+            .split(',')
+            .map(|f| f.parse())
+            .collect::<Result<_, _>>()
+            .ok()?;
+        if v.len() != 4 {
+            return None;
+        }
+        rounds.push(BoxRound {
+            spent: v[0],
+            y: v[1],
+            best: v[2],
+            decide_seconds: v[3],
+        });
+    }
+    Some(Trace {
+        optimum,
+        initial_best,
+        rounds,
+    })
+}
+
+fn run_job(job: &Job) -> Result<Trace, String> {
+    let f = job.objective()?;
+    let run = BoxRun {
+        rule: job.rule.to_string(),
+        seed: job.seed,
+        budget: job.budget(),
+        cost: job.cost,
+        model: job.panel.model,
+        paper_optimiser: true,
+    };
+    let trace = run_box(f.as_ref(), &run)?;
+    Ok(Trace {
+        optimum: f.optimum(),
+        initial_best: trace.initial_best,
+        rounds: trace.rounds,
+    })
+}
+
+/// Regret (optimum − best observed) after spending `c`, the trace read as a step function of
+/// the budget spent (the paper's code interpolates linearly onto the integer grid; a step is
+/// what was actually known at `c`).
+fn regret_at(t: &Trace, c: f64) -> f64 {
+    let mut best = t.initial_best;
+    for r in &t.rounds {
+        if r.spent > c {
+            break;
+        }
+        best = r.best;
+    }
+    t.optimum - best
+}
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let pos = q * (sorted.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+}
+
+/// Median and quartiles of regret across traces on a grid of `points` budgets in `[0, b]`.
+fn quartile_curve(traces: &[Trace], b: f64, points: usize) -> (Vec<f64>, [Vec<f64>; 3]) {
+    let xs: Vec<f64> = (0..=points).map(|i| b * i as f64 / points as f64).collect();
+    let mut q = [Vec::new(), Vec::new(), Vec::new()];
+    for &x in &xs {
+        let mut v: Vec<f64> = traces.iter().map(|t| regret_at(t, x)).collect();
+        v.sort_by(f64::total_cmp);
+        q[0].push(quantile(&v, 0.25));
+        q[1].push(quantile(&v, 0.5));
+        q[2].push(quantile(&v, 0.75));
+    }
+    (xs, q)
+}
+
+/// Runs the missing jobs of the study and writes the report; returns the report's path.
+pub fn reproduce(options: &PandoraOptions) -> Result<PathBuf, String> {
+    let mut figs = figures(options.quick);
+    if let Some(keep) = &options.figures {
+        figs.retain(|f| keep.iter().any(|k| k == f.key));
+        if figs.is_empty() {
+            return Err(format!(
+                "no figure among {keep:?} (known: fig3, fig4, fig5, fig11)"
+            ));
+        }
+    }
+    let all = jobs(&figs, options.seeds);
+    if !options.no_run {
+        run_missing(&all, options)?;
+    }
+    let report = report(&figs, &all, options)?;
+    if let Some(dir) = options.report.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::write(&options.report, report)
+        .map_err(|e| format!("{}: {e}", options.report.display()))?;
+    Ok(options.report.clone())
+}
+
+fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> {
+    let missing: Vec<&Job> = all
+        .iter()
+        .filter(|j| !j.path(&options.out).exists())
+        .collect();
+    eprintln!(
+        "pandora: {} jobs, {} finished, {} to run on {} threads",
+        all.len(),
+        all.len() - missing.len(),
+        missing.len(),
+        options.jobs
+    );
+    let next = AtomicUsize::new(0);
+    let errors = Mutex::new(Vec::new());
+    let started = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..options.jobs.max(1) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(job) = missing.get(i) else { break };
+                let result = run_job(job).and_then(|t| write_trace(&job.path(&options.out), &t));
+                match result {
+                    Ok(()) => eprintln!(
+                        "[{}/{}] {} {} {} {} seed {} ({:.0} s elapsed)",
+                        i + 1,
+                        missing.len(),
+                        job.figure,
+                        job.panel.key,
+                        job.cost.name(),
+                        job.rule,
+                        job.seed,
+                        started.elapsed().as_secs_f64()
+                    ),
+                    Err(e) => errors
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push(format!(
+                            "{} {} {} seed {}: {e}",
+                            job.panel.key,
+                            job.cost.name(),
+                            job.rule,
+                            job.seed
+                        )),
+                }
+            });
+        }
+    });
+    let errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} jobs failed; first: {}",
+            errors.len(),
+            errors[0]
+        ))
+    }
+}
+
+/// Final regrets of each rule in one panel and cost setting, by rule.
+type Finals = BTreeMap<&'static str, Vec<f64>>;
+
+fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<String, String> {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "# Paper 002: cost-aware BO with the Pandora's Box Gittins index\n"
+    );
+    let _ = writeln!(
+        md,
+        "Produced by `costbo reproduce pandora{}{}` (runs in `{}`).\n",
+        if options.quick { " --quick" } else { "" },
+        if options.seeds != 16 {
+            format!(" --seeds {}", options.seeds)
+        } else {
+            String::new()
+        },
+        options.out.display()
+    );
+    let _ = writeln!(
+        md,
+        "Regret is the objective's maximum minus the best value observed (the `2(d+1)`-point \
+         Sobol initial design included), read as a step function of the budget spent; curves are \
+         the median and quartiles over seeds, as the paper plots them. Every rule is the core's \
+         (`costbo_core::policy`), maximised as the paper does (200·d raw Sobol points, 10·d \
+         Boltzmann restarts, quasi-Newton ascent with bounds)."
+    );
+    let mut finals_by_panel: BTreeMap<(String, &'static str), Finals> = BTreeMap::new();
+    for f in figs {
+        let _ = writeln!(md, "\n## {}\n", f.title);
+        let mut panels = Vec::new();
+        let mut table = String::new();
+        for p in &f.panels {
+            for &cost in &f.costs {
+                let cell: Vec<&Job> = all
+                    .iter()
+                    .filter(|j| j.figure == f.key && j.panel == *p && j.cost == cost)
+                    .collect();
+                let b = cell.first().map(|j| j.budget()).unwrap_or(0.0);
+                let mut curves = Vec::new();
+                let mut finals = Finals::new();
+                let mut times: BTreeMap<&'static str, Vec<f64>> = BTreeMap::new();
+                let rules: Vec<&'static str> = {
+                    let mut r: Vec<&'static str> = cell.iter().map(|j| j.rule).collect();
+                    r.dedup();
+                    r
+                };
+                for rule in &rules {
+                    let traces: Vec<Trace> = cell
+                        .iter()
+                        .filter(|j| j.rule == *rule)
+                        .filter_map(|j| read_trace(&j.path(&options.out)))
+                        .collect();
+                    if traces.is_empty() {
+                        continue;
+                    }
+                    let (xs, q) = quartile_curve(&traces, b, 100);
+                    finals.insert(rule, traces.iter().map(|t| regret_at(t, b)).collect());
+                    times.insert(
+                        rule,
+                        traces
+                            .iter()
+                            .flat_map(|t| t.rounds.iter().map(|r| r.decide_seconds))
+                            .collect(),
+                    );
+                    curves.push(Curve {
+                        label: rule.to_string(),
+                        x: xs,
+                        mean: q[1].clone(),
+                        stderr: vec![0.0; q[1].len()],
+                        marker: None,
+                        band: Some((q[0].clone(), q[2].clone())),
+                    });
+                }
+                if f.key == "fig11" {
+                    let _ = writeln!(
+                        table,
+                        "\n**{}** (CPU seconds per decision: refit and acquisition optimisation)\n",
+                        p.title
+                    );
+                    let _ = writeln!(
+                        table,
+                        "| rule | median | mean | decisions |\n|---|---:|---:|---:|"
+                    );
+                    for (rule, t) in &times {
+                        let mut v = t.clone();
+                        v.sort_by(f64::total_cmp);
+                        let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+                        let _ = writeln!(
+                            table,
+                            "| {rule} | {:.4} | {:.4} | {} |",
+                            quantile(&v, 0.5),
+                            mean,
+                            v.len()
+                        );
+                    }
+                    continue;
+                }
+                let _ = writeln!(
+                    table,
+                    "\n**{}, {} costs, budget {}** (final regret: median [quartiles], seeds)\n",
+                    p.title,
+                    cost.name(),
+                    b
+                );
+                let _ = writeln!(
+                    table,
+                    "| rule | median | 25 % | 75 % | seeds |\n|---|---:|---:|---:|---:|"
+                );
+                for (rule, v) in &finals {
+                    let mut s = v.clone();
+                    s.sort_by(f64::total_cmp);
+                    let _ = writeln!(
+                        table,
+                        "| {rule} | {:.4} | {:.4} | {:.4} | {} |",
+                        quantile(&s, 0.5),
+                        quantile(&s, 0.25),
+                        quantile(&s, 0.75),
+                        s.len()
+                    );
+                }
+                panels.push(Panel {
+                    title: format!("{} — {} costs", p.title, cost.name()),
+                    curves,
+                });
+                finals_by_panel.insert((p.key.clone(), cost.name()), finals);
+            }
+        }
+        if !panels.is_empty() {
+            let figure = Figure {
+                title: f.title.to_string(),
+                rows: panels.len().div_ceil(2),
+                cols: panels.len().min(2),
+                panels,
+                x_label: "budget spent".into(),
+                y_label: "regret".into(),
+                panel_width: 480,
+                panel_height: 320,
+            };
+            let dir = options.report.parent().unwrap_or(Path::new("."));
+            let stem = if options.quick {
+                format!("pandora-quick-{}", f.key)
+            } else {
+                format!("pandora-{}", f.key)
+            };
+            let png = dir.join("figures").join(format!("{stem}.png"));
+            std::fs::create_dir_all(png.parent().unwrap_or(dir)).map_err(|e| e.to_string())?;
+            figure
+                .write_png(&png)
+                .map_err(|e| format!("{}: {e:?}", png.display()))?;
+            let _ = writeln!(md, "![{}](figures/{stem}.png)\n", f.title);
+        }
+        md.push_str(&table);
+    }
+    md.push_str(&verdicts(&finals_by_panel));
+    Ok(md)
+}
+
+/// Whether rule `a`'s final regrets are at most `b`'s at the median.
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    quantile(&s, 0.5)
+}
+
+fn verdicts(finals: &BTreeMap<(String, &'static str), Finals>) -> String {
+    let mut md = String::from("\n## Verdicts on the headline claims (notes §5)\n\n");
+    md.push_str(
+        "Computed from the final regrets above: a claim that a rule is *comparable* to others \
+         holds when its median lies within the others' interquartile range; *beats* when its \
+         median is below theirs. With few seeds these are indications, not tests.\n\n",
+    );
+    md.push_str("| claim | panel | verdict | evidence |\n|---|---|---|---|\n");
+    for ((panel, cost), f) in finals {
+        let get = |r: &str| f.get(r).map(|v| median(v));
+        // PBGI-D beats random search (the claim made in every cost-aware panel).
+        if let (Some(d), Some(rs)) = (get("pbgi-d"), get("random-search")) {
+            let _ = writeln!(
+                md,
+                "| PBGI-D beats random search | {panel}, {cost} | {} | median {d:.4} vs {rs:.4} |",
+                if d < rs { "supported" } else { "not supported" }
+            );
+        }
+        // PBGI variants comparable to the LogEI variants.
+        let logs: Vec<f64> = ["log-ei", "log-eipc", "log-eicc"]
+            .iter()
+            .filter_map(|r| f.get(*r))
+            .flatten()
+            .copied()
+            .collect();
+        if !logs.is_empty() {
+            let mut s = logs.clone();
+            s.sort_by(f64::total_cmp);
+            let (q1, q3) = (quantile(&s, 0.25), quantile(&s, 0.75));
+            for r in ["pbgi", "pbgi-d"] {
+                if let Some(m) = get(r) {
+                    let verdict = if m <= q3 {
+                        "supported"
+                    } else {
+                        "not supported"
+                    };
+                    let _ = writeln!(
+                        md,
+                        "| {r} comparable to or better than the LogEI variants | {panel}, {cost} | {verdict} | median {m:.4}; LogEI variants' quartiles [{q1:.4}, {q3:.4}] |"
+                    );
+                }
+            }
+        }
+    }
+    md
+}
+
+/// The run count of the full grid, for the report's statement of what was run.
+pub fn job_count(quick: bool, seeds: u64) -> usize {
+    jobs(&figures(quick), seeds).len()
+}
+
+/// The initial design size for `d` (re-exported for the report's text).
+pub fn initial_design_size(d: usize) -> usize {
+    initial_points(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round(spent: f64, best: f64) -> BoxRound {
+        BoxRound {
+            spent,
+            y: best,
+            best,
+            decide_seconds: 0.0,
+        }
+    }
+
+    #[test]
+    fn regret_is_a_step_function_of_the_budget_spent() {
+        let t = Trace {
+            optimum: 10.0,
+            initial_best: 4.0,
+            rounds: vec![round(1.5, 6.0), round(3.0, 6.0), round(4.5, 9.0)],
+        };
+        // Before the first round only the initial design is known.
+        assert_eq!(regret_at(&t, 0.0), 6.0);
+        assert_eq!(regret_at(&t, 1.49), 6.0);
+        assert_eq!(regret_at(&t, 1.5), 4.0);
+        assert_eq!(regret_at(&t, 4.4), 4.0);
+        assert_eq!(regret_at(&t, 100.0), 1.0);
+    }
+
+    #[test]
+    fn quartiles_interpolate_like_numpy() {
+        // numpy.quantile([1, 2, 3, 4], [0.25, 0.5, 0.75]) = [1.75, 2.5, 3.25].
+        let v = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(quantile(&v, 0.25), 1.75);
+        assert_eq!(quantile(&v, 0.5), 2.5);
+        assert_eq!(quantile(&v, 0.75), 3.25);
+        assert!(quantile(&[], 0.5).is_nan());
+    }
+
+    #[test]
+    fn traces_round_trip_through_their_files() {
+        let dir = std::env::temp_dir().join(format!("costbo-pandora-{}", std::process::id()));
+        let path = dir.join("seed-0.csv");
+        let t = Trace {
+            optimum: 0.1 + 0.2,
+            initial_best: -1.0 / 3.0,
+            rounds: vec![round(1.0, 0.25), round(2.5, 0.3)],
+        };
+        write_trace(&path, &t).unwrap();
+        assert_eq!(read_trace(&path), Some(t));
+        std::fs::write(&path, "garbage").unwrap();
+        assert_eq!(read_trace(&path), None);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn the_paper_grid_holds_every_method_for_each_cost_setting() {
+        let figs = figures(false);
+        let fig5 = figs.iter().find(|f| f.key == "fig5").unwrap();
+        assert_eq!(fig5.panels.len(), 3);
+        assert!(fig5
+            .panels
+            .iter()
+            .all(|p| p.dim == 16 && p.uniform_budget == 160.0));
+        assert!(fig5.cost_rules.contains(&"log-eicc") && fig5.uniform_rules.contains(&"log-ei"));
+        assert_eq!(initial_design_size(16), 34);
+    }
+}
