@@ -40,6 +40,7 @@ pub mod app;
 pub mod drivers;
 pub mod experiment;
 pub mod journal;
+#[cfg(feature = "pandora")]
 pub mod pandora;
 pub mod sim;
 

@@ -3,9 +3,9 @@
 //! `docs/embedded.md`:
 //!
 //! ```text
-//! QEMU_ICOUNT=3 cargo run --profile firmware -p costbo-firmware --target thumbv7em-none-eabihf --bin bench_pandora
+//! QEMU_ICOUNT=3 cargo run --profile firmware -p costbo-firmware --target thumbv7em-none-eabihf --features pandora --bin bench_pandora
 //! COSTBO_FIRMWARE_MACHINE=an386 QEMU_MACHINE=an386 QEMU_ICOUNT=3 \
-//!     cargo run --profile firmware -p costbo-firmware --target thumbv6m-none-eabi --bin bench_pandora
+//!     cargo run --profile firmware -p costbo-firmware --target thumbv6m-none-eabi --features pandora --bin bench_pandora
 //! ```
 //!
 //! Each rule is counted twice: maximised by the device's pool (`pandora::INNER`) and by paper

@@ -1,8 +1,8 @@
 //! On-target self-tests, run under QEMU:
 //!
 //! ```text
-//! cargo run --profile firmware -p costbo-firmware --target thumbv7em-none-eabihf --bin selftest
-//! cargo run --profile firmware -p costbo-firmware --target thumbv6m-none-eabi --bin selftest
+//! cargo run --profile firmware -p costbo-firmware --target thumbv7em-none-eabihf --features pandora --bin selftest
+//! cargo run --profile firmware -p costbo-firmware --target thumbv6m-none-eabi --features pandora --bin selftest
 //! ```
 //!
 //! Prints `test NAME ... ok|FAILED (reason)` per test, then `N passed, N failed`; QEMU exits with
@@ -31,10 +31,11 @@ mod firmware {
         suite::gp::input_gradients_match_finite_differences_f64,
         suite::gp::fit_improves_likelihood_f32,
         suite::decision::etc_ada_20_rounds_on_hartmann3,
+        #[cfg(feature = "pandora")]
         suite::decision::pbgi_d_decisions_equal_the_desktops,
         // Not on the microbit: its 256 KiB of flash cannot hold a second rule's code beside
         // the rest of the suite (ARMv6-M soft float); the an386 Cortex-M0 bench runs it.
-        #[cfg(not(costbo_machine = "microbit"))]
+        #[cfg(all(feature = "pandora", not(costbo_machine = "microbit")))]
         suite::decision::log_eipc_decisions_equal_the_desktops,
     ];
 

@@ -169,6 +169,7 @@ pub fn etc_ada_20_rounds_on_hartmann3() -> TestResult {
     Ok(())
 }
 
+#[cfg(feature = "pandora")]
 /// Paper 002's PBGI-D over a 2-D box (f32, capacity `N`): its 10 decisions hash to the
 /// fingerprint the desktop's f32 core produces (`firmware/host-tests/tests/pandora.rs`).
 pub fn pbgi_d_decisions_equal_the_desktops() -> TestResult {
@@ -189,6 +190,7 @@ pub fn pbgi_d_decisions_equal_the_desktops() -> TestResult {
     Ok(())
 }
 
+#[cfg(feature = "pandora")]
 /// Paper 002's LogEIPC over the same box: bit for bit the desktop's f32 decisions.
 pub fn log_eipc_decisions_equal_the_desktops() -> TestResult {
     use crate::pandora::{controller, fingerprint, log_eipc, LOG_EIPC_FINGERPRINT};
