@@ -1,7 +1,7 @@
 //! GP-UCB over a box: play the maximiser of `μ + √β_t·σ` over the control set of every variable
 //! (Srinivas et al. 2010; paper 002's UCB baseline, with the schedule its code uses).
 
-use super::{Choice, DriverError, Maximiser, Play, Policy, Round};
+use super::{Choice, DriverError, Maximiser, Policy, Round};
 use crate::acquisition::ucb::UpperBound;
 use crate::problem::Problem;
 use crate::real::Real;
@@ -72,10 +72,7 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for GpUcb<R> {
     super::stateless_record!();
 
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
-        problem
-            .full_set()
-            .map(|_| ())
-            .ok_or(DriverError::RuleNeedsFullSet)
+        super::require_full_set(problem).map(|_| ())
     }
 
     fn workspace_len(&self, _: &Problem<R, D, M>, _: usize, _: usize) -> usize {
@@ -90,26 +87,9 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for GpUcb<R> {
         S: AsRef<[R]> + AsMut<[R]>,
         B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
     {
-        let set = round
-            .problem
-            .full_set()
-            .ok_or(DriverError::RuleNeedsFullSet)?;
         let width = self.schedule.beta(round.spent, D).sqrt();
         let mut ucb = UpperBound::new(round.gp, width);
-        let control = round.problem.sets()[set];
-        let best = self.maximiser.maximize(
-            control,
-            &mut ucb,
-            &round.settings.inner,
-            round.seed,
-            round.workspace,
-        )?;
-        Ok(Choice::Play(Play {
-            set,
-            x: best.x,
-            score: best.value,
-            measure: true,
-        }))
+        round.play_box(&self.maximiser, &mut ucb).map(Choice::Play)
     }
 }
 

@@ -11,7 +11,7 @@
 //! `ln E[c^{−α}]` under the log-normal posterior, `−α·μ + α²σ²/2` (BudgetedBO's form, which
 //! the paper's code uses; not `1/E[c]`).
 
-use super::{Choice, DriverError, Maximiser, Play, Policy, Round};
+use super::{Choice, DriverError, Maximiser, Policy, Round};
 use crate::acquisition::cost::{KnownCost, LearnedCost, Uniform};
 use crate::acquisition::improvement::LogImprovement;
 use crate::problem::{Costs, Problem};
@@ -60,10 +60,7 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for LogEi {
     super::stateless_record!();
 
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
-        problem
-            .full_set()
-            .map(|_| ())
-            .ok_or(DriverError::RuleNeedsFullSet)
+        super::require_full_set(problem).map(|_| ())
     }
 
     fn workspace_len(&self, _: &Problem<R, D, M>, _: usize, _: usize) -> usize {
@@ -78,46 +75,29 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for LogEi {
         S: AsRef<[R]> + AsMut<[R]>,
         B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
     {
-        let problem = round.problem;
-        let set = problem.full_set().ok_or(DriverError::RuleNeedsFullSet)?;
-        let control = problem.sets()[set];
-        let incumbent = round
-            .gp
-            .outputs()
-            .iter()
-            .fold(-R::INFINITY, |m, &y| m.max(y));
+        let incumbent = round.best_observed();
         if !incumbent.is_finite() {
             // EI needs an incumbent: the initial design comes first.
             return Err(DriverError::NoScore);
         }
         let alpha = self.exponent(round.spent, round.settings.budget);
-        let (inner, seed) = (&round.settings.inner, round.seed);
-        let best = if alpha == R::ZERO {
-            let mut acq = LogImprovement::new(round.gp, incumbent, alpha, Uniform);
-            self.maximiser
-                .maximize(control, &mut acq, inner, seed, round.workspace)?
+        let (gp, m) = (round.gp, &self.maximiser);
+        let play = if alpha == R::ZERO {
+            round.play_box(m, &mut LogImprovement::new(gp, incumbent, alpha, Uniform))
         } else {
-            match (problem.costs(), round.cost_model) {
+            match (round.problem.costs(), round.cost_model) {
                 (Costs::Unknown, Some(model)) => {
                     let cost = LearnedCost::new(model, -alpha);
-                    let mut acq = LogImprovement::new(round.gp, incumbent, alpha, cost);
-                    self.maximiser
-                        .maximize(control, &mut acq, inner, seed, round.workspace)?
+                    round.play_box(m, &mut LogImprovement::new(gp, incumbent, alpha, cost))
                 }
-                (Costs::Unknown, None) => return Err(DriverError::RuleNeedsKnownCosts),
+                (Costs::Unknown, None) => Err(DriverError::RuleNeedsKnownCosts),
                 _ => {
-                    let cost = KnownCost::new(problem, set);
-                    let mut acq = LogImprovement::new(round.gp, incumbent, alpha, cost);
-                    self.maximiser
-                        .maximize(control, &mut acq, inner, seed, round.workspace)?
+                    let set = super::require_full_set(round.problem)?;
+                    let cost = KnownCost::new(round.problem, set);
+                    round.play_box(m, &mut LogImprovement::new(gp, incumbent, alpha, cost))
                 }
             }
         };
-        Ok(Choice::Play(Play {
-            set,
-            x: best.x,
-            score: best.value,
-            measure: true,
-        }))
+        play.map(Choice::Play)
     }
 }

@@ -253,6 +253,39 @@ where
         );
     }
 
+    /// The best value observed so far (the model's outputs; −∞ before any).
+    pub fn best_observed(&self) -> R {
+        self.gp
+            .outputs()
+            .iter()
+            .fold(-R::INFINITY, |m, &y| m.max(y))
+    }
+
+    /// The play of the control set of every variable at the maximiser of `acquisition` by
+    /// `maximiser` (with this round's inner budget, seed and workspace): the decision of a rule
+    /// over a box.
+    pub fn play_box<A: crate::acquisition::Acquisition<R, D>>(
+        &mut self,
+        maximiser: &Maximiser,
+        acquisition: &mut A,
+    ) -> Result<Play<R, D>, DriverError> {
+        let set = require_full_set(self.problem)?;
+        let control = self.problem.sets()[set];
+        let best = maximiser.maximize(
+            control,
+            acquisition,
+            &self.settings.inner,
+            self.seed,
+            self.workspace,
+        )?;
+        Ok(Play {
+            set,
+            x: best.x,
+            score: best.value,
+            measure: true,
+        })
+    }
+
     /// Each set's known cost, or 1 where costs are not known per set.
     pub fn set_costs(&self) -> [R; M] {
         core::array::from_fn(|i| self.problem.known_cost(i).unwrap_or(R::ONE))
@@ -412,6 +445,14 @@ macro_rules! stateless_record {
 }
 #[allow(unused_imports)]
 pub(crate) use stateless_record;
+
+/// The index of the control set of every variable, which rules over a box play;
+/// [`DriverError::RuleNeedsFullSet`] if the problem has none.
+pub fn require_full_set<R: Real, const D: usize, const M: usize>(
+    problem: &Problem<R, D, M>,
+) -> Result<usize, DriverError> {
+    problem.full_set().ok_or(DriverError::RuleNeedsFullSet)
+}
 
 /// [`DriverError::RuleNeedsKnownCosts`] unless the problem prices each control set in advance:
 /// what rules that compare sets by cost require of it in [`Policy::start`].

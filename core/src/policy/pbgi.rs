@@ -17,7 +17,7 @@
 //! replay, which does not decide again, restores it from the decision's memo.
 
 use super::memo::{tags, Memo};
-use super::{Choice, DriverError, Maximiser, Outcome, Play, Policy, Round};
+use super::{Choice, DriverError, Maximiser, Outcome, Policy, Round};
 use crate::acquisition::cost::{KnownCost, LearnedCost};
 use crate::acquisition::improvement::GittinsIndex;
 use crate::problem::{Costs, Problem};
@@ -140,7 +140,7 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for PandoraIndex<R
     type Record = PandoraRecord<R>;
 
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
-        problem.full_set().ok_or(DriverError::RuleNeedsFullSet)?;
+        super::require_full_set(problem)?;
         if !self.lambda.is_valid() {
             return Err(DriverError::InvalidParameter);
         }
@@ -162,50 +162,26 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for PandoraIndex<R
         S: AsRef<[R]> + AsMut<[R]>,
         B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
     {
-        let problem = round.problem;
-        let set = problem.full_set().ok_or(DriverError::RuleNeedsFullSet)?;
-        let control = problem.sets()[set];
-        let best = match (problem.costs(), round.cost_model) {
+        let (gp, m, log_lambda) = (round.gp, &self.maximiser, self.log_lambda());
+        let play = match (round.problem.costs(), round.cost_model) {
             (Costs::Unknown, Some(model)) => {
-                let mut acq =
-                    GittinsIndex::new(round.gp, self.log_lambda(), LearnedCost::new(model, R::ONE));
-                self.maximiser.maximize(
-                    control,
-                    &mut acq,
-                    &round.settings.inner,
-                    round.seed,
-                    round.workspace,
-                )?
+                let cost = LearnedCost::new(model, R::ONE);
+                round.play_box(m, &mut GittinsIndex::new(gp, log_lambda, cost))?
             }
             (Costs::Unknown, None) => return Err(DriverError::RuleNeedsKnownCosts),
             _ => {
-                let mut acq =
-                    GittinsIndex::new(round.gp, self.log_lambda(), KnownCost::new(problem, set));
-                self.maximiser.maximize(
-                    control,
-                    &mut acq,
-                    &round.settings.inner,
-                    round.seed,
-                    round.workspace,
-                )?
+                let set = super::require_full_set(round.problem)?;
+                let cost = KnownCost::new(round.problem, set);
+                round.play_box(m, &mut GittinsIndex::new(gp, log_lambda, cost))?
             }
         };
-        let seen = round
-            .gp
-            .outputs()
-            .iter()
-            .fold(-R::INFINITY, |m, &y| m.max(y));
-        if self.stop && seen >= best.value {
+        let seen = round.best_observed();
+        if self.stop && seen >= play.score {
             return Ok(Choice::Stop);
         }
-        self.pending_index = best.value;
+        self.pending_index = play.score;
         self.best_seen = seen;
-        Ok(Choice::Play(Play {
-            set,
-            x: best.x,
-            score: best.value,
-            measure: true,
-        }))
+        Ok(Choice::Play(play))
     }
 
     fn record(&mut self, outcome: &Outcome<'_, R, D, M>) {
