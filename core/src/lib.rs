@@ -9,7 +9,8 @@
 //! 1. Numerics: [`real`], the [`Real`](real::Real) scalar trait over `f32`/`f64` (special
 //!    functions from `libm`); [`optimize`], box-constrained gradient ascent and the one notion
 //!    of how precise an evaluation must be ([`Need`](optimize::Need)); [`qmc`], scrambled
-//!    quasi-random sequences.
+//!    quasi-random sequences; [`random`], uniform and standard normal variates from a
+//!    generator.
 //! 2. Linear algebra: [`linalg`], packed lower-triangular Cholesky factors with O(n²) append and
 //!    downdate.
 //! 3. Kernels: [`kernel`], stationary ARD kernels (squared exponential, Matérn-5/2).
@@ -65,6 +66,7 @@ pub mod optimize;
 pub mod policy;
 pub mod problem;
 pub mod qmc;
+pub mod random;
 pub mod real;
 #[cfg(feature = "serde")]
 pub mod snapshot;

@@ -6,7 +6,7 @@
 //!
 //! `cargo run --release -p costbo-std --example judge_accuracy [DECISIONS]`
 
-use costbo_core::expectation::uniform_open;
+use costbo_core::random::uniform_open;
 use costbo_std::experiment::judge::Judge;
 use costbo_std::objectives::{self, Objective, Options};
 use costbo_std::reproduce::grids;

@@ -13,5 +13,6 @@ pub mod device;
 pub mod experiment;
 pub mod gp_tool;
 pub mod objectives;
+pub mod platform;
 pub mod plot;
 pub mod reproduce;

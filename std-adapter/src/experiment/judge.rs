@@ -4,12 +4,12 @@
 use std::path::Path;
 
 use costbo_core::dist::TruncatedNormal;
-use costbo_core::expectation::uniform_open;
 use costbo_core::inner::{self, InnerConfig};
 use costbo_core::optimize::maximize;
 use costbo_core::optimize::Need;
 use costbo_core::problem::ControlSet;
 use costbo_core::qmc::Sobol;
+use costbo_core::random::uniform_open;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
