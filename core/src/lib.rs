@@ -30,6 +30,8 @@
 //! 11. Beside the driver: [`link`] (feature `link`), the host–device protocol; [`journal`]
 //!     (feature `journal`), the append-only observation log on NOR flash that a device
 //!     resumes from.
+//! 12. Beside everything: `testfn` (feature `test-functions`), benchmark functions for
+//!     tests, the firmware suite and the desktop objectives.
 //!
 //! `docs/architecture.md` describes the traits and how to add a rule.
 #![no_std]
@@ -70,6 +72,8 @@ pub mod random;
 pub mod real;
 #[cfg(feature = "serde")]
 pub mod snapshot;
+#[cfg(feature = "test-functions")]
+pub mod testfn;
 pub mod thompson;
 
 pub use gp::{Gp, GpError, Hyperparameters, Prediction, PredictionGradient, WhenFull};
