@@ -153,7 +153,7 @@ pub fn run(options: &DemoOptions) -> Result<DemoResult, String> {
     let draws: Vec<[f64; D]> = (0..4096)
         .map(|_| core::array::from_fn(|_| water.sample(uniform_open(&mut rng))))
         .collect();
-    let judge = Judge::from_points(&draws);
+    let judge = Judge::from_points(draws);
     let expected = |set: ControlSet, u: &[f64; D]| judge.expected(&plant, set, u);
     let optimum = 2.194_116_175_648_000_8;
     let noise = 0.01;

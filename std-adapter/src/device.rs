@@ -305,7 +305,7 @@ fn session<const N: usize, const M: usize>(
             core::array::from_fn(|l| truth.unit_distribution(l).sample(uniform_open(&mut rng)))
         })
         .collect();
-    let judge = Judge::from_points(&draws);
+    let judge = Judge::from_points(draws);
     let expected = |set: ControlSet, u: &[f64; D]| judge.expected(&plant, set, u);
     let mut water = Xoshiro128PlusPlus::seed_from_u64(options.seed);
 

@@ -11,7 +11,7 @@ use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
 use super::config::{Algorithm, PriorMean};
-use super::judge::Judge;
+use super::judge::Expected;
 use super::Progress;
 use crate::objectives::Objective;
 use crate::platform::Platform;
@@ -55,7 +55,7 @@ pub struct JobInput<'a> {
     /// SE lengthscale.
     pub lengthscale: f64,
     /// The independent bank.
-    pub judge: &'a Judge,
+    pub judge: &'a dyn Expected,
     /// Best expected value of each set (independent bank).
     pub best: &'a [f64],
 }
