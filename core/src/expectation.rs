@@ -15,6 +15,9 @@
 
 mod batch;
 
+/// Where the bank's i.i.d. draws and the rules' uniforms come from (re-exported from
+/// [`random`](crate::random), its home, for the callers that import it from here).
+pub use crate::random::uniform_open;
 pub use batch::{expected_bound_batched, Chunk, FactorisedSe, Precision, UcbScreen};
 
 use rand_core::Rng;
@@ -106,11 +109,6 @@ impl<R: Real, const D: usize, B: AsRef<[[R; D]]> + AsMut<[[R; D]]>> SampleBank<R
     pub fn is_empty(&self) -> bool {
         self.points.as_ref().is_empty()
     }
-}
-
-/// A uniform draw in the open interval (0, 1) from 32 random bits.
-pub fn uniform_open<R: Real>(rng: &mut impl Rng) -> R {
-    R::from_f64((rng.next_u32() as f64 + 0.5) / 4_294_967_296.0)
 }
 
 /// The full point played when `set` is controlled at `x` and the rest comes from `random`.

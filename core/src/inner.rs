@@ -13,10 +13,10 @@
 //! the full set with 10,000 random points against 100 for a partial one.
 
 use crate::acquisition::{Acquisition, Need};
-use crate::expectation::uniform_open;
 use crate::optimize::{self, QuasiNewtonConfig};
 use crate::problem::ControlSet;
 use crate::qmc::Sobol;
+use crate::random::uniform_open;
 use crate::real::Real;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;

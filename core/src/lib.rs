@@ -8,9 +8,10 @@
 //!
 //! 1. Numerics: [`real`], the [`Real`] scalar trait over `f32`/`f64` (elementary
 //!    functions from `libm`); [`special`], the normal's density, CDF, tails and quantile in
-//!    relative precision, and fixed quadrature; [`optimize`], box-constrained gradient ascent
-//!    and the one notion of how precise an evaluation must be ([`Need`](optimize::Need));
-//!    [`qmc`], scrambled quasi-random sequences.
+//!    relative precision, the expected-improvement function and fixed quadrature;
+//!    [`optimize`], box-constrained gradient ascent and the one notion of how precise an
+//!    evaluation must be ([`Need`](optimize::Need)); [`qmc`], scrambled quasi-random
+//!    sequences; [`random`], uniform and standard normal variates from a generator.
 //! 2. Linear algebra: [`linalg`], packed lower-triangular Cholesky factors with O(n²) append and
 //!    downdate.
 //! 3. Kernels: [`kernel`], stationary ARD kernels (squared exponential, Matérn-5/2).
@@ -30,6 +31,8 @@
 //! 11. Beside the driver: [`link`] (feature `link`), the host–device protocol; [`journal`]
 //!     (feature `journal`), the append-only observation log on NOR flash that a device
 //!     resumes from.
+//! 12. Beside everything: `testfn` (feature `test-functions`), benchmark functions for
+//!     tests, the firmware suite and the desktop objectives.
 //!
 //! `docs/architecture.md` describes the traits and how to add a rule.
 #![no_std]
@@ -68,10 +71,13 @@ pub mod optimize;
 pub mod policy;
 pub mod problem;
 pub mod qmc;
+pub mod random;
 pub mod real;
 #[cfg(feature = "serde")]
 pub mod snapshot;
 pub mod special;
+#[cfg(feature = "test-functions")]
+pub mod testfn;
 pub mod thompson;
 
 pub use gp::{Gp, GpError, Hyperparameters, Prediction, PredictionGradient, WhenFull};

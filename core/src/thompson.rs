@@ -68,11 +68,11 @@
 //!
 //! # Random numbers
 //!
-//! Standard normals come from a private Box–Muller transform (below), not from
-//! `crate::dist`, so the stream of a given generator is fixed by this module alone. Every
-//! uniform is built from the top 23 bits of one `next_u32` as `(2k + 1)/2²⁴`, which is exact
-//! in both `f32` and `f64`: generators seeded identically give `f32` and `f64` samples that
-//! agree up to the rounding of `ln`, `sqrt`, `cos` and `sin`.
+//! Standard normals come in Box–Muller pairs from [`NormalPairs`](crate::random::NormalPairs)
+//! (not from `crate::dist`'s inverse CDFs), so the stream of a given generator is fixed by the
+//! `random` module alone. Every uniform is built from the top 23 bits of one `next_u32` as
+//! `(2k + 1)/2²⁴`, which is exact in both `f32` and `f64`: generators seeded identically give
+//! `f32` and `f64` samples that agree up to the rounding of `ln`, `sqrt`, `cos` and `sin`.
 //!
 //! ```
 //! use costbo_core::gp::{Gp, WhenFull};
@@ -100,6 +100,7 @@ use rand_core::Rng;
 use crate::gp::{Gp, GpError};
 use crate::kernel::{Kernel, Shape};
 use crate::linalg::solve_cholesky;
+use crate::random::NormalPairs;
 use crate::real::{all_finite, dot, Real};
 
 /// Degrees of freedom of the Matérn-5/2 spectral density, `2ν`.
@@ -176,19 +177,19 @@ impl<'a, R: Real, const D: usize, const M: usize, const N: usize> PosteriorSampl
         self.inputs = gp.inputs();
         self.amplitude = (R::TWO * kernel.outputscale() / R::from_usize(M)).sqrt();
 
-        let mut normals = Normals::new(rng);
+        let mut normals = NormalPairs::new(rng);
         let lengthscales = kernel.lengthscales();
         let two_pi = R::TWO * R::PI;
         for j in 0..M {
             for z in self.omega[j].iter_mut() {
-                *z = normals.next();
+                *z = normals.next_normal();
             }
             let t_scale = match kernel.shape() {
                 Shape::SquaredExponential => R::ONE,
                 Shape::Matern52 => {
                     let mut chi2 = R::ZERO;
                     for _ in 0..MATERN52_DOF {
-                        chi2 += normals.next().sq();
+                        chi2 += normals.next_normal().sq();
                     }
                     // chi2 > 0 unless five normals all round to zero; guard anyway.
                     (R::from_usize(MATERN52_DOF) / chi2.max(R::MIN_POSITIVE)).sqrt()
@@ -198,7 +199,7 @@ impl<'a, R: Real, const D: usize, const M: usize, const N: usize> PosteriorSampl
                 *z = *z * t_scale / *l;
             }
             self.phase[j] = two_pi * normals.uniform();
-            self.weight[j] = normals.next();
+            self.weight[j] = normals.next_normal();
         }
 
         let n = self.inputs.len();
@@ -210,7 +211,7 @@ impl<'a, R: Real, const D: usize, const M: usize, const N: usize> PosteriorSampl
             .zip(gp.jitters())
             .enumerate()
         {
-            let eps = normals.next() * (noise + *jitter).max(R::ZERO).sqrt();
+            let eps = normals.next_normal() * (noise + *jitter).max(R::ZERO).sqrt();
             let r = *y - self.mean - self.prior_value(x) - eps;
             self.update[i] = r;
         }
@@ -322,45 +323,6 @@ fn check_features<const M: usize>() -> Result<(), GpError> {
         Err(GpError::StorageTooSmall { needed: 1, got: 0 })
     } else {
         Ok(())
-    }
-}
-
-/// Standard normal variates by the Box–Muller transform.
-///
-/// Two uniforms `u₁, u₂ ∈ (0, 1)` give two independent normals
-/// `√(−2 ln u₁) cos(2π u₂)` and `√(−2 ln u₁) sin(2π u₂)`; the second is cached for the next
-/// call. Unlike the polar method there is no rejection, so the number of generator calls is
-/// fixed, and the uniforms (23 bits, `(2k + 1)/2²⁴`, exact in `f32`) are the same in both
-/// precisions. The smallest `u₁ = 2⁻²⁴` truncates the radius at `√(48 ln 2) ≈ 5.77`, i.e. the
-/// normals never exceed 5.77 in magnitude (true tail mass beyond that ≈ 8·10⁻⁹), which is
-/// immaterial for random features.
-struct Normals<'g, R, G: ?Sized> {
-    rng: &'g mut G,
-    spare: Option<R>,
-}
-
-impl<'g, R: Real, G: Rng + ?Sized> Normals<'g, R, G> {
-    fn new(rng: &'g mut G) -> Self {
-        Normals { rng, spare: None }
-    }
-
-    /// A uniform in the open interval `(0, 1)`, from one `next_u32`.
-    fn uniform(&mut self) -> R {
-        let k = self.rng.next_u32() >> 9;
-        // 2k + 1 < 2²⁴ is exact in f32; 2⁻²⁴ is a power of two.
-        R::from_usize((2 * k + 1) as usize) * R::from_f64(1.0 / 16_777_216.0)
-    }
-
-    fn next(&mut self) -> R {
-        if let Some(z) = self.spare.take() {
-            return z;
-        }
-        let u1 = self.uniform();
-        let u2 = self.uniform();
-        let r = (-R::TWO * u1.ln()).sqrt();
-        let theta = R::TWO * R::PI * u2;
-        self.spare = Some(r * theta.sin());
-        r * theta.cos()
     }
 }
 
@@ -684,24 +646,5 @@ mod tests {
         big.push(&[0.1001, 0.1], -3e38).unwrap();
         let r = PosteriorSample::<f32, 2, 16, CAP>::draw(&big, &mut rng);
         assert_eq!(r.err(), Some(GpError::NonFinite));
-    }
-
-    /// Box–Muller normals: first four moments of 200 000 draws within 5 standard errors.
-    #[test]
-    fn normals_have_standard_moments() {
-        let mut rng = Xoshiro128PlusPlus::seed_from_u64(17);
-        let mut src = Normals::<f64, _>::new(&mut rng);
-        let zs: Vec<f64> = (0..200_000).map(|_| src.next()).collect();
-        let n = zs.len() as f64;
-        let m1 = zs.iter().sum::<f64>() / n;
-        let m2 = zs.iter().map(|z| z * z).sum::<f64>() / n;
-        let m3 = zs.iter().map(|z| z.powi(3)).sum::<f64>() / n;
-        let m4 = zs.iter().map(|z| z.powi(4)).sum::<f64>() / n;
-        // Standard errors: √(1/n), √(2/n), √(15/n), √(96/n).
-        assert!(m1.abs() < 5.0 * (1.0 / n).sqrt(), "{m1}");
-        assert!((m2 - 1.0).abs() < 5.0 * (2.0 / n).sqrt(), "{m2}");
-        assert!(m3.abs() < 5.0 * (15.0 / n).sqrt(), "{m3}");
-        assert!((m4 - 3.0).abs() < 5.0 * (96.0 / n).sqrt(), "{m4}");
-        assert!(zs.iter().all(|z| z.abs() < 5.8));
     }
 }

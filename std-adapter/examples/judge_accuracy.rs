@@ -6,7 +6,7 @@
 //!
 //! `cargo run --release -p costbo-std --example judge_accuracy [DECISIONS]`
 
-use costbo_core::expectation::uniform_open;
+use costbo_core::random::uniform_open;
 use costbo_std::experiment::judge::Judge;
 use costbo_std::objectives::{self, Objective, Options};
 use costbo_std::reproduce::grids;
@@ -60,15 +60,15 @@ fn table<const D: usize>(
     decisions: usize,
 ) -> Result<(), String> {
     let key = format!("{label}|{variance}");
-    let reference = Judge::sobol::<D>(variance, REFERENCE, &format!("{key}|reference"))?;
-    let banks: Vec<(String, Judge)> = vec![
-        ("Sobol 256".into(), Judge::sobol::<D>(variance, 256, &key)?),
-        ("Sobol 512".into(), Judge::sobol::<D>(variance, 512, &key)?),
+    let reference = Judge::<D>::sobol(variance, REFERENCE, &format!("{key}|reference"))?;
+    let banks: Vec<(String, Judge<D>)> = vec![
+        ("Sobol 256".into(), Judge::<D>::sobol(variance, 256, &key)?),
+        ("Sobol 512".into(), Judge::<D>::sobol(variance, 512, &key)?),
         (
             "Sobol 1024".into(),
-            Judge::sobol::<D>(variance, 1024, &key)?,
+            Judge::<D>::sobol(variance, 1024, &key)?,
         ),
-        ("i.i.d. 2048".into(), Judge::new(D, variance, 2048, &key)?),
+        ("i.i.d. 2048".into(), Judge::<D>::iid(variance, 2048, &key)?),
     ];
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
     let mut squares = vec![0.0; banks.len()];
@@ -81,7 +81,7 @@ fn table<const D: usize>(
         .collect();
     for i in 0..decisions {
         let set = partial[i % partial.len()];
-        let u: Vec<f64> = (0..D).map(|_| uniform_open(&mut rng)).collect();
+        let u: [f64; D] = core::array::from_fn(|_| uniform_open(&mut rng));
         let truth = reference.expected(f, set, &u);
         for (b, (_, bank)) in banks.iter().enumerate() {
             let e = bank.expected(f, set, &u) - truth;

@@ -17,19 +17,20 @@ use std::time::Instant;
 
 use costbo_core::dist::{Distribution, TruncatedNormal};
 use costbo_core::driver::{Controller, ControllerSpec, Decision, DriverError, Settings};
-use costbo_core::expectation::uniform_open;
 use costbo_core::gp::{FitConfig, WhenFull};
 use costbo_core::kernel::Kernel;
 use costbo_core::linalg::tri_len;
 use costbo_core::policy::explore_then_commit::PlaysPerGroup;
 use costbo_core::policy::{AnyPolicy, PolicySpec};
 use costbo_core::problem::{ControlSet, Problem, Variable};
+use costbo_core::random::{standard_normal, uniform_open};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
 use crate::experiment::curves::Trace;
 use crate::experiment::judge::Judge;
 use crate::objectives::plant::Plant;
+use crate::platform::Platform;
 use crate::plot::{Curve, Figure, Panel};
 
 const D: usize = 5;
@@ -152,7 +153,7 @@ pub fn run(options: &DemoOptions) -> Result<DemoResult, String> {
     let draws: Vec<[f64; D]> = (0..4096)
         .map(|_| core::array::from_fn(|_| water.sample(uniform_open(&mut rng))))
         .collect();
-    let judge = Judge::from_points(&draws);
+    let judge = Judge::from_points(draws);
     let expected = |set: ControlSet, u: &[f64; D]| judge.expected(&plant, set, u);
     let optimum = 2.194_116_175_648_000_8;
     let noise = 0.01;
@@ -176,7 +177,7 @@ pub fn run(options: &DemoOptions) -> Result<DemoResult, String> {
         let x = ctl.problem().to_physical(&u);
         ctl.observe_initial(
             &x,
-            plant.value_and_gradient(&u).0 + noise * gaussian(&mut rng),
+            plant.value_and_gradient(&u).0 + noise * standard_normal::<f64, Platform>(&mut rng),
         )
         .map_err(|e| format!("{e:?}"))?;
     }
@@ -200,7 +201,8 @@ pub fn run(options: &DemoOptions) -> Result<DemoResult, String> {
             })
         });
         let u = ctl.problem().to_unit(&x);
-        let growth = plant.value_and_gradient(&u).0 + noise * gaussian(&mut rng);
+        let growth =
+            plant.value_and_gradient(&u).0 + noise * standard_normal::<f64, Platform>(&mut rng);
         ctl.observe(&x, growth, COSTS[d.set])
             .map_err(|e| format!("{e:?}"))?;
         // Refit the kernel every 10 rounds (maximum likelihood, as paper 001's code does).
@@ -272,12 +274,6 @@ pub fn run(options: &DemoOptions) -> Result<DemoResult, String> {
         options.out.join("demo.png").display()
     );
     Ok(result)
-}
-
-/// A standard normal draw (Box–Muller) for the observation noise.
-fn gaussian(rng: &mut Xoshiro128PlusPlus) -> f64 {
-    let (u, v): (f64, f64) = (uniform_open(rng), uniform_open(rng));
-    (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
 }
 
 fn print_summary(r: &DemoResult) {

@@ -34,7 +34,6 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use costbo_core::driver::{Controller, Decision, DriverError};
-use costbo_core::expectation::uniform_open;
 use costbo_core::linalg::tri_len;
 use costbo_core::link::{
     encode, values_to_array, DeviceMessage, FrameDecoder, HostMessage, Values, DECODER_CAPACITY,
@@ -42,13 +41,15 @@ use costbo_core::link::{
 };
 use costbo_core::policy::AnyPolicy;
 use costbo_core::problem::{ControlSet, Problem};
+use costbo_core::random::{standard_normal, uniform_open};
 use costbo_experiment::Spec;
-use rand_core::{Rng, SeedableRng};
+use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
 use crate::experiment::judge::Judge;
 use crate::objectives::plant::Plant;
 use crate::objectives::Objective;
+use crate::platform::Platform;
 
 /// The plant simulator's inputs.
 const D: usize = 5;
@@ -304,7 +305,7 @@ fn session<const N: usize, const M: usize>(
             core::array::from_fn(|l| truth.unit_distribution(l).sample(uniform_open(&mut rng)))
         })
         .collect();
-    let judge = Judge::from_points(&draws);
+    let judge = Judge::from_points(draws);
     let expected = |set: ControlSet, u: &[f64; D]| judge.expected(&plant, set, u);
     let mut water = Xoshiro128PlusPlus::seed_from_u64(options.seed);
 
@@ -515,7 +516,7 @@ fn session<const N: usize, const M: usize>(
                         .unwrap_or(f32::NAN),
                 });
                 let growth = plant.value_and_gradient(&truth.to_unit(&x_true)).0
-                    + options.noise * gaussian(&mut water);
+                    + options.noise * standard_normal::<f64, Platform>(&mut water);
                 let cost = spec.cost::<f32>(set).unwrap_or(f32::NAN);
                 let mut f = InFlight {
                     round,
@@ -679,13 +680,6 @@ fn observe<const N: usize, const M: usize>(
     }
     report.rounds.push(r);
     Ok(())
-}
-
-/// A standard normal draw (Box–Muller).
-fn gaussian(rng: &mut Xoshiro128PlusPlus) -> f64 {
-    let u1: f64 = uniform_open(rng);
-    let u2 = (rng.next_u32() as f64 + 0.5) / 4_294_967_296.0;
-    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
 
 /// Command-line arguments of `costbo device`.

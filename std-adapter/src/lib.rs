@@ -15,5 +15,6 @@ pub mod experiment;
 pub mod gp_tool;
 pub mod objectives;
 pub mod pandora;
+pub mod platform;
 pub mod plot;
 pub mod reproduce;

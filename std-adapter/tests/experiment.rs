@@ -246,9 +246,9 @@ fn the_sobol_judge_beats_iid_draws_of_the_same_size() {
     use costbo_std::experiment::judge::Judge;
     let f = costbo_std::objectives::build("hartmann3", &Default::default()).unwrap();
     let v = 0.04;
-    let reference = Judge::sobol::<3>(v, 1 << 15, "reference").unwrap();
-    let sobol = Judge::sobol::<3>(v, 512, "judge").unwrap();
-    let iid = Judge::new(3, v, 512, "judge").unwrap();
+    let reference = Judge::<3>::sobol(v, 1 << 15, "reference").unwrap();
+    let sobol = Judge::<3>::sobol(v, 512, "judge").unwrap();
+    let iid = Judge::<3>::iid(v, 512, "judge").unwrap();
     let (mut e_sobol, mut e_iid) = (0.0, 0.0);
     let mut n = 0;
     for vars in [&[0][..], &[1], &[2], &[0, 1], &[0, 2], &[1, 2]] {

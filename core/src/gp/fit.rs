@@ -3,11 +3,12 @@
 //!
 //! The optimiser is the crate's spectral projected gradient ascent ([`crate::optimize`]).
 
-use rand_core::{Rng, SeedableRng};
+use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
 use super::{Gp, GpError, Hyperparameters};
 use crate::optimize;
+use crate::random::uniform_open;
 use crate::real::Real;
 
 /// The prior of one fitting coordinate `t` (the log of a positive hyperparameter, or the
@@ -392,7 +393,7 @@ fn random_point<R: Real, const D: usize>(
 ) -> Hyperparameters<R, D> {
     let mut h = config.lower;
     for i in 0..Hyperparameters::<R, D>::LEN {
-        let u = R::from_f64((rng.next_u32() as f64 + 0.5) / 4_294_967_296.0);
+        let u: R = uniform_open(rng);
         let (lo, hi) = (config.lower.get(i), config.upper.get(i));
         *h.get_mut(i) = lo + u * (hi - lo);
     }

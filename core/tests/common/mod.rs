@@ -2,6 +2,8 @@
 //! for three variables.
 
 use costbo_core::problem::ControlSet;
+use costbo_core::real::Libm;
+use costbo_core::testfn::{Grouping, HARTMANN3};
 
 /// Paper 000's seven control sets of three variables, in cost order.
 pub fn sets() -> [ControlSet; 7] {
@@ -19,28 +21,8 @@ pub fn sets() -> [ControlSet; 7] {
 /// Paper 000's cheap costs, in the order of [`sets`].
 pub const CHEAP: [f64; 7] = [0.01, 0.01, 0.01, 0.1, 0.1, 0.1, 1.0];
 
-/// Hartmann-3, negated so that it is maximised; maximum 3.86278 at (0.114614, 0.555649, 0.852547).
+/// Hartmann-3 ([`HARTMANN3`]), negated so that it is maximised; maximum 3.86278 at
+/// (0.114614, 0.555649, 0.852547).
 pub fn hartmann3(x: &[f64; 3]) -> f64 {
-    const ALPHA: [f64; 4] = [1.0, 1.2, 3.0, 3.2];
-    const A: [[f64; 3]; 4] = [
-        [3.0, 10.0, 30.0],
-        [0.1, 10.0, 35.0],
-        [3.0, 10.0, 30.0],
-        [0.1, 10.0, 35.0],
-    ];
-    const P: [[f64; 3]; 4] = [
-        [0.3689, 0.1170, 0.2673],
-        [0.4699, 0.4387, 0.7470],
-        [0.1091, 0.8732, 0.5547],
-        [0.03815, 0.5743, 0.8828],
-    ];
-    (0..4)
-        .map(|r| {
-            ALPHA[r]
-                * (-(0..3)
-                    .map(|j| A[r][j] * (x[j] - P[r][j]).powi(2))
-                    .sum::<f64>())
-                .exp()
-        })
-        .sum()
+    HARTMANN3.value::<f64, Libm>(x, Grouping::SquareFirst)
 }

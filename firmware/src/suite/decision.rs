@@ -12,6 +12,8 @@ use costbo_core::linalg::tri_len;
 use costbo_core::policy::explore_then_commit::{ExploreThenCommit, PlaysPerGroup};
 use costbo_core::policy::PolicySpec;
 use costbo_core::problem::{ControlSet, Problem, Variable};
+use costbo_core::real::Libm;
+use costbo_core::testfn::{Grouping, HARTMANN3};
 
 use crate::harness::TestResult;
 use crate::testdata::Lcg;
@@ -41,30 +43,10 @@ pub const COSTS: [f32; M] = [0.01, 0.01, 0.01, 0.1, 0.1, 0.1, 1.0];
 pub type Ctl<'a, const C: usize> =
     Controller<f32, C, D, M, &'a mut [f32], &'a mut [[f32; D]], ExploreThenCommit<f32, M>>;
 
-/// Hartmann-3, negated so that it is maximised (maximum 3.86278).
+/// Hartmann-3 ([`HARTMANN3`]: negated so that it is maximised, maximum 3.86278), in f32 with
+/// the core's `expf`, each term rounded left to right as this suite has always computed it.
 pub fn hartmann3(x: &[f32; 3]) -> f32 {
-    const ALPHA: [f32; 4] = [1.0, 1.2, 3.0, 3.2];
-    const A: [[f32; 3]; 4] = [
-        [3.0, 10.0, 30.0],
-        [0.1, 10.0, 35.0],
-        [3.0, 10.0, 30.0],
-        [0.1, 10.0, 35.0],
-    ];
-    const P: [[f32; 3]; 4] = [
-        [0.3689, 0.1170, 0.2673],
-        [0.4699, 0.4387, 0.7470],
-        [0.1091, 0.8732, 0.5547],
-        [0.03815, 0.5743, 0.8828],
-    ];
-    let mut f = 0.0;
-    for r in 0..4 {
-        let mut e = 0.0;
-        for j in 0..3 {
-            e += A[r][j] * (x[j] - P[r][j]) * (x[j] - P[r][j]);
-        }
-        f += ALPHA[r] * libm::expf(-e);
-    }
-    f
+    HARTMANN3.value::<f32, Libm>(x, Grouping::LeftToRight)
 }
 
 /// The uncontrolled variables' distribution: normal at 0.5 truncated to [0, 1], variance 0.04.

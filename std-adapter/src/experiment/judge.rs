@@ -1,15 +1,15 @@
-//! Honest regret: expected values over an independent bank (scrambled Sobol or i.i.d.), and the
-//! best expected value of each control set, computed once and cached on disk.
+//! Honest regret: expected values over an independent bank (the core's
+//! [`SampleBank`], scrambled Sobol or i.i.d.), and the best expected value of each control set,
+//! computed once and cached on disk.
 
 use std::path::Path;
 
-use costbo_core::dist::TruncatedNormal;
-use costbo_core::expectation::uniform_open;
+use costbo_core::dist::{Distribution, TruncatedNormal};
+use costbo_core::expectation::{merge, SampleBank};
 use costbo_core::inner::{self, InnerConfig};
 use costbo_core::optimize::maximize;
 use costbo_core::optimize::Need;
-use costbo_core::problem::ControlSet;
-use costbo_core::qmc::Sobol;
+use costbo_core::problem::{ControlSet, Problem, Variable};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
@@ -25,34 +25,57 @@ pub(crate) fn fnv(s: &str) -> u64 {
     h
 }
 
-/// A normal at ½ truncated to `[0, 1]` with truncated variance `variance`.
-fn centred_normal(variance: f64) -> Result<TruncatedNormal<f64>, String> {
-    TruncatedNormal::with_truncated_variance(0.5, variance, 0.0, 1.0)
+/// The problem the judge's bank is drawn for: `D` variables on `[0, 1]`, each a normal at ½
+/// truncated to `[0, 1]` with truncated variance `variance` when left to chance. (A problem
+/// needs a control set; the judge's bank does not use it.)
+fn centred_problem<const D: usize>(variance: f64) -> Result<Problem<f64, D, 1>, String> {
+    let tn = TruncatedNormal::with_truncated_variance(0.5, variance, 0.0, 1.0)
+        .map_err(|e| format!("variance {variance}: {e:?}"))?;
+    let variable = Variable {
+        lower: 0.0,
+        upper: 1.0,
+        uncontrolled: Distribution::TruncatedNormal(tn),
+    };
+    Problem::new(&[variable; D], &[ControlSet::full(D)], None)
         .map_err(|e| format!("variance {variance}: {e:?}"))
 }
 
-/// The independent bank that measures regret: draws of every variable (unit cube), seeded from
-/// the (objective, variance) key only, never from a run's seed.
+/// The independent bank that measures regret: the core's [`SampleBank`] of draws of every
+/// variable (unit cube), seeded from the (objective, variance) key only, never from a run's
+/// seed.
 #[derive(Debug, Clone)]
-pub struct Judge {
-    points: Vec<Vec<f64>>,
-    dim: usize,
+pub struct Judge<const D: usize> {
+    bank: SampleBank<f64, D, Vec<[f64; D]>>,
 }
 
-impl Judge {
-    /// `size` i.i.d. draws of `dim` variables, each a normal at ½ truncated to `[0, 1]` with
+/// What a run needs of its judge, whatever its number of variables: the runner prepares one
+/// judge per objective and variance and hands it to jobs that know `D` only as a value.
+pub trait Expected: Send + Sync {
+    /// `E f([u^set, X^{-set}])` over the bank; `u` holds one value per variable.
+    fn expected(&self, f: &dyn Objective, set: ControlSet, u: &[f64]) -> f64;
+}
+
+impl<const D: usize> Expected for Judge<D> {
+    fn expected(&self, f: &dyn Objective, set: ControlSet, u: &[f64]) -> f64 {
+        let u: &[f64; D] = u.try_into().unwrap_or_else(|_| {
+            panic!(
+                "a judge of {D} variables was asked about {} values",
+                u.len()
+            )
+        });
+        Judge::expected(self, f, set, u)
+    }
+}
+
+impl<const D: usize> Judge<D> {
+    /// `size` i.i.d. draws of the `D` variables, each a normal at ½ truncated to `[0, 1]` with
     /// truncated variance `variance`; `key` seeds the draws.
-    pub fn new(dim: usize, variance: f64, size: usize, key: &str) -> Result<Self, String> {
-        let tn = centred_normal(variance)?;
+    pub fn iid(variance: f64, size: usize, key: &str) -> Result<Self, String> {
+        let problem = centred_problem::<D>(variance)?;
         let mut rng = Xoshiro128PlusPlus::seed_from_u64(fnv(key) ^ 0x4A55_4447_4500_0000);
-        let points = (0..size)
-            .map(|_| {
-                (0..dim)
-                    .map(|_| tn.sample(uniform_open(&mut rng)))
-                    .collect()
-            })
-            .collect();
-        Ok(Judge { points, dim })
+        let bank = SampleBank::iid(&problem, vec![[0.0; D]; size], &mut rng)
+            .map_err(|e| format!("a judge of {size} points: {e:?}"))?;
+        Ok(Judge { bank })
     }
 
     /// The first `size` points of a scrambled Sobol sequence in `D` variables, each pushed
@@ -60,54 +83,60 @@ impl Judge {
     /// `variance`; `key` seeds the scrambling. For the smooth objectives of the grids, 512
     /// such points average more accurately than 2 048 i.i.d. draws (docs/performance.md,
     /// "The regret judge's bank"), at a quarter of the cost per decision.
-    pub fn sobol<const D: usize>(variance: f64, size: usize, key: &str) -> Result<Self, String> {
-        let tn = centred_normal(variance)?;
-        let mut sobol = Sobol::<D>::new(fnv(key) ^ 0x534F_424F_4C00_0000)
-            .map_err(|e| format!("Sobol points in {D} variables: {e:?}"))?;
-        let points = (0..size)
-            .map(|_| {
-                let u: [f64; D] = sobol.next_point();
-                u.iter().map(|&u| tn.sample(u)).collect()
-            })
-            .collect();
-        Ok(Judge { points, dim: D })
+    pub fn sobol(variance: f64, size: usize, key: &str) -> Result<Self, String> {
+        let problem = centred_problem::<D>(variance)?;
+        let bank = SampleBank::quasi_random(
+            &problem,
+            vec![[0.0; D]; size],
+            fnv(key) ^ 0x534F_424F_4C00_0000,
+        )
+        .map_err(|e| format!("Sobol points in {D} variables: {e:?}"))?;
+        Ok(Judge { bank })
     }
 
-    /// A bank of given draws of `D` variables (other distributions than [`new`](Self::new)'s,
-    /// e.g. the plant's source water).
-    pub fn from_points<const D: usize>(points: &[[f64; D]]) -> Self {
+    /// A bank of given draws (other distributions than [`iid`](Self::iid)'s, e.g. the plant's
+    /// source water).
+    ///
+    /// # Panics
+    /// If `points` is empty.
+    pub fn from_points(points: Vec<[f64; D]>) -> Self {
         Judge {
-            points: points.iter().map(|p| p.to_vec()).collect(),
-            dim: D,
+            bank: SampleBank::from_points(points).expect("a judge needs at least one point"),
         }
     }
 
     /// `E f([u^set, X^{-set}])` over the bank (`f(u)` itself when `set` holds every variable).
-    pub fn expected(&self, f: &dyn Objective, set: ControlSet, u: &[f64]) -> f64 {
-        if (0..self.dim).all(|l| set.contains(l)) {
+    ///
+    /// The sum runs from zero in bank order and is divided by the bank's size, where the
+    /// core's [`bank_average`](costbo_core::expectation::bank_average) multiplies by its
+    /// reciprocal: the two differ in the last bit unless the size is a power of two, and the
+    /// judge's cached best values and recorded regrets were computed this way.
+    pub fn expected(&self, f: &dyn Objective, set: ControlSet, u: &[f64; D]) -> f64 {
+        if (0..D).all(|l| set.contains(l)) {
             return f.eval(u);
         }
-        let mut x = vec![0.0; self.dim];
+        let points = self.bank.points();
         let mut sum = 0.0;
-        for w in &self.points {
-            for l in 0..self.dim {
-                x[l] = if set.contains(l) { u[l] } else { w[l] };
-            }
-            sum += f.eval(&x);
+        for w in points {
+            sum += f.eval(&merge(set, u, w));
         }
-        sum / self.points.len() as f64
+        sum / points.len() as f64
     }
 
     /// The first `size` draws of the bank (all of them if it holds fewer).
-    fn prefix(&self, size: usize) -> Judge {
-        Judge {
-            points: self.points.iter().take(size.max(1)).cloned().collect(),
-            dim: self.dim,
-        }
+    fn prefix(&self, size: usize) -> Judge<D> {
+        Judge::from_points(
+            self.bank
+                .points()
+                .iter()
+                .take(size.max(1))
+                .copied()
+                .collect(),
+        )
     }
 
     /// The bank average and its forward-difference gradient in the coordinates of `set`.
-    fn value_and_gradient<const D: usize>(
+    fn value_and_gradient(
         &self,
         f: &dyn Objective,
         set: ControlSet,
@@ -137,7 +166,7 @@ impl Judge {
     /// gradient ascent with forward-difference gradients) on the average over the bank's first
     /// [`SCREEN_DRAWS`] draws finds the maximiser's neighbourhood, then gradient ascent on the
     /// full bank average polishes it. The objective's known maximiser is tried too.
-    pub fn best<const D: usize>(&self, f: &dyn Objective, set: ControlSet) -> f64 {
+    pub fn best(&self, f: &dyn Objective, set: ControlSet) -> f64 {
         let config = InnerConfig {
             pool: 512,
             starts: 8,
@@ -166,9 +195,11 @@ impl Judge {
             )
         });
         let polished = polished.map_or(f64::NEG_INFINITY, |a| a.value);
-        let known = f
-            .argmax()
-            .map_or(f64::NEG_INFINITY, |a| self.expected(f, set, &a));
+        // The known maximiser has `f.dim() == D` values (the runner's judges match their
+        // objectives).
+        let known = f.argmax().map_or(f64::NEG_INFINITY, |a| {
+            self.expected(f, set, &core::array::from_fn(|l| a[l]))
+        });
         polished.max(known)
     }
 }
@@ -182,7 +213,7 @@ pub const POLISH_EVALUATIONS: usize = 40;
 /// it holds them for `key`, otherwise computed (sets in parallel) and written there.
 pub fn best_values<const D: usize>(
     f: &dyn Objective,
-    judge: &Judge,
+    judge: &Judge<D>,
     sets: &[ControlSet],
     key: &str,
     cache: &Path,
@@ -195,7 +226,7 @@ pub fn best_values<const D: usize>(
     let values: Vec<f64> = std::thread::scope(|s| {
         let handles: Vec<_> = sets
             .iter()
-            .map(|&set| s.spawn(move || judge.best::<D>(f, set)))
+            .map(|&set| s.spawn(move || judge.best(f, set)))
             .collect();
         handles
             .into_iter()

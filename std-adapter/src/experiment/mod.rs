@@ -44,7 +44,7 @@ pub use config::{
     Settings, PAPER_001_ALPHA,
 };
 use costbo_core::policy::unknown_cost::within_tolerance;
-use judge::Judge;
+use judge::{Expected, Judge};
 use simulate::{JobInput, Round};
 
 use crate::objectives::{self, Objective, Options};
@@ -208,7 +208,7 @@ pub struct Summary {
 struct Prepared {
     objective: Arc<dyn Objective>,
     sets: Vec<costbo_core::problem::ControlSet>,
-    per_variance: Vec<(f64, Judge, Vec<f64>)>,
+    per_variance: Vec<(f64, Box<dyn Expected>, Vec<f64>)>,
 }
 
 macro_rules! with_dim {
@@ -277,26 +277,20 @@ fn prepare(settings: &Settings, out: &Path) -> Result<Vec<Prepared>, String> {
                 o.sets,
                 settings.judge
             );
-            let judge = match settings.judge_points {
-                JudgePoints::Iid => Judge::new(d, v, settings.judge, &key)?,
-                JudgePoints::Sobol => {
-                    macro_rules! sobol {
-                        ($k:literal) => {
-                            Judge::sobol::<$k>(v, settings.judge, &key)
-                        };
-                    }
-                    with_dim!(d, sobol, [3, 5, 6, 12])?
-                }
-            };
             let cache =
                 out.join("best")
                     .join(format!("{}_v{v}_{:016x}.json", o.label(), judge::fnv(&key)));
             macro_rules! go {
-                ($k:literal) => {
-                    judge::best_values::<$k>(f.as_ref(), &judge, &sets, &key, &cache)
-                };
+                ($k:literal) => {{
+                    let judge = match settings.judge_points {
+                        JudgePoints::Iid => Judge::<$k>::iid(v, settings.judge, &key)?,
+                        JudgePoints::Sobol => Judge::<$k>::sobol(v, settings.judge, &key)?,
+                    };
+                    let best = judge::best_values(f.as_ref(), &judge, &sets, &key, &cache)?;
+                    Ok::<_, String>((Box::new(judge) as Box<dyn Expected>, best))
+                }};
             }
-            let best = with_dim!(d, go, [3, 5, 6, 12])?;
+            let (judge, best) = with_dim!(d, go, [3, 5, 6, 12])?;
             per_variance.push((v, judge, best));
         }
         prepared.push(Prepared {
@@ -803,7 +797,7 @@ fn run_one(
         prior_mean: settings.prior_mean,
         beta: settings.beta,
         lengthscale: o.lengthscale_for(d),
-        judge,
+        judge: judge.as_ref(),
         best,
     };
     let rounds = run_job(&input, progress)?;

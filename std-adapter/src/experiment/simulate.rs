@@ -2,18 +2,19 @@
 
 use costbo_core::dist::{Distribution, TruncatedNormal};
 use costbo_core::driver::{Controller, ControllerSpec, DriverError, Settings as CtlSettings};
-use costbo_core::expectation::uniform_open;
 use costbo_core::gp::WhenFull;
 use costbo_core::kernel::Kernel;
 use costbo_core::linalg::tri_len;
 use costbo_core::problem::{ControlSet, Problem, Variable};
+use costbo_core::random::{standard_normal, uniform_open};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
 use super::config::{Algorithm, PriorMean};
-use super::judge::Judge;
+use super::judge::Expected;
 use super::Progress;
 use crate::objectives::Objective;
+use crate::platform::Platform;
 use costbo_core::policy::AnyPolicy;
 
 /// Most control sets a problem of the grid may have.
@@ -54,7 +55,7 @@ pub struct JobInput<'a> {
     /// SE lengthscale.
     pub lengthscale: f64,
     /// The independent bank.
-    pub judge: &'a Judge,
+    pub judge: &'a dyn Expected,
     /// Best expected value of each set (independent bank).
     pub best: &'a [f64],
 }
@@ -86,12 +87,6 @@ pub struct Round {
     pub cost_weighted_regret: f64,
 }
 
-/// A standard normal draw (Box–Muller).
-fn gaussian(rng: &mut Xoshiro128PlusPlus) -> f64 {
-    let (u, v): (f64, f64) = (uniform_open(rng), uniform_open(rng));
-    (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
-}
-
 /// Runs one job with GP capacity `N` over `D` variables. Deterministic in `input.seed`.
 pub fn run<const N: usize, const D: usize>(
     input: &JobInput<'_>,
@@ -115,7 +110,10 @@ pub fn run<const N: usize, const D: usize>(
     let initial: Vec<([f64; D], f64)> = (0..input.initial)
         .map(|_| {
             let u: [f64; D] = core::array::from_fn(|_| uniform_open(&mut rng));
-            (u, f.eval(&u) + input.noise * gaussian(&mut rng))
+            (
+                u,
+                f.eval(&u) + input.noise * standard_normal::<f64, Platform>(&mut rng),
+            )
         })
         .collect();
     let mean = match input.prior_mean {
@@ -158,12 +156,13 @@ pub fn run<const N: usize, const D: usize>(
         let x: [f64; D] = core::array::from_fn(|l| {
             d.values[l].unwrap_or_else(|| tn.sample(uniform_open(&mut rng)))
         });
-        let y = f.eval(&x) + input.noise * gaussian(&mut rng);
+        let y = f.eval(&x) + input.noise * standard_normal::<f64, Platform>(&mut rng);
         let cost = if known {
             input.costs[d.set]
         } else {
             // Paper 001's code: mean + 0.01·N(0, 1), clipped to [0.001, 2].
-            (input.costs[d.set] + input.cost_noise * gaussian(&mut rng)).clamp(0.001, 2.0)
+            (input.costs[d.set] + input.cost_noise * standard_normal::<f64, Platform>(&mut rng))
+                .clamp(0.001, 2.0)
         };
         if ctl.spent() + cost > input.budget {
             // Only with unknown costs: the realised cost is over what is left; the round is

@@ -7,7 +7,10 @@
 
 use std::f64::consts::{E, PI};
 
+use costbo_core::testfn::{self, Grouping, HARTMANN3_VLSE, HARTMANN6};
+
 use super::Objective;
+use crate::platform::Platform;
 
 /// `u · (hi − lo) + lo`, the map from the unit interval to `[lo, hi]`.
 #[inline]
@@ -21,45 +24,29 @@ fn unscale(x: f64, lo: f64, hi: f64) -> f64 {
     (x - lo) / (hi - lo)
 }
 
-/// Hartmann-3 or Hartmann-6, negated: `f(u) = Σᵣ αᵣ exp(−Σⱼ Aᵣⱼ (uⱼ − Pᵣⱼ)²)`, already on
-/// `[0, 1]^d`, with `α = (1, 1.2, 3, 3.2)` and the standard `A`, `P`.
-///
-/// Maxima (refined by Newton's method in f64 from the published maximisers; the gradient there
-/// is below 3e-15): Hartmann-3 `3.862779787332663` at
-/// `(0.11458887665506896, 0.5556488946169301, 0.8525469846866774)`, Hartmann-6
-/// `3.322368011415515` at `(0.20168951100670543, 0.15001069182345797, 0.47687397422189703,
-/// 0.2753324304940561, 0.31165161660011326, 0.6573005340656204)` (the rounded values 3.86278 and
-/// 3.32237 of the literature).
+/// Hartmann-3 or Hartmann-6, negated: the core's [`testfn`](costbo_core::testfn) functions
+/// ([`HARTMANN3_VLSE`], [`HARTMANN6`]: coefficients, maxima and their provenance), already on
+/// `[0, 1]^d`, evaluated in f64 with the platform's `exp` ([`Platform`]) and each term's square
+/// first, as this objective always has been (recorded runs depend on the last bit).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hartmann {
     name: &'static str,
-    a: &'static [&'static [f64]],
-    p: &'static [&'static [f64]],
-    optimum: f64,
-    argmax: &'static [f64],
+    function: HartmannFunction,
 }
 
-const HARTMANN_ALPHA: [f64; 4] = [1.0, 1.2, 3.0, 3.2];
+/// Which of the core's Hartmann functions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum HartmannFunction {
+    Three(&'static testfn::Hartmann<3>),
+    Six(&'static testfn::Hartmann<6>),
+}
 
 impl Hartmann {
-    /// Hartmann-3 (`hartmann3`).
+    /// Hartmann-3 (`hartmann3`), with Surjanovic & Bingham's table ([`HARTMANN3_VLSE`]).
     pub fn three() -> Self {
         Hartmann {
             name: "hartmann3",
-            a: &[
-                &[3.0, 10.0, 30.0],
-                &[0.1, 10.0, 35.0],
-                &[3.0, 10.0, 30.0],
-                &[0.1, 10.0, 35.0],
-            ],
-            p: &[
-                &[0.3689, 0.1170, 0.2673],
-                &[0.4699, 0.4387, 0.7470],
-                &[0.1091, 0.8732, 0.5547],
-                &[0.0381, 0.5743, 0.8828],
-            ],
-            optimum: 3.862779787332663,
-            argmax: &[0.11458887665506896, 0.5556488946169301, 0.8525469846866774],
+            function: HartmannFunction::Three(&HARTMANN3_VLSE),
         }
     }
 
@@ -67,29 +54,14 @@ impl Hartmann {
     pub fn six() -> Self {
         Hartmann {
             name: "hartmann6",
-            a: &[
-                &[10.0, 3.0, 17.0, 3.5, 1.7, 8.0],
-                &[0.05, 10.0, 17.0, 0.1, 8.0, 14.0],
-                &[3.0, 3.5, 1.7, 10.0, 17.0, 8.0],
-                &[17.0, 8.0, 0.05, 10.0, 0.1, 14.0],
-            ],
-            p: &[
-                &[0.1312, 0.1696, 0.5569, 0.0124, 0.8283, 0.5886],
-                &[0.2329, 0.4135, 0.8307, 0.3736, 0.1004, 0.9991],
-                &[0.2348, 0.1451, 0.3522, 0.2883, 0.3047, 0.6650],
-                &[0.4047, 0.8828, 0.8732, 0.5743, 0.1091, 0.0381],
-            ],
-            optimum: 3.322368011415515,
-            argmax: &[
-                0.20168951100670543,
-                0.15001069182345797,
-                0.47687397422189703,
-                0.2753324304940561,
-                0.31165161660011326,
-                0.6573005340656204,
-            ],
+            function: HartmannFunction::Six(&HARTMANN6),
         }
     }
+}
+
+/// The first `D` inputs as an array (the runner passes exactly `dim()` of them).
+fn first<const D: usize>(u: &[f64]) -> [f64; D] {
+    core::array::from_fn(|j| u[j])
 }
 
 impl Objective for Hartmann {
@@ -97,24 +69,30 @@ impl Objective for Hartmann {
         self.name
     }
     fn dim(&self) -> usize {
-        self.argmax.len()
+        match self.function {
+            HartmannFunction::Three(_) => 3,
+            HartmannFunction::Six(_) => 6,
+        }
     }
     fn eval(&self, u: &[f64]) -> f64 {
-        let d = self.dim();
-        HARTMANN_ALPHA
-            .iter()
-            .zip(self.a.iter().zip(self.p))
-            .map(|(alpha, (a, p))| {
-                let s: f64 = (0..d).map(|j| a[j] * (u[j] - p[j]).powi(2)).sum();
-                alpha * (-s).exp()
-            })
-            .sum()
+        match self.function {
+            HartmannFunction::Three(h) => {
+                h.value::<f64, Platform>(&first(u), Grouping::SquareFirst)
+            }
+            HartmannFunction::Six(h) => h.value::<f64, Platform>(&first(u), Grouping::SquareFirst),
+        }
     }
     fn optimum(&self) -> f64 {
-        self.optimum
+        match self.function {
+            HartmannFunction::Three(h) => h.optimum,
+            HartmannFunction::Six(h) => h.optimum,
+        }
     }
     fn argmax(&self) -> Option<Vec<f64>> {
-        Some(self.argmax.to_vec())
+        Some(match self.function {
+            HartmannFunction::Three(h) => h.argmax.to_vec(),
+            HartmannFunction::Six(h) => h.argmax.to_vec(),
+        })
     }
 }
 
