@@ -34,6 +34,7 @@
 
 pub mod airfoil;
 pub mod gp_sample;
+pub mod pandora;
 pub mod plant;
 pub mod search;
 pub mod synthetic;
@@ -276,6 +277,48 @@ pub const CATALOGUE: &[Entry] = &[
         summary: "negated Levy-6 on inputs 1-6, inputs 7-12 ignored (paper 001)",
     },
     Entry {
+        name: "gp-matern52",
+        default_dim: 8,
+        dims: Dims::Range(1, 32),
+        seeded: true,
+        summary: "GP prior sample by 1024 RFF, Matern-5/2, lengthscale 0.1 (paper 002)",
+    },
+    Entry {
+        name: "gp-matern32",
+        default_dim: 8,
+        dims: Dims::Range(1, 32),
+        seeded: true,
+        summary: "GP prior sample by 1024 RFF, Matern-3/2, lengthscale 0.1 (paper 002)",
+    },
+    Entry {
+        name: "gp-se",
+        default_dim: 8,
+        dims: Dims::Range(1, 32),
+        seeded: true,
+        summary: "GP prior sample by 1024 RFF, squared exponential, lengthscale 0.1 (paper 002)",
+    },
+    Entry {
+        name: "ackley-pbgi",
+        default_dim: 16,
+        dims: Dims::AtLeast(1),
+        seeded: false,
+        summary: "negated Ackley on [-1, 1]^d (paper 002)",
+    },
+    Entry {
+        name: "levy-pbgi",
+        default_dim: 16,
+        dims: Dims::AtLeast(1),
+        seeded: false,
+        summary: "negated Levy on [-10, 10]^d, divided by 100 (paper 002)",
+    },
+    Entry {
+        name: "rosenbrock-pbgi",
+        default_dim: 16,
+        dims: Dims::AtLeast(2),
+        seeded: false,
+        summary: "negated Rosenbrock on [-5, 10]^d, divided by 1e5 (paper 002)",
+    },
+    Entry {
         name: "plant",
         default_dim: 5,
         dims: Dims::Fixed(5),
@@ -341,6 +384,15 @@ pub fn build(name: &str, options: &Options) -> Result<Box<dyn Objective>, Object
         "hartmann6-ext12" => Box::new(Padded::new(e.name, Hartmann::six(), 12)),
         "ackley6-ext12" => Box::new(Padded::new(e.name, Ackley::new(6), 12)),
         "levy6-ext12" => Box::new(Padded::new(e.name, Levy::new(6), 12)),
+        "gp-matern52" | "gp-matern32" | "gp-se" => {
+            match pandora::gp_sample(e.name, d, options.seed.unwrap_or(0)) {
+                Some(f) => Box::new(f),
+                None => return Err(ObjectiveError::UnknownName(name.to_string())),
+            }
+        }
+        "ackley-pbgi" => Box::new(pandora::ackley(d)),
+        "levy-pbgi" => Box::new(pandora::levy(d)),
+        "rosenbrock-pbgi" => Box::new(pandora::rosenbrock(d)),
         "plant" => Box::new(plant::Plant::shared()?),
         "airfoil" => Box::new(airfoil::Airfoil::shared()?),
         other => unreachable!("catalogue entry {other} has no constructor"),
