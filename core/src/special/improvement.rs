@@ -67,6 +67,25 @@ pub fn log_h_slope<R: Real>(u: R) -> R {
     R::ONE / mills(-u).k1
 }
 
+/// [`log_h`] and [`log_h_slope`] together, from one Mills ratio (the pair Newton's method
+/// needs at every step); bit for bit the two functions' values.
+pub fn log_h_with_slope<R: Real>(u: R) -> (R, R) {
+    if is_nan(u) {
+        return (u, u);
+    }
+    if u >= R::ZERO {
+        let hu = h(u);
+        return (hu.ln(), normal_cdf(u) / hu);
+    }
+    if u == -R::INFINITY {
+        return (u, R::INFINITY);
+    }
+    let x = -u;
+    let m = mills(x);
+    let ln_phi = -R::HALF * x * x - cst::<R>(LN_SQRT_2PI);
+    (ln_phi + (m.k1 * m.m).ln(), R::ONE / m.k1)
+}
+
 /// The `u` with `ln h(u) = log_r`, i.e. `h⁻¹(e^{log_r})`, by Newton's method on `ln h` (which
 /// is increasing and concave, so Newton converges monotonically once left of the root) inside a
 /// bracket that a bisection step falls back to; 4–6 iterations typically. Taking the logarithm
@@ -104,7 +123,8 @@ pub fn log_h_inverse<R: Real>(log_r: R) -> R {
     let tolerance = R::EPSILON;
     let max_iterations = if R::EPSILON < cst(1e-10) { 60 } else { 40 };
     for _ in 0..max_iterations {
-        let residual = log_h(u) - log_r;
+        let (value, slope) = log_h_with_slope(u);
+        let residual = value - log_r;
         if residual == R::ZERO {
             return u;
         }
@@ -113,7 +133,7 @@ pub fn log_h_inverse<R: Real>(log_r: R) -> R {
         } else {
             lo = u;
         }
-        let newton = u - residual / log_h_slope(u);
+        let newton = u - residual / slope;
         let next = if newton > lo && newton < hi {
             newton
         } else {
