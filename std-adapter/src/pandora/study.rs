@@ -621,7 +621,10 @@ fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<
     Ok(md)
 }
 
-/// Every finished cell's traces: (figure, panel, cost) → rule → (budget, traces).
+/// One cell's finished traces: rule → (budget, traces).
+type Cell = BTreeMap<&'static str, (f64, Vec<Trace>)>;
+
+/// Every finished cell: (figure, panel, cost) → [`Cell`].
 type Cells = BTreeMap<(&'static str, String, &'static str), Cell>;
 
 /// The median of `v`.
