@@ -268,7 +268,10 @@ fn log_h_matches_mpmath_from_deep_tail_to_large_u() {
     for i in 0..400 {
         let u = -60.0 + 0.17 * i as f64;
         let (v, s) = super::improvement::log_h_with_slope(u);
-        assert_eq!((v.to_bits(), s.to_bits()), (log_h(u).to_bits(), log_h_slope(u).to_bits()));
+        assert_eq!(
+            (v.to_bits(), s.to_bits()),
+            (log_h(u).to_bits(), log_h_slope(u).to_bits())
+        );
     }
     // Beyond the table: h(u) − h(−u) = u, and h ≥ max(u, 0).
     for i in 0..200 {
