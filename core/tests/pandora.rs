@@ -220,3 +220,74 @@ fn bad_lambdas_are_refused() {
         ))
     );
 }
+
+/// A cost function that prices nothing: zero cost everywhere.
+fn free(_: usize, _: &[f64; D]) -> (f64, [f64; D]) {
+    (0.0, [0.0; D])
+}
+
+/// A cost function that is NaN on the right half of the first variable.
+fn half_broken(_: usize, x: &[f64; D]) -> (f64, [f64; D]) {
+    if x[0] > 0.5 {
+        (f64::NAN, [0.0; D])
+    } else {
+        (1.0 + x[0], [1.0, 0.0])
+    }
+}
+
+#[test]
+fn bad_costs_and_bad_observations_are_typed_errors_that_change_nothing() {
+    for rule in ["pbgi", "pbgi-d", "log-eipc"] {
+        let spec = spec(
+            Some(Costs::Function(CostFunction(free))),
+            PolicySpec::parse(rule, &RuleDefaults::new(0.0)).unwrap(),
+        );
+        let mut ctl: Ctl = spec
+            .build(vec![0.0; tri_len(N)], vec![[0.0; D]; 1])
+            .unwrap();
+        ctl.observe_initial(&[0.2, 0.3], 0.1).unwrap();
+        let before = (ctl.rounds(), ctl.spent(), ctl.gp().len(), ctl.memo());
+        // No point can be priced: no score anywhere, and nothing recorded.
+        assert_eq!(ctl.suggest(), Err(DriverError::NoScore), "{rule}");
+        assert_eq!(
+            (ctl.rounds(), ctl.spent(), ctl.gp().len(), ctl.memo()),
+            before
+        );
+    }
+    // Where the cost is NaN the acquisition is not evaluated: every decision lies where the
+    // cost is valid, and is priced there.
+    let spec = spec(
+        Some(Costs::Function(CostFunction(half_broken))),
+        PolicySpec::parse("pbgi-d", &RuleDefaults::new(0.0)).unwrap(),
+    );
+    let mut ctl: Ctl = spec
+        .build(vec![0.0; tri_len(N)], vec![[0.0; D]; 1])
+        .unwrap();
+    for x in [[0.1, 0.1], [0.4, 0.9], [0.3, 0.5]] {
+        ctl.observe_initial(&x, objective(&x)).unwrap();
+    }
+    for _ in 0..5 {
+        let d = ctl.suggest().unwrap();
+        let x = [d.values[0].unwrap(), d.values[1].unwrap()];
+        assert!(x[0] <= 0.5, "decided at {x:?}, where the cost is NaN");
+        ctl.observe(&x, objective(&x), half_broken(0, &x).0)
+            .unwrap();
+    }
+    // A NaN outcome, or a cost that is not the one decided, is refused and changes nothing.
+    let mut ctl = controller("pbgi-d");
+    let d = ctl.suggest().unwrap();
+    let x = [d.values[0].unwrap(), d.values[1].unwrap()];
+    let before = (ctl.rounds(), ctl.spent(), ctl.gp().len(), lambda(&ctl));
+    assert_eq!(
+        ctl.observe(&x, f64::NAN, paper_cost(0, &x).0),
+        Err(DriverError::NonFinite)
+    );
+    assert_eq!(ctl.observe(&x, 0.0, -1.0), Err(DriverError::InvalidCost));
+    assert_eq!(
+        (ctl.rounds(), ctl.spent(), ctl.gp().len(), lambda(&ctl)),
+        before
+    );
+    // The pending decision is still there and can be observed properly.
+    ctl.observe(&x, objective(&x), paper_cost(0, &x).0).unwrap();
+    assert_eq!(ctl.rounds(), before.0 + 1);
+}
