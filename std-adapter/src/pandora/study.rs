@@ -198,6 +198,9 @@ pub fn figures(quick: bool) -> Vec<FigureSpec> {
     ]
 }
 
+/// Stack of each worker thread (see `run_missing`).
+const STACK_BYTES: usize = 64 << 20;
+
 /// One job of the grid.
 #[derive(Debug, Clone)]
 struct Job {
@@ -416,7 +419,11 @@ fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> {
     let started = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..options.jobs.max(1) {
-            s.spawn(|| loop {
+            // A controller of capacity 1024 at d = 16 with Thompson sampling's 1024 Fourier
+            // features holds arrays of a few hundred KiB that pass through the stack when it is
+            // built; the default 2 MiB of a spawned thread is not enough.
+            let worker = std::thread::Builder::new().stack_size(STACK_BYTES);
+            let spawned = worker.spawn_scoped(s, || loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(job) = missing.get(i) else { break };
                 let result = run_job(job).and_then(|t| write_trace(&job.path(&options.out), &t));
@@ -444,6 +451,12 @@ fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> {
                         )),
                 }
             });
+            if let Err(e) = spawned {
+                errors
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(format!("worker thread: {e}"));
+            }
         }
     });
     let errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
