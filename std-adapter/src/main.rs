@@ -3,12 +3,13 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use costbo_core::kernel::Shape;
 use costbo_std::csv_matrix::Table;
 use costbo_std::gp_tool::{self, FitOptions, GpSpec, Precision};
 use costbo_std::objectives::{self, Options, CATALOGUE};
-use costbo_std::reproduce::{ReproduceOptions, Study};
+use costbo_std::reproduce::{self, ReproduceOptions, Study};
 
 #[derive(Parser)]
 #[command(
@@ -93,19 +94,21 @@ struct RunArgs {
     jobs: Option<usize>,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum StudyArg {
-    /// Paper 000 (UCB-CVS): Figure 2's grid and appendix B's per-unit-cost comparison.
-    UcbCvs,
-    /// Paper 001: unknown random costs.
-    UnknownCost,
+/// The studies of the registry as the values of `<STUDY>`, each with its summary as help.
+fn study_parser() -> impl TypedValueParser<Value = &'static dyn Study> {
+    PossibleValuesParser::new(
+        reproduce::STUDIES
+            .iter()
+            .map(|s| PossibleValue::new(s.name()).help(s.summary())),
+    )
+    .map(|name| reproduce::study(&name).expect("the parser accepts only registered names"))
 }
 
 #[derive(Args)]
 struct ReproduceArgs {
     /// Which paper.
-    #[arg(value_enum)]
-    study: StudyArg,
+    #[arg(value_parser = study_parser())]
+    study: &'static dyn Study,
     /// A small smoke grid (seconds) instead of the paper's.
     #[arg(long)]
     quick: bool,
@@ -311,10 +314,7 @@ fn run(cli: Cli) -> Result<(), String> {
             costbo_std::device::run(&a.options()?)?;
         }
         Command::Reproduce(a) => {
-            let study = match a.study {
-                StudyArg::UcbCvs => Study::UcbCvs,
-                StudyArg::UnknownCost => Study::UnknownCost,
-            };
+            let study = a.study;
             let out = a.out.clone().unwrap_or_else(|| {
                 PathBuf::from("results").join(format!(
                     "reproduce-{}{}",
