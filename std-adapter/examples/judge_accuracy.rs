@@ -9,7 +9,7 @@
 use costbo_core::random::uniform_open;
 use costbo_std::experiment::judge::Judge;
 use costbo_std::objectives::{self, Objective, Options};
-use costbo_std::reproduce::grids;
+use costbo_std::reproduce::cvs;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -19,7 +19,7 @@ fn main() -> Result<(), String> {
     let decisions: usize = std::env::args()
         .nth(1)
         .map_or(Ok(24), |s| s.parse().map_err(|e| format!("{s}: {e}")))?;
-    let part = grids::ucb_cvs(1).remove(0);
+    let part = cvs::grid(1).remove(0);
     println!(
         "{decisions} random decisions per objective and variance; reference: {REFERENCE} \
          scrambled Sobol points (other seed)\n"

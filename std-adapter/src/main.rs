@@ -3,12 +3,13 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use costbo_core::kernel::Shape;
 use costbo_std::csv_matrix::Table;
 use costbo_std::gp_tool::{self, FitOptions, GpSpec, Precision};
 use costbo_std::objectives::{self, Options, CATALOGUE};
-use costbo_std::reproduce::{ReproduceOptions, Study};
+use costbo_std::reproduce::{self, ReproduceOptions, Study};
 
 #[derive(Parser)]
 #[command(
@@ -145,22 +146,37 @@ struct RunArgs {
     jobs: Option<usize>,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum StudyArg {
-    /// Paper 000 (UCB-CVS): Figure 2's grid and appendix B's per-unit-cost comparison.
-    UcbCvs,
-    /// Paper 001: unknown random costs.
-    UnknownCost,
-    /// Paper 002: the Pandora's Box Gittins index (figures 3, 4, 5 and 11; `--objectives`
-    /// selects figures by key, e.g. fig5).
+/// The study `costbo reproduce` runs: one of the runner's (papers 000 and 001, the registry
+/// `reproduce::STUDIES`), or paper 002's, which runs over a box on its own loop
+/// (`costbo_std::pandora::study`).
+#[derive(Clone, Copy)]
+enum StudyChoice {
+    Runner(&'static dyn Study),
     Pandora,
+}
+
+/// The studies as the values of `<STUDY>`, each with its summary as help.
+fn study_parser() -> impl TypedValueParser<Value = StudyChoice> {
+    PossibleValuesParser::new(
+        reproduce::STUDIES
+            .iter()
+            .map(|s| PossibleValue::new(s.name()).help(s.summary()))
+            .chain(std::iter::once(PossibleValue::new("pandora").help(
+                "Paper 002: the Pandora's Box Gittins index (figures 3, 4, 5 and 11; \
+                 --objectives selects figures, e.g. fig5)",
+            ))),
+    )
+    .map(|name| match reproduce::study(&name) {
+        Some(s) => StudyChoice::Runner(s),
+        None => StudyChoice::Pandora,
+    })
 }
 
 #[derive(Args)]
 struct ReproduceArgs {
     /// Which paper.
-    #[arg(value_enum)]
-    study: StudyArg,
+    #[arg(value_parser = study_parser())]
+    study: StudyChoice,
     /// A small smoke grid (seconds) instead of the paper's.
     #[arg(long)]
     quick: bool,
@@ -365,7 +381,7 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Device(a) => {
             costbo_std::device::run(&a.options()?)?;
         }
-        Command::Reproduce(a) if matches!(a.study, StudyArg::Pandora) => {
+        Command::Reproduce(a) if matches!(a.study, StudyChoice::Pandora) => {
             use costbo_std::pandora::study::{reproduce, PandoraOptions};
             let out = a.out.clone().unwrap_or_else(|| {
                 PathBuf::from(if a.quick {
@@ -396,10 +412,8 @@ fn run(cli: Cli) -> Result<(), String> {
             println!("in {:.1}s", start.elapsed().as_secs_f64());
         }
         Command::Reproduce(a) => {
-            let study = match a.study {
-                StudyArg::UcbCvs => Study::UcbCvs,
-                StudyArg::UnknownCost => Study::UnknownCost,
-                StudyArg::Pandora => unreachable!("handled above"),
+            let StudyChoice::Runner(study) = a.study else {
+                return Err("pandora is handled above".into());
             };
             let out = a.out.clone().unwrap_or_else(|| {
                 PathBuf::from("results").join(format!(

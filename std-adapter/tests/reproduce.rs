@@ -4,8 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use costbo_std::plot::{Curve, Figure, Panel, PlotError};
+use costbo_std::reproduce::cvs::{self, UcbCvs};
+use costbo_std::reproduce::unknown_cost::{self, UnknownCost};
 use costbo_std::reproduce::verdict::{self, Row, Status, Table};
-use costbo_std::reproduce::{reproduce, ReproduceOptions, Study};
+use costbo_std::reproduce::{reproduce, study, ReproduceOptions, Study, STUDIES};
 
 fn fresh_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("costbo-repro-{}-{name}", std::process::id()));
@@ -70,17 +72,17 @@ fn status_thresholds() {
 #[test]
 fn etc_beating_psq_under_cheap_costs_supports_claim_1_and_the_reverse_does_not() {
     let good = table_000(&["cheap", "moderate"], "hartmann3", 0.1, 0.5);
-    let v = verdict::ucb_cvs(&good);
+    let v = cvs::verdicts(&good);
     assert_eq!(status_of(&v, "000-1"), Status::Supported);
     let bad = table_000(&["cheap", "moderate"], "hartmann3", 0.5, 0.1);
     assert_eq!(
-        status_of(&verdict::ucb_cvs(&bad), "000-1"),
+        status_of(&cvs::verdicts(&bad), "000-1"),
         Status::NotSupported
     );
     // Claim 1 is about objectives with a full set: airfoil alone says nothing about it.
     let airfoil = table_000(&["cheap"], "airfoil", 0.1, 0.5);
     assert_eq!(
-        status_of(&verdict::ucb_cvs(&airfoil), "000-1"),
+        status_of(&cvs::verdicts(&airfoil), "000-1"),
         Status::Inconclusive
     );
 }
@@ -91,24 +93,21 @@ fn one_seed_is_not_enough_to_judge_unless_asked() {
     for r in &mut t.rows {
         r.seeds = 1;
     }
-    assert_eq!(
-        status_of(&verdict::ucb_cvs(&t), "000-1"),
-        Status::Inconclusive
-    );
+    assert_eq!(status_of(&cvs::verdicts(&t), "000-1"), Status::Inconclusive);
     t.min_seeds = 1;
-    assert_eq!(status_of(&verdict::ucb_cvs(&t), "000-1"), Status::Supported);
+    assert_eq!(status_of(&cvs::verdicts(&t), "000-1"), Status::Supported);
 }
 
 #[test]
 fn airfoil_claim_follows_the_psq_baselines() {
     let psq_better = table_000(&["cheap", "moderate"], "airfoil", 0.5, 0.1);
     assert_eq!(
-        status_of(&verdict::ucb_cvs(&psq_better), "000-3"),
+        status_of(&cvs::verdicts(&psq_better), "000-3"),
         Status::Supported
     );
     let etc_better = table_000(&["cheap", "moderate"], "airfoil", 0.1, 0.5);
     assert_eq!(
-        status_of(&verdict::ucb_cvs(&etc_better), "000-3"),
+        status_of(&cvs::verdicts(&etc_better), "000-3"),
         Status::NotSupported
     );
 }
@@ -119,7 +118,7 @@ fn expensive_costs_split_ada_from_the_fixed_variants() {
     for r in t.rows.iter_mut().filter(|r| r.algorithm == "etc-ada") {
         r.mean_regret = 0.2;
     }
-    let v = verdict::ucb_cvs(&t);
+    let v = cvs::verdicts(&t);
     assert_eq!(status_of(&v, "000-2a"), Status::Supported);
     assert_eq!(status_of(&v, "000-2b"), Status::Supported);
     // ETC-50 ahead of the baselines by 10 standard errors: a disagreement, and a clear one.
@@ -127,7 +126,7 @@ fn expensive_costs_split_ada_from_the_fixed_variants() {
     for r in ahead.rows.iter_mut().filter(|r| r.algorithm == "etc-50") {
         r.mean_regret = 0.05;
     }
-    let v = verdict::ucb_cvs(&ahead);
+    let v = cvs::verdicts(&ahead);
     let b = v.iter().find(|v| v.id == "000-2b").unwrap();
     assert_eq!(b.status, Status::Mixed);
     assert!(
@@ -143,7 +142,7 @@ fn expensive_costs_split_ada_from_the_fixed_variants() {
         r.mean_regret = 1.0;
     }
     assert_eq!(
-        status_of(&verdict::ucb_cvs(&t), "000-2a"),
+        status_of(&cvs::verdicts(&t), "000-2a"),
         Status::NotSupported
     );
 }
@@ -165,7 +164,7 @@ fn shrinking_advantage_and_variance_effect() {
             }
         }
     }
-    let v = verdict::ucb_cvs(&t);
+    let v = cvs::verdicts(&t);
     assert_eq!(status_of(&v, "000-1b"), Status::Supported);
     assert_eq!(status_of(&v, "000-4"), Status::Supported);
     // One variance winning everywhere is a uniform effect, not a problem-dependent one.
@@ -174,10 +173,7 @@ fn shrinking_advantage_and_variance_effect() {
             r.mean_regret -= 0.2;
         }
     }
-    assert_eq!(
-        status_of(&verdict::ucb_cvs(&t), "000-4"),
-        Status::NotSupported
-    );
+    assert_eq!(status_of(&cvs::verdicts(&t), "000-4"), Status::NotSupported);
 }
 
 #[test]
@@ -199,7 +195,7 @@ fn per_unit_cost_variants_are_compared_at_their_own_budget() {
         t.rows.push(ei);
         t.rows.push(ada5);
     }
-    let v = verdict::ucb_cvs(&t);
+    let v = cvs::verdicts(&t);
     // TS and UCB per cost lose to ETC-Ada (4 of 6), EI per cost beats it at budget 5 (2 of 6).
     let b1 = v.iter().find(|v| v.id == "000-B1").unwrap();
     assert!(b1.evidence.starts_with("4 of 6"), "{}", b1.evidence);
@@ -222,7 +218,7 @@ fn unknown_cost_claims() {
             t.rows.push(r);
         }
     }
-    let v = verdict::unknown_cost(&t);
+    let v = unknown_cost::verdicts(&t);
     for id in ["001-1", "001-2", "001-3"] {
         assert_eq!(status_of(&v, id), Status::Supported, "{id}");
     }
@@ -230,7 +226,7 @@ fn unknown_cost_claims() {
         r.mean_regret = 0.5;
         r.mean_rounds = 110.0;
     }
-    let v = verdict::unknown_cost(&t);
+    let v = unknown_cost::verdicts(&t);
     assert_eq!(status_of(&v, "001-1"), Status::NotSupported);
     assert_eq!(status_of(&v, "001-2"), Status::NotSupported);
     // When the only optimal set is the most expensive one (plant), there is no cheaper
@@ -239,7 +235,7 @@ fn unknown_cost_claims() {
         r.cheaper_optimal_set = false;
     }
     assert_eq!(
-        status_of(&verdict::unknown_cost(&t), "001-3"),
+        status_of(&unknown_cost::verdicts(&t), "001-3"),
         Status::Inconclusive
     );
 }
@@ -327,7 +323,7 @@ fn bad_figures_are_refused_with_a_typed_error() {
     ));
 }
 
-fn quick(study: Study, name: &str) -> (PathBuf, costbo_std::reproduce::Outcome) {
+fn quick(study: &'static dyn Study, name: &str) -> (PathBuf, costbo_std::reproduce::Outcome) {
     let out = fresh_dir(name);
     let options = ReproduceOptions {
         study,
@@ -362,7 +358,7 @@ fn quick(study: Study, name: &str) -> (PathBuf, costbo_std::reproduce::Outcome) 
     (out, outcome)
 }
 
-fn check_report(out: &Path, study: Study, figures: usize) {
+fn check_report(out: &Path, study: &dyn Study, figures: usize) {
     let md = std::fs::read_to_string(out.join(format!("{}.md", study.name()))).unwrap();
     assert!(md.contains("## Final simple regret") && md.contains("## Headline claims"));
     // Every part that ran says how long its jobs took from first start to last end.
@@ -390,7 +386,7 @@ fn check_report(out: &Path, study: Study, figures: usize) {
 
 #[test]
 fn ucb_cvs_quick_runs_end_to_end() {
-    let (out, outcome) = quick(Study::UcbCvs, "ucb-cvs");
+    let (out, outcome) = quick(&UcbCvs, "ucb-cvs");
     assert_eq!(outcome.parts.len(), 2);
     assert!(outcome.parts.iter().all(|p| p.failed.is_empty()));
     // Every paper-000 claim has a line, computed (some inconclusive on the smoke grid).
@@ -400,16 +396,16 @@ fn ucb_cvs_quick_runs_end_to_end() {
         ["000-1", "000-1b", "000-2a", "000-2b", "000-3", "000-4", "000-B1", "000-B2"]
     );
     // One regret figure for the objective and the appendix figure.
-    check_report(&out, Study::UcbCvs, 2);
+    check_report(&out, &UcbCvs, 2);
 }
 
 #[test]
 fn unknown_cost_quick_runs_end_to_end() {
-    let (out, outcome) = quick(Study::UnknownCost, "unknown-cost");
+    let (out, outcome) = quick(&UnknownCost, "unknown-cost");
     let ids: Vec<&str> = outcome.verdicts.iter().map(|v| v.id.as_str()).collect();
     assert_eq!(ids, ["001-1", "001-2", "001-3"]);
     // Regret and evaluations for the one objective.
-    check_report(&out, Study::UnknownCost, 2);
+    check_report(&out, &UnknownCost, 2);
     // A hand-written discussion beside the report is appended when it is regenerated.
     let report = out.join("unknown-cost.md");
     let before = std::fs::read_to_string(&report).unwrap();
@@ -420,7 +416,7 @@ fn unknown_cost_quick_runs_end_to_end() {
     )
     .unwrap();
     reproduce(&ReproduceOptions {
-        study: Study::UnknownCost,
+        study: &UnknownCost,
         quick: true,
         seeds: 2,
         objectives: None,
@@ -444,7 +440,7 @@ fn unknown_cost_quick_runs_end_to_end() {
 fn unknown_objective_filter_is_an_error() {
     let out = fresh_dir("filter");
     let options = ReproduceOptions {
-        study: Study::UcbCvs,
+        study: &UcbCvs,
         quick: true,
         seeds: 2,
         objectives: Some(vec!["no-such".into()]),
@@ -457,4 +453,17 @@ fn unknown_objective_filter_is_an_error() {
     };
     let e = reproduce(&options).unwrap_err();
     assert!(e.contains("no-such"), "{e}");
+}
+
+/// The registry names every study once, finds each by its name, and knows no other; each
+/// study's report file stem is its name.
+#[test]
+fn studies_are_registered_by_name() {
+    let names: Vec<&str> = STUDIES.iter().map(|s| s.name()).collect();
+    assert_eq!(names, ["ucb-cvs", "unknown-cost"]);
+    for s in STUDIES {
+        assert_eq!(study(s.name()).map(|f| f.name()), Some(s.name()));
+        assert!(!s.summary().is_empty() && s.paper_seeds() > 0);
+    }
+    assert!(study("no-such").is_none());
 }

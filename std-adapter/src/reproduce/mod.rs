@@ -1,54 +1,149 @@
-//! `costbo reproduce ucb-cvs|unknown-cost`: the papers' experiment grids on the runner, then a
-//! Markdown report with figures (PNG embedded, SVG beside them), a table of final simple
-//! regret, the compute used, and a verdict on each headline claim.
+//! `costbo reproduce <study>`: a paper's experiment grids on the runner, then a Markdown
+//! report with figures (PNG embedded, SVG beside them), a table of final simple regret, the
+//! compute used, and a verdict on each headline claim.
+//!
+//! Each paper's study is one module that implements [`Study`]: its grids, the claims and how
+//! they are judged, what the report says about it and any report sections of its own
+//! ([`cvs`] for paper 000, [`unknown_cost`] for paper 001). This module holds what they share
+//! (the trait, the registry [`STUDIES`], the grids' building blocks, running the grids);
+//! [`report`] writes every study's report and [`verdict`] holds the rules every verdict
+//! follows. A new study is a new module and one line in [`STUDIES`].
 //!
 //! The runner is resumable, so a long grid can be stopped and continued; `--no-run` writes the
 //! report from whatever has finished (the report lists what is missing).
 
-pub mod grids;
+pub mod cvs;
 pub mod report;
+pub mod unknown_cost;
 pub mod verdict;
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use crate::experiment::{self, RunOptions, Summary};
-pub use grids::Part;
+use crate::experiment::{
+    self, CostSpec, JudgePoints, ObjectiveSpec, PriorMean, RunOptions, Seeds, Settings, Summary,
+};
+use crate::plot::Figure;
+use report::CellData;
+use verdict::{Table, Verdict};
 
-/// Which paper's experiments.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Study {
-    /// Paper 000 (Tay et al. 2023): UCB-CVS and its explore-then-commit variants.
-    UcbCvs,
-    /// Paper 001 (Hoang et al.): unknown random costs.
-    UnknownCost,
-}
+/// One paper's reproduction: what `costbo reproduce <name>` runs and reports.
+pub trait Study: Sync {
+    /// The study's name on the command line (also the report's file stem and the default
+    /// output directory's suffix).
+    fn name(&self) -> &'static str;
 
-impl Study {
-    /// The study's name (report file stem, default output directory suffix).
-    pub fn name(self) -> &'static str {
-        match self {
-            Study::UcbCvs => "ucb-cvs",
-            Study::UnknownCost => "unknown-cost",
-        }
-    }
+    /// One line for the command's help.
+    fn summary(&self) -> &'static str;
 
     /// The paper's number of seeds.
-    pub fn paper_seeds(self) -> u64 {
-        match self {
-            Study::UcbCvs => 10,
-            Study::UnknownCost => 5,
-        }
+    fn paper_seeds(&self) -> u64;
+
+    /// The grids: the paper's with `seeds` seeds, or the smoke grid (`quick`).
+    fn parts(&self, quick: bool, seeds: u64) -> Vec<Part>;
+
+    /// The report's opening: the paper, what is reproduced as its code does it, and the
+    /// departures.
+    fn preamble(&self) -> &'static str;
+
+    /// The verdicts on the paper's headline claims.
+    fn verdicts(&self, table: &Table) -> Vec<Verdict>;
+
+    /// Figures of one objective after its simple-regret figure, from the cells of the first
+    /// part: `(file stem, caption, figure)`.
+    fn objective_figures(
+        &self,
+        _objective: &str,
+        _cells: &[&CellData],
+    ) -> Vec<(String, String, Figure)> {
+        Vec::new()
     }
 
-    /// The grids: the paper's with `seeds` seeds, or the smoke grid.
-    pub fn parts(self, quick: bool, seeds: u64) -> Vec<Part> {
-        match (self, quick) {
-            (Study::UcbCvs, false) => grids::ucb_cvs(seeds),
-            (Study::UcbCvs, true) => grids::ucb_cvs_quick(),
-            (Study::UnknownCost, false) => grids::unknown_cost(seeds),
-            (Study::UnknownCost, true) => grids::unknown_cost_quick(),
-        }
+    /// The figure comparing the cells of the later parts with the first part's in the same
+    /// settings (`cells` holds both), when the study has more than one part.
+    fn appendix_figure(&self, _cells: &[&CellData]) -> Option<(String, String, Figure)> {
+        None
+    }
+
+    /// Report sections of the study's own, after the table of final simple regret.
+    fn sections(&self, _md: &mut String, _cells: &[CellData]) {}
+}
+
+/// Every study, in the order of the command's help.
+pub static STUDIES: &[&dyn Study] = &[&cvs::UcbCvs, &unknown_cost::UnknownCost];
+
+/// The study called `name`.
+pub fn study(name: &str) -> Option<&'static dyn Study> {
+    STUDIES.iter().copied().find(|s| s.name() == name)
+}
+
+impl std::fmt::Debug for dyn Study {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One runner grid of a study.
+#[derive(Debug, Clone)]
+pub struct Part {
+    /// Subdirectory of the study's output directory.
+    pub dir: &'static str,
+    /// What this grid reproduces (for the report).
+    pub about: &'static str,
+    /// The grid.
+    pub settings: Settings,
+}
+
+/// An objective of a grid by registry name, with its control sets (1-based) and budget.
+pub(crate) fn objective(name: &str, sets: &[&[usize]], budget: f64) -> ObjectiveSpec {
+    ObjectiveSpec {
+        name: name.to_string(),
+        dim: None,
+        seed: None,
+        sets: sets.iter().map(|s| s.to_vec()).collect(),
+        budget,
+        lengthscale: None,
+    }
+}
+
+/// Cost presets by name.
+pub(crate) fn named(costs: &[&str]) -> Vec<CostSpec> {
+    costs
+        .iter()
+        .map(|c| CostSpec::Named(c.to_string()))
+        .collect()
+}
+
+/// Owned copies of names.
+pub(crate) fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// The runner's defaults (bank 128, judge 512 scrambled Sobol points, 5 initial points, noise
+/// 0.01, β = 2, ε 0.1, cost noise 0.01) with the given grid.
+pub(crate) fn settings(
+    objectives: Vec<ObjectiveSpec>,
+    costs: Vec<CostSpec>,
+    variances: Vec<f64>,
+    algorithms: Vec<String>,
+    seeds: u64,
+) -> Settings {
+    Settings {
+        objectives,
+        costs,
+        variances,
+        algorithms,
+        seeds: Seeds::Count(seeds),
+        bank: 128,
+        judge: 512,
+        judge_points: JudgePoints::Sobol,
+        initial: 5,
+        noise: 0.01,
+        beta: 2.0,
+        epsilon: 0.1,
+        cost_noise: 0.01,
+        max_rounds: None,
+        prior_mean: PriorMean::Zero,
     }
 }
 
@@ -56,7 +151,7 @@ impl Study {
 #[derive(Debug, Clone)]
 pub struct ReproduceOptions {
     /// Which study.
-    pub study: Study,
+    pub study: &'static dyn Study,
     /// The smoke grid instead of the paper's.
     pub quick: bool,
     /// Seeds of the paper grid (ignored with `quick`).

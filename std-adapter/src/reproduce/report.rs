@@ -1,11 +1,12 @@
-//! The Markdown report of a reproduction: settings, completeness, compute, figures, the table
-//! of final simple regret and the verdicts.
+//! The Markdown report of a reproduction, the same for every study: settings, completeness,
+//! compute, figures, the table of final simple regret and the verdicts, with the study's own
+//! preamble, figures and sections where [`Study`](super::Study) puts them.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::verdict::{self, Row, Table, Verdict};
-use super::{PartResult, ReproduceOptions, Study};
+use super::{PartResult, ReproduceOptions};
 use crate::experiment::curves::{mean_commit_budget, mean_curve, mean_stderr, Metric, Trace};
 use crate::experiment::{job_path, Cell, CellSummary, JobTime, Settings};
 use crate::objectives;
@@ -15,15 +16,22 @@ use crate::plot::{Curve, Figure, Panel};
 const CURVE_POINTS: usize = 200;
 
 /// One cell with its finished jobs read back.
-struct CellData {
-    cell: Cell,
-    summary: CellSummary,
-    planned_seeds: usize,
-    traces: Vec<Trace>,
-    times: Vec<JobTime>,
+#[derive(Debug)]
+pub struct CellData {
+    /// The cell.
+    pub cell: Cell,
+    /// The runner's summary of its finished jobs.
+    pub summary: CellSummary,
+    /// Seeds the grid plans for it.
+    pub planned_seeds: usize,
+    /// The finished jobs' rounds, in seed order.
+    pub traces: Vec<Trace>,
+    /// The timed jobs' compute.
+    pub times: Vec<JobTime>,
     /// Start and end of each timed job, seconds since the Unix epoch.
-    spans: Vec<(f64, f64)>,
-    has_full_set: bool,
+    pub spans: Vec<(f64, f64)>,
+    /// Whether one of the objective's control sets holds every variable.
+    pub has_full_set: bool,
 }
 
 fn load(parts: &[PartResult]) -> Result<Vec<CellData>, String> {
@@ -156,7 +164,11 @@ fn curve(c: &CellData, metric: Metric) -> Curve {
 
 /// Panels over `costs` (rows) × `variances` (columns) of one objective, curves in `algorithms`
 /// order from `cells`.
-fn objective_figure(title: String, cells: &[&CellData], metric: Metric) -> Option<Figure> {
+pub(crate) fn objective_figure(
+    title: String,
+    cells: &[&CellData],
+    metric: Metric,
+) -> Option<Figure> {
     let costs = distinct(cells.iter().map(|c| c.summary.costs.clone()));
     let variances = distinct(cells.iter().map(|c| c.summary.variance.to_bits()));
     let algorithms = distinct(cells.iter().map(|c| c.summary.algorithm.clone()));
@@ -212,7 +224,11 @@ fn fmt_seconds(s: f64) -> String {
 
 /// A table with a row per (objective, costs, variance) and a column per algorithm; `text`
 /// gives a cell's entry (`–` where it gives none).
-fn settings_table(md: &mut String, cells: &[CellData], text: impl Fn(&CellData) -> Option<String>) {
+pub(crate) fn settings_table(
+    md: &mut String,
+    cells: &[CellData],
+    text: impl Fn(&CellData) -> Option<String>,
+) {
     let algorithms = distinct(cells.iter().map(|c| c.summary.algorithm.clone()));
     let _ = writeln!(
         md,
@@ -243,55 +259,6 @@ fn settings_table(md: &mut String, cells: &[CellData], text: impl Fn(&CellData) 
             let _ = write!(line, " {entry} |");
         }
         let _ = writeln!(md, "{line}");
-    }
-}
-
-/// What the study reproduces and where it departs from the paper.
-fn preamble(study: Study) -> &'static str {
-    match study {
-        Study::UcbCvs => {
-            "Paper 000: Tay et al., \"Bayesian Optimization with Cost-varying Variable Subsets\" \
-             (NeurIPS 2023), Figure 2 (section 5) and Figure 3 (appendix B); implementation notes \
-             in `shared/notes/seed-000.md`.\n\n\
-             As the paper's code: inputs in [0,1]^d, SE kernel with fixed hyperparameters \
-             (outputscale 1, noise variance 1e-4, lengthscale 0.1 in 3-D and 0.2 in 5-D), \
-             observation noise std 0.01, 5 uniformly random initial points not charged, β = 2, \
-             random variables normal at 0.5 truncated to [0,1] with the stated truncated \
-             variance. Departures: the algorithms score expectations with a scrambled Sobol bank \
-             of 64 points (the paper: 1024 i.i.d. samples; a 64-point bank picks the paper's \
-             control set as often as a 128-point one, `docs/performance.md`) and the core's \
-             inner optimiser \
-             (projected gradient ascent with analytic gradients, the paper: L-BFGS-B with finite \
-             differences); regret is measured on an independent bank of 512 scrambled Sobol \
-             points (more accurate than 2048 i.i.d. draws, `docs/performance.md`); the \
-             GP-sample objective is one fixed prior sample (seed 0) for every run, where the \
-             paper's code may draw one per seed; appendix B's EI per unit cost runs a reduced \
-             configuration (2 seeds, a 16-point bank, the first 5 of the 50 budget, compared \
-             with the other algorithms at that budget) because one of its decisions took 168 \
-             CPU seconds with the 128-point bank (32 fantasy paths of 1024 features averaged \
-             over the bank for every candidate)."
-        }
-        Study::UnknownCost => {
-            "Paper 001: Hoang et al., \"Bayesian Optimization for Unknown Cost-Varying Variable \
-             Subsets with No-Regret Costs\", Figures 1 and 2; implementation notes in \
-             `shared/notes/seed-001.md`.\n\n\
-             Budget 100; Hartmann-6 and Ackley-6 each with six ignored variables (d = 12, two \
-             optimal sets: {1..6} and the full set), plant and airfoil; cheap and moderate mean \
-             costs; observed costs are the mean plus N(0, 0.01²) noise clipped to [0.001, 2] (as \
-             the paper's code); variances 0.02 and 0.04; the proposed rule explores round-robin \
-             with at most 60% of the budget, α = 0.1 halved every d exploitation rounds, β = 2. \
-             Departures: fixed kernel hyperparameters (the paper's code refits them in \
-             exploitation); observation noise std 0.01 (the code's observations are noiseless); \
-             ETC-50 groups control sets by equal cost as in paper 000 (paper 001 groups them by \
-             size); expectations over a 64-point scrambled Sobol bank as in paper 000's grid \
-             (the code: 1500 i.i.d. samples); the GP's constant prior mean is the mean of the 5 \
-             initial observations (the code fits a constant mean in exploitation; with a zero \
-             mean every algorithm failed on Ackley, whose values lie near −20: `docs/results/\
-             unknown-cost.discussion.md`); every job stops after 450 rounds (the code runs its \
-             rule for 450 rounds and then plays random sets), so a job may end with budget \
-             left and its final simple regret is that of its first 450 rounds; regret on an \
-             independent bank of 512 scrambled Sobol points."
-        }
     }
 }
 
@@ -351,10 +318,7 @@ pub fn write(
             }
         }
     }
-    let verdicts = match study {
-        Study::UcbCvs => verdict::ucb_cvs(&table),
-        Study::UnknownCost => verdict::unknown_cost(&table),
-    };
+    let verdicts = study.verdicts(&table);
     let report_dir = options
         .report
         .parent()
@@ -383,7 +347,7 @@ pub fn write(
         command_flags(options),
         options.out.display()
     );
-    let _ = writeln!(md, "{}\n", preamble(study));
+    let _ = writeln!(md, "{}\n", study.preamble());
     if options.quick {
         let _ = writeln!(
             md,
@@ -535,19 +499,7 @@ pub fn write(
         ) {
             figures.push((format!("{o}-regret"), format!("{o}: simple regret"), f));
         }
-        if study == Study::UnknownCost {
-            if let Some(f) = objective_figure(
-                format!("{}: {o}, evaluations", study.name()),
-                &main,
-                Metric::Evaluations,
-            ) {
-                figures.push((
-                    format!("{o}-evaluations"),
-                    format!("{o}: evaluations against budget spent (paper 001's Figure 2)"),
-                    f,
-                ));
-            }
-        }
+        figures.extend(study.objective_figures(o, &main));
     }
     // The appendix: every algorithm of every part, in the settings the other parts cover.
     if parts.len() > 1 {
@@ -572,17 +524,7 @@ pub fn write(
                 ))
             })
             .collect();
-        if let Some(f) = objective_figure(
-            format!("{}: appendix B, every algorithm", study.name()),
-            &chosen,
-            Metric::SimpleRegret,
-        ) {
-            figures.push((
-                "appendix-b".into(),
-                "Appendix B: the per-unit-cost variants with the main algorithms".into(),
-                f,
-            ));
-        }
+        figures.extend(study.appendix_figure(&chosen));
     }
     for (stem, caption, f) in &figures {
         let png = fig_dir.join(format!("{stem}.png"));
@@ -616,24 +558,7 @@ pub fn write(
         Some(format!("{:.4} ± {:.4}{n}", r.mean_regret, r.stderr_regret))
     });
 
-    if study == Study::UnknownCost {
-        let _ = writeln!(md, "\n## Quality and cost regrets (paper 001)\n");
-        let _ = writeln!(
-            md,
-            "At the end of each run, mean ± standard error over the finished seeds: quality \
-             regret `Σₜ (OPT − α·|OPT| − E f(xₜ))` (not clipped, so a run that plays better \
-             than the target lowers it) / cost regret `Σₜ max(c(iₜ) − c(i*), 0)`, with α = {}, \
-             mean costs and `i*` the cheapest set whose best expected value reaches \
-             `OPT − α·|OPT|` (paper 001's `(1 − α)·OPT` for `OPT ≥ 0`). Both are sums over \
-             rounds, so a rule that plays more rounds adds more terms.\n",
-            crate::experiment::PAPER_001_ALPHA
-        );
-        settings_table(&mut md, &cells, |c| {
-            let (q, qe) = c.summary.quality_regret?;
-            let (k, ke) = c.summary.cost_regret?;
-            Some(format!("{q:.1} ± {qe:.1} / {k:.2} ± {ke:.2}"))
-        });
-    }
+    study.sections(&mut md, &cells);
 
     // Verdicts.
     let _ = writeln!(md, "\n## Headline claims\n");
