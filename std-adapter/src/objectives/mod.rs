@@ -19,6 +19,8 @@
 //! | `plant` | 5 | 2.1941161756480008 | [`plant`]: leaf-area simulator (sparse-GP mean) |
 //! | `airfoil` | 5 | 2.614005842384836 | [`airfoil`]: airfoil self-noise (exact-GP mean) |
 //! | `pest-control` | 25 | best known | [`pest_control`]: paper 002's Pest Control simulator |
+//! | `bump-eipc` | 1 | searched | [`bump`]: paper 002's Fig. 2, hard for EI per unit cost, seeded |
+//! | `bump-ei` | 1 | searched | [`bump`]: paper 002's Fig. 9, hard for EI, seeded |
 //!
 //! The dimension in parentheses is the default when none is requested. Look objectives up by
 //! name with [`build`]; [`CATALOGUE`] lists them.
@@ -34,6 +36,7 @@
 //! ```
 
 pub mod airfoil;
+pub mod bump;
 pub mod gp_sample;
 pub mod pandora;
 pub mod pest_control;
@@ -406,6 +409,8 @@ pub fn build(name: &str, options: &Options) -> Result<Box<dyn Objective>, Object
         "plant" => Box::new(plant::Plant::shared()?),
         "airfoil" => Box::new(airfoil::Airfoil::shared()?),
         "pest-control" => Box::new(pest_control::PestControl),
+        "bump-eipc" => Box::new(bump::Bump::new(bump::Hard::Eipc, options.seed.unwrap_or(0))),
+        "bump-ei" => Box::new(bump::Bump::new(bump::Hard::Ei, options.seed.unwrap_or(0))),
         other => unreachable!("catalogue entry {other} has no constructor"),
     })
 }
