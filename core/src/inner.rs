@@ -15,11 +15,35 @@
 use crate::acquisition::{Acquisition, Need};
 use crate::optimize::{self, QuasiNewtonConfig};
 use crate::problem::ControlSet;
-use crate::qmc::Sobol;
+use crate::qmc::{IidUniform, Sobol};
 use crate::random::uniform_open;
 use crate::real::Real;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
+
+/// Candidate points: scrambled Sobol' within its direction-number table (`D ≤ 21`), i.i.d.
+/// uniforms beyond it (e.g. paper 002's 25-dimensional Pest Control), so that every dimension
+/// gets a spread of candidates; `D ≤ 21` draws exactly the Sobol' points as before.
+enum Candidates<const D: usize> {
+    Sobol(Sobol<D>),
+    Iid(IidUniform<D>),
+}
+
+impl<const D: usize> Candidates<D> {
+    fn new(seed: u64) -> Self {
+        match Sobol::<D>::new(seed) {
+            Ok(s) => Candidates::Sobol(s),
+            Err(_) => Candidates::Iid(IidUniform::new(seed)),
+        }
+    }
+
+    fn next_point<R: Real>(&mut self) -> [R; D] {
+        match self {
+            Candidates::Sobol(s) => s.next_point(),
+            Candidates::Iid(s) => s.next_point(),
+        }
+    }
+}
 
 /// Most refinement starts the optimiser keeps.
 pub const MAX_STARTS: usize = 8;
@@ -100,13 +124,9 @@ where
     let mut overall: Option<(R, [R; D])> = None;
     let mut evaluations = 0;
     let fixed = R::HALF;
-    // The generator only fails beyond its dimension table; fall back to the cube's centre.
-    let mut sobol = Sobol::<D>::new(seed).ok();
-    for k in 0..config.pool_for(set.len(), D) {
-        let u: [R; D] = match (&mut sobol, k) {
-            (Some(s), _) => s.next_point(),
-            (None, _) => [R::HALF; D],
-        };
+    let mut candidates = Candidates::<D>::new(seed);
+    for _ in 0..config.pool_for(set.len(), D) {
+        let u: [R; D] = candidates.next_point();
         let x = core::array::from_fn(|l| if set.contains(l) { u[l] } else { fixed });
         evaluations += 1;
         // A full list of starts ignores anything at or below its worst entry; with no starts
@@ -177,8 +197,8 @@ impl RestartConfig {
 }
 
 /// Maximises the acquisition `f` over the coordinates of `set` in `[0, 1]` as BoTorch's
-/// `optimize_acqf` does (paper 002, App. C): `config.raw_samples` scrambled-Sobol candidates,
-/// `config.restarts` of them chosen as starts ([`RestartConfig::boltzmann`]), each refined by
+/// `optimize_acqf` does (paper 002, App. C): `config.raw_samples` scrambled-Sobol candidates
+/// (i.i.d. uniform beyond Sobol's 21 dimensions), `config.restarts` of them chosen as starts ([`RestartConfig::boltzmann`]), each refined by
 /// [`optimize::maximize_quasi_newton`]; the best point found. `scratch` holds one scalar per
 /// raw sample (caller memory: [`RestartConfig::scratch_len`]); `seed` scrambles the candidates
 /// and draws the restarts. `None` when `f` fails at every candidate or `scratch` is too short.
@@ -205,11 +225,11 @@ where
     let candidate = |u: [R; D]| -> [R; D] {
         core::array::from_fn(|l| if set.contains(l) { u[l] } else { fixed })
     };
-    let mut sobol = Sobol::<D>::new(seed).ok()?;
+    let mut candidates = Candidates::<D>::new(seed);
     // Raw values (every one matters: they are standardised), and the best candidate.
     let mut best: Option<(R, usize)> = None;
     for (k, v) in values.iter_mut().enumerate() {
-        let x = candidate(sobol.next_point());
+        let x = candidate(candidates.next_point());
         *v = match f.evaluate(
             &x,
             Need::Value {
@@ -228,11 +248,11 @@ where
     // Climb from each start, regenerating the candidates in order.
     let lower: [R; D] = core::array::from_fn(|l| if set.contains(l) { R::ZERO } else { fixed });
     let upper: [R; D] = core::array::from_fn(|l| if set.contains(l) { R::ONE } else { fixed });
-    let mut sobol = Sobol::<D>::new(seed).ok()?;
+    let mut candidates = Candidates::<D>::new(seed);
     let mut overall: Option<(R, [R; D])> = None;
     let mut evaluations = raw;
     for v in values.iter() {
-        let x0 = candidate(sobol.next_point());
+        let x0 = candidate(candidates.next_point());
         if *v != R::INFINITY {
             continue;
         }
@@ -553,5 +573,34 @@ mod tests {
         assert!(maximize_with_restarts(set, &mut f, &config, 0, &mut [0.0; 3]).is_none());
         let mut g = |_: &[f64; 3], _: Need<f64>| None;
         assert!(maximize_with_restarts(set, &mut g, &config, 0, &mut scratch).is_none());
+    }
+
+    #[test]
+    fn beyond_sobols_table_candidates_are_iid_and_maxima_are_found() {
+        // D = 25 > 21: a concave quadratic peaked at t_l = 0.1 + 0.03·l; both maximisers
+        // reach the peak (value 0) from i.i.d. candidates.
+        const D: usize = 25;
+        let t: [f64; D] = core::array::from_fn(|l| 0.1 + 0.03 * l as f64);
+        let quadratic = |x: &[f64; D], _: Need<f64>| {
+            let v = -x
+                .iter()
+                .zip(&t)
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum::<f64>();
+            Some((v, core::array::from_fn(|l| -2.0 * (x[l] - t[l]))))
+        };
+        let set = ControlSet::full(D);
+        let config = RestartConfig::paper_002(D);
+        let mut scratch = vec![0.0; config.scratch_len()];
+        let mut f = quadratic;
+        let r = maximize_with_restarts(set, &mut f, &config, 3, &mut scratch).unwrap();
+        assert!(r.value > -1e-8, "{}", r.value);
+        let mut f = quadratic;
+        let p = maximize(set, &mut f, &InnerConfig::default(), 3).unwrap();
+        assert!(p.value > -1e-6, "{}", p.value);
+        // The candidates spread over the cube (not the centre every time).
+        let mut c = Candidates::<D>::new(7);
+        let (a, b): ([f64; D], [f64; D]) = (c.next_point(), c.next_point());
+        assert!(a != b && a.iter().all(|&v| v > 0.0 && v < 1.0));
     }
 }

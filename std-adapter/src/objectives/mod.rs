@@ -18,6 +18,9 @@
 //! | `levy6-ext12` | 12 | 0 | Levy-6 on inputs 1–6, 7–12 ignored |
 //! | `plant` | 5 | 2.1941161756480008 | [`plant`]: leaf-area simulator (sparse-GP mean) |
 //! | `airfoil` | 5 | 2.614005842384836 | [`airfoil`]: airfoil self-noise (exact-GP mean) |
+//! | `pest-control` | 25 | best known | [`pest_control`]: paper 002's Pest Control simulator |
+//! | `bump-eipc` | 1 | searched | [`bump`]: paper 002's Fig. 2, hard for EI per unit cost, seeded |
+//! | `bump-ei` | 1 | searched | [`bump`]: paper 002's Fig. 9, hard for EI, seeded |
 //!
 //! The dimension in parentheses is the default when none is requested. Look objectives up by
 //! name with [`build`]; [`CATALOGUE`] lists them.
@@ -33,8 +36,10 @@
 //! ```
 
 pub mod airfoil;
+pub mod bump;
 pub mod gp_sample;
 pub mod pandora;
+pub mod pest_control;
 pub mod plant;
 pub mod search;
 pub mod synthetic;
@@ -332,6 +337,14 @@ pub const CATALOGUE: &[Entry] = &[
         seeded: false,
         summary: "airfoil self-noise: exact-GP posterior mean (UCI, sebtsh/bocvs)",
     },
+    Entry {
+        name: "pest-control",
+        default_dim: 25,
+        dims: Dims::Fixed(25),
+        seeded: false,
+        summary:
+            "negated Pest Control score, 25 stages x 5 choices (paper 002); optimum best known",
+    },
 ];
 
 /// Options of [`build`].
@@ -395,6 +408,9 @@ pub fn build(name: &str, options: &Options) -> Result<Box<dyn Objective>, Object
         "rosenbrock-pbgi" => Box::new(pandora::rosenbrock(d)),
         "plant" => Box::new(plant::Plant::shared()?),
         "airfoil" => Box::new(airfoil::Airfoil::shared()?),
+        "pest-control" => Box::new(pest_control::PestControl),
+        "bump-eipc" => Box::new(bump::Bump::new(bump::Hard::Eipc, options.seed.unwrap_or(0))),
+        "bump-ei" => Box::new(bump::Bump::new(bump::Hard::Ei, options.seed.unwrap_or(0))),
         other => unreachable!("catalogue entry {other} has no constructor"),
     })
 }

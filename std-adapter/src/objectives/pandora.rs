@@ -102,9 +102,11 @@ pub enum SpectralKernel {
 pub struct RffSample {
     name: &'static str,
     dim: usize,
-    /// Frequencies, `FEATURES/2` rows of `dim`.
+    /// Random features `m` (`m/2` frequencies).
+    features: usize,
+    /// Frequencies, `m/2` rows of `dim`.
     omega: Vec<f64>,
-    /// Sine and cosine weights, `FEATURES/2` pairs.
+    /// Sine and cosine weights, `m/2` pairs.
     weights: Vec<(f64, f64)>,
     optimum: OnceLock<(Vec<f64>, f64)>,
 }
@@ -127,7 +129,8 @@ fn gamma(rng: &mut Xoshiro256PlusPlus, shape: f64) -> f64 {
 }
 
 impl RffSample {
-    /// The draw of `kernel` with lengthscale `lengthscale` in `dim` dimensions named by `seed`.
+    /// The draw of `kernel` with lengthscale `lengthscale` in `dim` dimensions named by `seed`,
+    /// by [`FEATURES`] features.
     pub fn new(
         name: &'static str,
         kernel: SpectralKernel,
@@ -135,7 +138,20 @@ impl RffSample {
         lengthscale: f64,
         seed: u64,
     ) -> Self {
-        let half = FEATURES / 2;
+        Self::with_features(name, kernel, dim, lengthscale, FEATURES, seed)
+    }
+
+    /// The same draw by `features` random features (an even number; the 1-D constructions of
+    /// paper 002's Figs. 2 and 9 use 1280).
+    pub fn with_features(
+        name: &'static str,
+        kernel: SpectralKernel,
+        dim: usize,
+        lengthscale: f64,
+        features: usize,
+        seed: u64,
+    ) -> Self {
+        let half = features / 2;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         // Scrambled-Sobol normals z_i, in blocks of 16 coordinates (the core's Sobol' table
         // has 21 dimensions; each block has its own scramble, which keeps every coordinate
@@ -177,6 +193,7 @@ impl RffSample {
         RffSample {
             name,
             dim,
+            features: 2 * half,
             omega,
             weights,
             optimum: OnceLock::new(),
@@ -185,7 +202,7 @@ impl RffSample {
 
     /// The value and gradient at `u`.
     pub fn value_and_gradient(&self, u: &[f64]) -> (f64, Vec<f64>) {
-        let norm = (2.0 / FEATURES as f64).sqrt();
+        let norm = (2.0 / self.features as f64).sqrt();
         let mut v = 0.0;
         let mut g = vec![0.0; self.dim];
         for (i, &(ws, wc)) in self.weights.iter().enumerate() {
