@@ -12,7 +12,7 @@
 //!   ([`thompson`](crate::thompson)) draw their random features from it.
 //!
 //! Both go through [`box_muller`]'s formula. The elementary functions are a type parameter
-//! ([`Elementary`]): the core computes with [`Libm`](crate::real::Libm); a program whose
+//! ([`Elementary`]): the core computes with [`Libm`]; a program whose
 //! results were recorded with its platform's `ln` and `cos` passes those.
 
 use rand_core::Rng;

@@ -68,7 +68,7 @@
 //!
 //! # Random numbers
 //!
-//! Standard normals come in Box–Muller pairs from [`NormalPairs`](crate::random::NormalPairs)
+//! Standard normals come in Box–Muller pairs from [`NormalPairs`]
 //! (not from `crate::dist`'s inverse CDFs), so the stream of a given generator is fixed by the
 //! `random` module alone. Every uniform is built from the top 23 bits of one `next_u32` as
 //! `(2k + 1)/2²⁴`, which is exact in both `f32` and `f64`: generators seeded identically give

@@ -24,7 +24,7 @@ fn unscale(x: f64, lo: f64, hi: f64) -> f64 {
     (x - lo) / (hi - lo)
 }
 
-/// Hartmann-3 or Hartmann-6, negated: the core's [`testfn`](costbo_core::testfn) functions
+/// Hartmann-3 or Hartmann-6, negated: the core's [`testfn`] functions
 /// ([`HARTMANN3_VLSE`], [`HARTMANN6`]: coefficients, maxima and their provenance), already on
 /// `[0, 1]^d`, evaluated in f64 with the platform's `exp` ([`Platform`]) and each term's square
 /// first, as this objective always has been (recorded runs depend on the last bit).
