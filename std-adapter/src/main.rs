@@ -138,7 +138,7 @@ struct RunArgs {
     /// The settings grid (see std-adapter/configs/quick.toml).
     #[arg(long)]
     config: PathBuf,
-    /// Output directory (default: results/<config file stem>).
+    /// Output directory (default: `results/<config file stem>`).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Worker threads (default: available parallelism).
@@ -181,7 +181,7 @@ struct ReproduceArgs {
     #[arg(long)]
     quick: bool,
     /// Output directory of the runner's results; the report goes there too (default: results
-    /// under results/reproduce-<study>[-quick], the report in docs/results/<study>.md, or in
+    /// under `results/reproduce-<study>[-quick]`, the report in `docs/results/<study>.md`, or in
     /// the output directory with --quick).
     #[arg(long)]
     out: Option<PathBuf>,

@@ -214,7 +214,7 @@ pub fn gittins_index<R: Real>(mean: R, std: R, price: R) -> Result<R, Improvemen
 }
 
 /// [`gittins_index`] and the root `u*` it came from (`+∞` when `std = 0`), which the index's
-/// gradient needs (see [`crate::acquisition::pbgi`]).
+/// gradient needs (`acquisition::improvement::gittins_index_gradient`).
 pub fn gittins_index_with_root<R: Real>(
     mean: R,
     std: R,
