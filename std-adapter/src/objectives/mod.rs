@@ -16,10 +16,15 @@
 //! | `hartmann6-ext12` | 12 | 3.322368011415515 | Hartmann-6 on inputs 1–6, 7–12 ignored |
 //! | `ackley6-ext12` | 12 | 0 | Ackley-6 on inputs 1–6, 7–12 ignored |
 //! | `levy6-ext12` | 12 | 0 | Levy-6 on inputs 1–6, 7–12 ignored |
+//! | `pest-control` | 25 | best known | [`pest_control`]: Pest Control, negated score |
+//! | `bump-eipc-hard` | 1 | searched | [`variable_amplitude`]: Fig. 2's construction, seeded |
+//! | `bump-ei-hard` | 1 | searched | [`variable_amplitude`]: Fig. 9's construction, seeded |
 //! | `plant` | 5 | 2.1941161756480008 | [`plant`]: leaf-area simulator (sparse-GP mean) |
 //! | `airfoil` | 5 | 2.614005842384836 | [`airfoil`]: airfoil self-noise (exact-GP mean) |
 //!
-//! The dimension in parentheses is the default when none is requested. Look objectives up by
+//! The dimension in parentheses is the default when none is requested. Besides these,
+//! `external:COMMAND` is any program that answers points over JSON lines ([`external`]); the
+//! known costs of paper 002's cost-aware settings are in [`pbgi_costs`]. Look objectives up by
 //! name with [`build`]; [`CATALOGUE`] lists them.
 //!
 //! ```
@@ -33,11 +38,16 @@
 //! ```
 
 pub mod airfoil;
+pub mod external;
 pub mod gp_sample;
+pub mod numpy_rng;
 pub mod pandora;
+pub mod pbgi_costs;
+pub mod pest_control;
 pub mod plant;
 pub mod search;
 pub mod synthetic;
+pub mod variable_amplitude;
 
 use std::fmt;
 
@@ -104,6 +114,8 @@ pub enum ObjectiveError {
     },
     /// Embedded model data could not be read or factorised (a build defect).
     Data(String),
+    /// An external objective (`external:COMMAND`) could not be built or evaluated.
+    External(String),
 }
 
 impl fmt::Display for ObjectiveError {
@@ -133,6 +145,7 @@ impl fmt::Display for ObjectiveError {
                 coordinate + 1
             ),
             ObjectiveError::Data(s) => write!(f, "embedded model data: {s}"),
+            ObjectiveError::External(s) => write!(f, "external objective {s}"),
         }
     }
 }
@@ -319,6 +332,27 @@ pub const CATALOGUE: &[Entry] = &[
         summary: "negated Rosenbrock on [-5, 10]^d, divided by 1e5 (paper 002)",
     },
     Entry {
+        name: "pest-control",
+        default_dim: pest_control::STAGES,
+        dims: Dims::Fixed(pest_control::STAGES),
+        seeded: false,
+        summary: "negated Pest Control score, 25 stages x 5 choices min(floor(5u), 4) (paper 002)",
+    },
+    Entry {
+        name: "bump-eipc-hard",
+        default_dim: 1,
+        dims: Dims::Fixed(1),
+        seeded: true,
+        summary: "Fig. 2: Matern-5/2 sample (l = 1e-4) times a narrow bump amplitude, costly bump (paper 002)",
+    },
+    Entry {
+        name: "bump-ei-hard",
+        default_dim: 1,
+        dims: Dims::Fixed(1),
+        seeded: true,
+        summary: "Fig. 9: Matern-5/2 sample (l = 1e-4), amplitude 0.81 raised to 1 on a costly bump (paper 002)",
+    },
+    Entry {
         name: "plant",
         default_dim: 5,
         dims: Dims::Fixed(5),
@@ -358,6 +392,9 @@ pub fn entry(name: &str) -> Result<&'static Entry, ObjectiveError> {
 /// shared; `gp-sample` factorises its support points on every call (about 0.1 s for the
 /// default 1000 points) and searches its optimum on first use.
 pub fn build(name: &str, options: &Options) -> Result<Box<dyn Objective>, ObjectiveError> {
+    if name.starts_with(external::PREFIX) {
+        return Ok(Box::new(external::build(name, options)?));
+    }
     let e = entry(name)?;
     let d = options.dim.unwrap_or(e.default_dim);
     if !e.dims.allows(d) {
@@ -393,6 +430,15 @@ pub fn build(name: &str, options: &Options) -> Result<Box<dyn Objective>, Object
         "ackley-pbgi" => Box::new(pandora::ackley(d)),
         "levy-pbgi" => Box::new(pandora::levy(d)),
         "rosenbrock-pbgi" => Box::new(pandora::rosenbrock(d)),
+        "pest-control" => Box::new(pest_control::PestControl::new()),
+        "bump-eipc-hard" => Box::new(variable_amplitude::VariableAmplitude::new(
+            variable_amplitude::Construction::EipcHard,
+            options.seed.unwrap_or(0),
+        )),
+        "bump-ei-hard" => Box::new(variable_amplitude::VariableAmplitude::new(
+            variable_amplitude::Construction::EiHard,
+            options.seed.unwrap_or(0),
+        )),
         "plant" => Box::new(plant::Plant::shared()?),
         "airfoil" => Box::new(airfoil::Airfoil::shared()?),
         other => unreachable!("catalogue entry {other} has no constructor"),
