@@ -25,7 +25,8 @@ fn random_state_reproduces_numpy_bit_for_bit() {
     }
     // np.random.RandomState(1).randint(0, 2**32, dtype=np.uint64): the first 32-bit output.
     assert_eq!(RandomState::new(1).next_u32(), 1_791_095_845);
-    let cases: [(&str, fn(&mut RandomState) -> f64, [f64; 3]); 7] = [
+    type Draw = fn(&mut RandomState) -> f64;
+    let cases: [(&str, Draw, [f64; 3]); 7] = [
         (
             "standard_normal(3)",
             |r| r.standard_normal(),
@@ -293,9 +294,9 @@ fn mean_linear_cost_by_hand_and_by_finite_differences() {
     assert_eq!(mean_linear(&[0.5, 0.25]).0, 8.5);
     let u = [0.13, 0.72, 0.4, 0.99, 0.05, 0.61, 0.3, 0.87];
     let (c, g) = mean_linear(&u);
-    for j in 0..u.len() {
+    for (j, gj) in g.iter().enumerate() {
         let fd = central_difference(|v| mean_linear(v).0, &u, j, 1e-6);
-        assert!((fd - g[j]).abs() < 1e-7, "coordinate {j}: {fd} vs {}", g[j]);
+        assert!((fd - gj).abs() < 1e-7, "coordinate {j}: {fd} vs {gj}");
     }
     // The core-shaped function agrees with the slice one.
     let (c8, g8) = mean_linear_fn::<8>(0, &u);
@@ -450,7 +451,8 @@ fn gp_sample_frequencies_follow_the_spectral_densities() {
     // KS critical distance at level 0.001 for n = 4096: 1.95/√n = 0.0305.
     let l = 0.1;
     let critical = 1.95 / (4096f64).sqrt();
-    let cases: [(SpectralKernel, Box<dyn Fn(f64) -> f64>); 3] = [
+    type Cdf = Box<dyn Fn(f64) -> f64>;
+    let cases: [(SpectralKernel, Cdf); 3] = [
         (
             SpectralKernel::Matern(2.5),
             Box::new(|t| student_t_cdf(5, t)),
@@ -500,7 +502,7 @@ fn gp_sample_covariance_matches_the_kernels_in_4_and_32_dimensions() {
     let kernel_value = |k: SpectralKernel, r: f64| {
         let s = r / l;
         match k {
-            SpectralKernel::Matern(nu) if nu == 2.5 => {
+            SpectralKernel::Matern(2.5) => {
                 (1.0 + 5f64.sqrt() * s + 5.0 * s * s / 3.0) * (-(5f64.sqrt()) * s).exp()
             }
             SpectralKernel::Matern(_) => (1.0 + 3f64.sqrt() * s) * (-(3f64.sqrt()) * s).exp(),
