@@ -200,6 +200,12 @@ impl RffSample {
         }
     }
 
+    /// The frequencies `ωᵢ`, `FEATURES/2` rows of `dim` (row-major), for tests of the
+    /// spectral distribution.
+    pub fn frequencies(&self) -> &[f64] {
+        &self.omega
+    }
+
     /// The value and gradient at `u`.
     pub fn value_and_gradient(&self, u: &[f64]) -> (f64, Vec<f64>) {
         let norm = (2.0 / self.features as f64).sqrt();

@@ -1,177 +1,237 @@
-//! `pest-control`: paper 002's Pest Control problem (d = 25; Oh et al. 2019, COMBO, in the
-//! setup of Li et al. 2024), as the paper's code evaluates it (notes `seed-002.md` §4.3).
+//! `pest-control`: paper 002's Pest Control problem (Oh et al. 2019's COMBO benchmark in the
+//! setup of Li et al. 2024), ported from the paper's code (`pest_control.py` of
+//! `QianJaneXie/PandoraBayesOpt`; notes `seed-002.md` §4.3), deterministic.
 //!
-//! **Decisions.** 25 stages, each with a choice among 5: 0 = no treatment, 1–4 = a pesticide.
-//! The optimiser works on the relaxed cube: coordinate `u_i ∈ [0, 1]` is the choice
-//! `min(⌊5u_i⌋, 4)` ([`choice`]), so every choice owns a fifth of the interval.
+//! # The problem
 //!
-//! **Simulator** (COMBO's `_pest_control_score`, 100 simulations at once):
-//! - the pest fraction starts at `Beta(1, 30)`;
-//! - at each stage a spread rate `s ~ Beta(1, 17/3)` is drawn; untreated, the fraction moves
-//!   to `s·(1 − curr) + curr`; treated with pesticide `k`, a control rate
-//!   `c ~ Beta(1, β_k)` is drawn and the fraction moves to `(1 − c)·curr`;
-//! - each use of pesticide `k` raises `β_k` (tolerance: later uses control less) by
-//!   `r_k/25`, with `β = (2, 3, 3, 5)/7` initially and `r = (1, 2.5, 2, 0.5)/7`;
-//! - each use of `k` costs `p_k·(1 − δ_k·n_k/25)`, where `n_k` is how many of the 25 stages
-//!   use `k` (a bulk discount on the whole plan), `p = (1, 0.8, 0.7, 0.5)`,
-//!   `δ = (0.2, 0.3, 0.3, 0)`;
-//! - the penalty adds, for each stage, the fraction of the simulations whose pest fraction
-//!   *entering* the stage exceeds 0.1 (the code counts before the stage's transition: the
-//!   result of the last stage's treatment is never counted).
+//! 25 stages; at each one the farmer applies no pesticide (choice 0) or one of four (1–4). The
+//! unit-cube input `u ∈ [0, 1]^25` picks stage `i`'s choice `min(⌊5 uᵢ⌋, 4)` (the code's
+//! relaxation; the model sees `u` as continuous). The simulator follows 100 fields:
 //!
-//! The score is total price + penalty; the objective is its negation, `−(price + penalty)`.
-//! The cost of the cost-aware setting is the total price alone ([`cost`], known to the rule,
-//! piecewise constant: its gradient is 0 wherever it exists), so the objective is
-//! `−(cost + penalty)`: objective and cost are coupled.
+//! - the initial pest fraction of each field is a `Beta(1, 30)` draw;
+//! - at every stage, an untreated field grows `p ← s·(1 − p) + p` with spread rate
+//!   `s ~ Beta(1, 17/3)`; a field treated with pesticide `k` shrinks `p ← (1 − r)·p` with
+//!   control rate `r ~ Beta(1, β_k)`, `β = (2, 3, 3, 5)/7` at first, and every use of `k`
+//!   raises `β_k` by `(1, 2.5, 2, 0.5)/7 / 25` (the pests grow tolerant);
+//! - each use of `k` is paid `p_k·(1 − δ_k·n_k/25)`, `p = (1, 0.8, 0.7, 0.5)`,
+//!   `δ = (0.2, 0.3, 0.3, 0)`, `n_k` the number of stages that use `k` (a volume discount);
+//! - the score is the total price paid plus, over the stages, the fraction of fields whose
+//!   pest fraction exceeds 0.1 *before* that stage's treatment.
 //!
-//! **Randomness.** The paper's code calls `np.random.RandomState(1).beta(...)` for *every*
-//! draw, so every draw of 100 variates starts from the same stream and the objective is
-//! deterministic. We cannot reproduce numpy's legacy Beta stream (a ratio of Marsaglia–Tsang
-//! gammas), so values differ from the paper's; what we keep is its structure: one fixed set of
-//! 100 uniforms `U_j` ([`simulation_uniforms`], xoshiro256++ seeded with 1) is reused by every
-//! draw, and a `Beta(1, b)` variate is its inverse CDF at `U_j`, `1 − (1 − U_j)^{1/b}`. So
-//! simulation `j` sees the same spread rate at every stage (as in the code), and its control
-//! rate falls as tolerance raises `β_k`.
+//! The objective is the negated score (maximised).
 //!
-//! **Not reproduced.** The code adds `10⁻⁶·N(0, 1)` to the score and to the cost "to prevent
-//! training instabilities"; we do not (the loop's GP has noise variance `10⁻⁴` anyway). The
-//! cost is 0 when no stage is treated (a corner of volume `0.2²⁵`); the pricing in
-//! [`crate::pandora::BoxCost::PestControl`] clamps it to `10⁻⁶`, the scale of the code's noise.
+//! # Determinism
 //!
-//! **Optimum.** Unknown. [`PestControl::optimum`] is the best plan we found
-//! ([`BEST_KNOWN_PLAN`]), so regret against it can be negative.
+//! The code draws every batch of 100 rates from a *fresh* `numpy.random.RandomState(1)`, so the
+//! initial fractions, the spread rates (the same vector at every stage) and the control rates
+//! (a function of the current `β_k` only) are fixed: the score is a deterministic function of
+//! the choices. [`numpy_rng`](super::numpy_rng) reproduces NumPy's legacy stream bit for bit,
+//! so this port computes the code's score (in the code's order of floating-point operations)
+//! to the last bit where the C library's `pow` and `log` agree with NumPy's.
+//!
+//! The code then adds `10⁻⁶` Gaussian noise to the score and to the cost "to prevent training
+//! instabilities". That noise is left out here (the objective is deterministic); the cost is
+//! instead floored at [`PRICE_FLOOR`] so that it stays positive at the all-untreated corner,
+//! where the price is 0 (notes §6.2, pitfall 8).
+//!
+//! # Cost
+//!
+//! The known cost of the cost-aware setting is the total price paid, [`price`] (budget 800 in
+//! the paper); it is piecewise constant, so its gradient is zero almost everywhere
+//! ([`cost`]).
+//!
+//! # Optimum
+//!
+//! Not known. [`BEST_KNOWN`] is the best choice vector a local search found (see its
+//! documentation); [`Objective::optimum`] reports its value, so regret against it can be
+//! negative.
 
-use costbo_core::random::uniform_open;
-use rand_core::SeedableRng;
-use rand_xoshiro::Xoshiro256PlusPlus;
-
+use super::numpy_rng::RandomState;
 use super::Objective;
 
-/// Stages of the problem (the input dimension).
+/// Stages (the input dimension).
 pub const STAGES: usize = 25;
-
-/// Choices per stage: no treatment and four pesticides.
+/// Choices per stage (0 = no pesticide, 1–4 = pesticide type).
 pub const CHOICES: usize = 5;
-
-/// Simulations per evaluation.
-pub const SIMULATIONS: usize = 100;
-
-/// Pest fraction above which a simulation is penalised at a stage.
+/// Simulated fields.
+pub const FIELDS: usize = 100;
+/// Pest fraction above which a field counts against the score.
 pub const THRESHOLD: f64 = 0.1;
+/// The seed the code re-creates `RandomState` with before every batch of draws.
+pub const SEED: u32 = 1;
+/// Lower bound of [`cost`]: the price is 0 when no stage is treated, and cost-aware rules
+/// need a positive cost.
+pub const PRICE_FLOOR: f64 = 1e-6;
 
-/// Seed of the simulations' uniforms (the code's `RandomState(1)`).
-pub const SEED: u64 = 1;
+/// Price per use of pesticides 1–4.
+const PRICE: [f64; 4] = [1.0, 0.8, 0.7, 0.5];
+/// Largest volume discount of pesticides 1–4 (reached when all 25 stages use it).
+const MAX_DISCOUNT: [f64; 4] = [0.2, 0.3, 0.3, 0.0];
+/// Increase of `β_k` per use, before division by the number of stages.
+const TOLERANCE_RATE: [f64; 4] = [1.0 / 7.0, 2.5 / 7.0, 2.0 / 7.0, 0.5 / 7.0];
+/// Initial `β_k` of the control-rate distributions `Beta(1, β_k)`.
+const CONTROL_BETA: [f64; 4] = [2.0 / 7.0, 3.0 / 7.0, 3.0 / 7.0, 5.0 / 7.0];
 
-/// Second shape of the initial pest fraction's `Beta(1, 30)`.
-const INITIAL_BETA: f64 = 30.0;
-/// Second shape of the spread rate's `Beta(1, 17/3)`.
-const SPREAD_BETA: f64 = 17.0 / 3.0;
-/// Price per use of pesticides 1–4 before discount.
-pub const PRICE: [f64; 4] = [1.0, 0.8, 0.7, 0.5];
-/// Largest bulk discount of pesticides 1–4 (reached when all 25 stages use it).
-pub const MAX_DISCOUNT: [f64; 4] = [0.2, 0.3, 0.3, 0.0];
-/// Initial second shape `β_k` of the control rate's `Beta(1, β_k)`.
-pub const INITIAL_CONTROL_BETA: [f64; 4] = [2.0 / 7.0, 3.0 / 7.0, 3.0 / 7.0, 5.0 / 7.0];
-/// Rise of `β_k` over 25 uses (each use adds a 25th of it).
-pub const TOLERANCE_RATE: [f64; 4] = [1.0 / 7.0, 2.5 / 7.0, 2.0 / 7.0, 0.5 / 7.0];
+/// The best choice vector a local search found: pesticide 3 at every stage but the last, which
+/// is left untreated (a treatment at the last stage is paid for but never counted, since the
+/// penalty looks at the fractions before each stage's treatment). The search
+/// (`pest_control_search` in `tests/pandora_objectives.rs`) is first improvement over changes
+/// of one stage, then of two, from 1000 random starts; every start ended at this vector or a
+/// worse one. Not a proven optimum.
+pub const BEST_KNOWN: [usize; STAGES] = [
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0,
+];
 
-/// The best plan we know (choices 0–4 per stage) and [`PestControl::optimum`]'s source.
+/// The score of [`BEST_KNOWN`] (lower is better; the objective's optimum is its negative), as
+/// the paper's code computes it.
+pub const BEST_KNOWN_SCORE: f64 = 11.991600000000002;
+
+/// The stage choices `min(⌊5 uᵢ⌋, 4)` of a unit-cube point.
+pub fn choices(u: &[f64]) -> Vec<usize> {
+    u.iter()
+        .map(|&v| ((5.0 * v).floor().max(0.0) as usize).min(CHOICES - 1))
+        .collect()
+}
+
+/// The price paid for one use of pesticide `k ∈ 1..=4` used at `count` stages out of
+/// `stages`, in the code's order of operations.
+fn unit_price(k: usize, count: usize, stages: usize) -> f64 {
+    PRICE[k - 1] * (1.0 - MAX_DISCOUNT[k - 1] / stages as f64 * count as f64)
+}
+
+/// The total price paid for `choices` (the code's `pest_control_price`).
+pub fn price(choices: &[usize]) -> f64 {
+    let mut total = 0.0;
+    for &k in choices {
+        if k > 0 {
+            let n = choices.iter().filter(|&&c| c == k).count();
+            total += unit_price(k, n, choices.len());
+        }
+    }
+    total
+}
+
+/// The known cost at the unit-cube point `u`, floored at [`PRICE_FLOOR`], and its gradient
+/// (zero: the price is piecewise constant in `u`).
+pub fn cost(u: &[f64]) -> (f64, Vec<f64>) {
+    (price(&choices(u)).max(PRICE_FLOOR), vec![0.0; u.len()])
+}
+
+/// The simulator's fixed random draws. The control rates of pesticide `k` depend only on `β_k`,
+/// which depends only on how many earlier stages used `k`, so they are drawn once per
+/// `(k, earlier uses)`.
+#[derive(Debug, Clone)]
+struct Draws {
+    initial: Vec<f64>,
+    spread: Vec<f64>,
+    /// `control[k − 1][n]`: the control rates of pesticide `k` after `n` earlier uses.
+    control: Vec<Vec<Vec<f64>>>,
+}
+
+/// `n` draws of `Beta(a, b)` from a fresh `RandomState(SEED)`, as the code draws them.
+fn fresh_beta(a: f64, b: f64, n: usize) -> Vec<f64> {
+    RandomState::new(SEED).beta_vec(a, b, n)
+}
+
+impl Draws {
+    fn new() -> Self {
+        let control = (0..4)
+            .map(|k| {
+                // β_k grows by the same increment at each use, accumulated as the code does.
+                let mut beta = CONTROL_BETA[k];
+                (0..STAGES)
+                    .map(|_| {
+                        let rates = fresh_beta(1.0, beta, FIELDS);
+                        beta += TOLERANCE_RATE[k] / STAGES as f64;
+                        rates
+                    })
+                    .collect()
+            })
+            .collect();
+        Draws {
+            initial: fresh_beta(1.0, 30.0, FIELDS),
+            spread: fresh_beta(1.0, 17.0 / 3.0, FIELDS),
+            control,
+        }
+    }
+}
+
+/// The score (price paid plus pest penalty; lower is better) of a choice vector, each choice in
+/// `0..5`. The code's `_pest_control_score(x, seed=1)`.
 ///
-/// Pesticide 3 at stages 1–24, nothing at the last: price `24·0.7·(1 − 0.3·24/25) = 11.9616`,
-/// penalty 0.04 (the 4 simulations whose *initial* fraction exceeds 0.1, which no plan can
-/// avoid), value −12.0016. Found by our own search (single-stage coordinate ascent from the
-/// five uniform plans and 295 random ones, the ignored test `search_pest_control`); the
-/// tests check that no single-stage change improves it. The paper reports no optimum.
-pub const BEST_KNOWN_PLAN: [usize; STAGES] = {
-    let mut p = [3; STAGES];
-    p[STAGES - 1] = 0;
-    p
-};
-
-/// The choice of a relaxed coordinate: `min(⌊5u⌋, 4)` (negative or NaN input gives 0).
-pub fn choice(u: f64) -> usize {
-    // `as usize` saturates: negative and NaN become 0.
-    ((CHOICES as f64 * u).floor() as usize).min(CHOICES - 1)
+/// # Panics
+/// If a choice is 5 or more, or there are not 25 choices.
+pub fn score(choices: &[usize]) -> f64 {
+    score_with(&Draws::new(), choices)
 }
 
-/// The plan of a relaxed point: [`choice`] of each coordinate.
-pub fn plan(u: &[f64]) -> Vec<usize> {
-    u.iter().map(|&v| choice(v)).collect()
+fn score_with(draws: &Draws, choices: &[usize]) -> f64 {
+    assert!(
+        choices.len() == STAGES && choices.iter().all(|&k| k < CHOICES),
+        "pest control takes 25 choices in 0..5"
+    );
+    let stages = choices.len();
+    let mut uses = [0usize; 4];
+    let mut current = draws.initial.clone();
+    let (mut paid, mut above) = (0.0, 0.0);
+    for &k in choices {
+        let (next, unit): (Vec<f64>, f64) = if k > 0 {
+            let control = &draws.control[k - 1][uses[k - 1]];
+            uses[k - 1] += 1;
+            let n = choices.iter().filter(|&&c| c == k).count();
+            (
+                control
+                    .iter()
+                    .zip(&current)
+                    .map(|(r, p)| (1.0 - r) * p)
+                    .collect(),
+                unit_price(k, n, stages),
+            )
+        } else {
+            (
+                draws
+                    .spread
+                    .iter()
+                    .zip(&current)
+                    .map(|(s, p)| s * (1.0 - p) + p)
+                    .collect(),
+                0.0,
+            )
+        };
+        paid += unit;
+        // np.mean of a boolean array: the exact count divided by the number of fields.
+        let count = current.iter().filter(|&&p| p > THRESHOLD).count();
+        above += count as f64 / FIELDS as f64;
+        current = next;
+    }
+    paid + above
 }
 
-/// The 100 uniforms every draw of the simulator reuses (xoshiro256++ seeded with [`SEED`]).
-pub fn simulation_uniforms() -> [f64; SIMULATIONS] {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(SEED);
-    core::array::from_fn(|_| uniform_open(&mut rng))
+/// The Pest Control objective, `−score(choices(u))`.
+#[derive(Debug, Clone)]
+pub struct PestControl {
+    draws: Draws,
 }
 
-/// `Beta(1, b)` at the uniform `u` by its inverse CDF, `1 − (1 − u)^{1/b}`.
-fn beta_one(b: f64, u: f64) -> f64 {
-    // −expm1(ln(1 − u)/b) keeps small variates (large b) accurate.
-    -((-u).ln_1p() / b).exp_m1()
+impl Default for PestControl {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
-/// How many stages of `plan` use each pesticide.
-fn uses(plan: &[usize]) -> [usize; 4] {
-    let mut n = [0; 4];
-    for &k in plan {
-        if k > 0 {
-            n[k - 1] += 1;
+impl PestControl {
+    /// The objective (draws the fixed initial fractions and spread rates once).
+    pub fn new() -> Self {
+        PestControl {
+            draws: Draws::new(),
         }
     }
-    n
-}
 
-/// The total price of `plan` (choices 0–4; its length is the number of stages):
-/// `Σ_{treated stages} p_k·(1 − δ_k·n_k/stages)`.
-pub fn plan_price(plan: &[usize]) -> f64 {
-    let n = uses(plan);
-    let stages = plan.len() as f64;
-    plan.iter()
-        .filter(|&&k| k > 0)
-        .map(|&k| PRICE[k - 1] * (1.0 - MAX_DISCOUNT[k - 1] / stages * n[k - 1] as f64))
-        .sum()
-}
-
-/// The pest penalty of `plan`: for each stage, the fraction of the simulations whose pest
-/// fraction entering the stage exceeds [`THRESHOLD`]. In `[0, stages]`.
-pub fn pest_penalty(plan: &[usize]) -> f64 {
-    let u = simulation_uniforms();
-    let stages = plan.len() as f64;
-    let mut beta = INITIAL_CONTROL_BETA;
-    let mut current: [f64; SIMULATIONS] = core::array::from_fn(|j| beta_one(INITIAL_BETA, u[j]));
-    let mut above = 0.0;
-    for &k in plan {
-        let entering = current.iter().filter(|&&p| p > THRESHOLD).count();
-        above += entering as f64 / SIMULATIONS as f64;
-        for (p, &uj) in current.iter_mut().zip(&u) {
-            *p = if k > 0 {
-                (1.0 - beta_one(beta[k - 1], uj)) * *p
-            } else {
-                beta_one(SPREAD_BETA, uj) * (1.0 - *p) + *p
-            };
-        }
-        if k > 0 {
-            beta[k - 1] += TOLERANCE_RATE[k - 1] / stages;
-        }
+    /// The score of a choice vector (see [`score`]).
+    pub fn score(&self, choices: &[usize]) -> f64 {
+        score_with(&self.draws, choices)
     }
-    above
 }
-
-/// The known cost at the relaxed point `u`: the total price of its plan ([`plan_price`]).
-/// Piecewise constant; 0 when no stage is treated.
-pub fn cost(u: &[f64]) -> f64 {
-    plan_price(&plan(u))
-}
-
-/// The objective `−(price + penalty)` of a plan.
-pub fn plan_value(plan: &[usize]) -> f64 {
-    -(plan_price(plan) + pest_penalty(plan))
-}
-
-/// Pest Control on `[0, 1]^25` (see the module documentation).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PestControl;
 
 impl Objective for PestControl {
     fn name(&self) -> &str {
@@ -181,221 +241,13 @@ impl Objective for PestControl {
         STAGES
     }
     fn eval(&self, u: &[f64]) -> f64 {
-        plan_value(&plan(&u[..STAGES]))
+        -self.score(&choices(&u[..STAGES]))
     }
-    /// The value of [`BEST_KNOWN_PLAN`] (the true optimum is unknown).
     fn optimum(&self) -> f64 {
-        plan_value(&BEST_KNOWN_PLAN)
+        -BEST_KNOWN_SCORE
     }
-    /// The centre of [`BEST_KNOWN_PLAN`]'s cell.
     fn argmax(&self) -> Option<Vec<f64>> {
-        Some(
-            BEST_KNOWN_PLAN
-                .iter()
-                .map(|&k| (k as f64 + 0.5) / CHOICES as f64)
-                .collect(),
-        )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The closed form of the untreated dynamics: with `v = 1 − U` uniform, the fraction
-    /// entering stage `i` is `1 − v^{e_i}`, `e_i = 1/30 + 3i/17` (each untreated stage
-    /// multiplies `1 − curr` by `1 − s = v^{3/17}`), above 0.1 iff `v < 0.9^{1/e_i}`.
-    fn untreated_penalty_closed_form(stages: usize) -> f64 {
-        let u = simulation_uniforms();
-        (0..stages)
-            .map(|i| {
-                let e = 1.0 / 30.0 + 3.0 * i as f64 / 17.0;
-                let cut = 0.9f64.powf(1.0 / e);
-                u.iter().filter(|&&uj| 1.0 - uj < cut).count() as f64 / 100.0
-            })
-            .sum()
-    }
-
-    #[test]
-    fn relaxed_coordinates_map_to_fifths() {
-        for (u, k) in [
-            (0.0, 0),
-            (0.199_999, 0),
-            (0.2, 1),
-            (0.41, 2),
-            (0.6, 3),
-            (0.799, 3),
-            (0.8, 4),
-            (0.999, 4),
-            (1.0, 4),
-            (-0.3, 0),
-            (f64::NAN, 0),
-        ] {
-            assert_eq!(choice(u), k, "u = {u}");
-        }
-    }
-
-    #[test]
-    fn untreated_plan_pays_nothing_and_its_penalty_is_the_closed_form() {
-        let u = [0.1; STAGES];
-        assert_eq!(cost(&u), 0.0);
-        let want = untreated_penalty_closed_form(STAGES);
-        let got = pest_penalty(&[0; STAGES]);
-        assert!((got - want).abs() < 1e-12, "{got} vs {want}");
-        assert_eq!(PestControl.eval(&u), -want);
-        // With v = 1 − U uniform, E[penalty] = Σ_i 0.9^{1/e_i} ≈ 22.5; 100 simulations give a
-        // standard error below 0.5 on the sum (stages are comonotone: at most 25·0.05).
-        let expected: f64 = (0..STAGES)
-            .map(|i| 0.9f64.powf(1.0 / (1.0 / 30.0 + 3.0 * i as f64 / 17.0)))
-            .sum();
-        assert!((got - expected).abs() < 1.5, "{got} vs {expected}");
-    }
-
-    #[test]
-    fn one_treated_stage_costs_its_discounted_price() {
-        // One use of pesticide k: p_k·(1 − δ_k/25).
-        let want = [1.0 * (1.0 - 0.2 / 25.0), 0.8 * 0.988, 0.7 * 0.988, 0.5];
-        for k in 1..=4 {
-            for stage in [0, 7, 24] {
-                let mut u = [0.1; STAGES];
-                u[stage] = (k as f64 + 0.5) / 5.0;
-                assert!((cost(&u) - want[k - 1]).abs() < 1e-15, "k = {k}");
-            }
-        }
-        // All 25 stages with pesticide k: 25·p_k·(1 − δ_k).
-        for (k, want) in [(1, 20.0), (2, 14.0), (3, 12.25), (4, 12.5)] {
-            let u = [(k as f64 + 0.5) / 5.0; STAGES];
-            assert!((cost(&u) - want).abs() < 1e-12, "k = {k}: {}", cost(&u));
-        }
-        // Mixed: 3 uses of 1 and 2 of 4: 3·(1 − 0.2·3/25) + 2·0.5 = 3.928.
-        let mut p = [0; STAGES];
-        p[..3].copy_from_slice(&[1, 1, 1]);
-        p[10] = 4;
-        p[20] = 4;
-        assert!((plan_price(&p) - 3.928).abs() < 1e-12);
-    }
-
-    #[test]
-    fn treating_the_last_stage_only_adds_its_price() {
-        // The code counts the pest fraction entering each stage, so the last stage's
-        // transition never reaches the penalty.
-        let untreated = plan_value(&[0; STAGES]);
-        let price = [0.992, 0.7904, 0.6916, 0.5];
-        for k in 1..=4 {
-            let mut p = [0; STAGES];
-            p[STAGES - 1] = k;
-            assert!(
-                (plan_value(&p) - (untreated - price[k - 1])).abs() < 1e-12,
-                "k = {k}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_single_treatment_never_raises_the_penalty() {
-        // Treating stage i lowers every simulation's fraction after it ((1 − c)·p ≤ p ≤
-        // s(1 − p) + p) and the untreated dynamics are increasing in p, so with no other
-        // treatment the penalty cannot rise; stage 0's entering fraction is the initial one.
-        let untreated = pest_penalty(&[0; STAGES]);
-        for k in 1..=4 {
-            for stage in 0..STAGES {
-                let mut p = [0; STAGES];
-                p[stage] = k;
-                assert!(pest_penalty(&p) <= untreated, "k = {k}, stage {stage}");
-            }
-            // Treating the first stage strictly helps: some simulation crosses 0.1 later.
-            let mut p = [0; STAGES];
-            p[0] = k;
-            assert!(pest_penalty(&p) < untreated, "k = {k}");
-        }
-    }
-
-    #[test]
-    fn evaluation_is_deterministic_and_piecewise_constant() {
-        let u: Vec<f64> = (0..STAGES).map(|i| ((i * 7) % 10) as f64 / 10.0).collect();
-        let a = PestControl.eval(&u);
-        assert_eq!(a, PestControl.eval(&u));
-        assert_eq!(simulation_uniforms(), simulation_uniforms());
-        // Moving every coordinate inside its fifth changes neither the value nor the cost.
-        let v: Vec<f64> = u.iter().map(|x| x + 0.05).collect();
-        assert_eq!(PestControl.eval(&v), a);
-        assert_eq!(cost(&v), cost(&u));
-        // Score = price + penalty, penalty in [0, 25].
-        let p = plan(&u);
-        let penalty = pest_penalty(&p);
-        assert!((0.0..=25.0).contains(&penalty));
-        assert!((a + plan_price(&p) + penalty).abs() < 1e-12);
-    }
-
-    #[test]
-    fn uniforms_look_uniform() {
-        // 100 draws: mean ½ with standard error 0.029; tolerance 4 of them.
-        let u = simulation_uniforms();
-        assert!(u.iter().all(|&x| x > 0.0 && x < 1.0));
-        let mean = u.iter().sum::<f64>() / 100.0;
-        assert!((mean - 0.5).abs() < 0.116, "{mean}");
-    }
-
-    #[test]
-    fn best_known_plan_is_a_local_optimum() {
-        let best = plan_value(&BEST_KNOWN_PLAN);
-        assert_eq!(PestControl.optimum(), best);
-        assert_eq!(PestControl.eval(&PestControl.argmax().unwrap()), best);
-        // Hand-worked: 24 uses of pesticide 3 and the unavoidable initial 0.04.
-        let initial = pest_penalty(&[0; 1]);
-        assert!((best + 24.0 * 0.7 * (1.0 - 0.3 * 24.0 / 25.0) + initial).abs() < 1e-12);
-        assert!((best + 12.0016).abs() < 1e-12, "{best}");
-        for stage in 0..STAGES {
-            for k in 0..CHOICES {
-                let mut p = BEST_KNOWN_PLAN;
-                p[stage] = k;
-                assert!(plan_value(&p) <= best, "stage {stage} → {k}");
-            }
-        }
-    }
-}
-
-/// The search behind [`BEST_KNOWN_PLAN`] (`cargo test -p costbo-std --lib
-/// search_pest_control -- --ignored --nocapture` prints its best plan).
-#[cfg(test)]
-mod search {
-    use super::*;
-
-    #[test]
-    #[ignore = "a search of a few seconds; prints the best plan it finds"]
-    fn search_pest_control() {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2024);
-        let mut best: ([usize; STAGES], f64) = (BEST_KNOWN_PLAN, plan_value(&BEST_KNOWN_PLAN));
-        // Starts: the uniform plans (bulk discounts reward them, and no single-stage change
-        // reaches them from a mixed plan), then random plans.
-        for start in 0..300 {
-            let mut p: [usize; STAGES] = if start < CHOICES {
-                [start; STAGES]
-            } else {
-                core::array::from_fn(|_| choice(uniform_open(&mut rng)))
-            };
-            let mut v = plan_value(&p);
-            // Coordinate descent: take any improving single-stage change until none is left.
-            loop {
-                let mut improved = false;
-                for stage in 0..STAGES {
-                    for k in 0..CHOICES {
-                        let mut q = p;
-                        q[stage] = k;
-                        let w = plan_value(&q);
-                        if w > v {
-                            (p, v, improved) = (q, w, true);
-                        }
-                    }
-                }
-                if !improved {
-                    break;
-                }
-            }
-            if v > best.1 {
-                best = (p, v);
-            }
-        }
-        println!("best plan {:?}: {:?}", best.0, best.1);
+        // The middle of each choice's interval [k/5, (k+1)/5).
+        Some(BEST_KNOWN.iter().map(|&k| (k as f64 + 0.5) / 5.0).collect())
     }
 }
