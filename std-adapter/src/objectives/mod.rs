@@ -22,6 +22,9 @@
 //! | `bump-eipc` | 1 | searched | [`bump`]: paper 002's Fig. 2, hard for EI per unit cost, seeded |
 //! | `bump-ei` | 1 | searched | [`bump`]: paper 002's Fig. 9, hard for EI, seeded |
 //!
+//! `external` (not in the catalogue: it needs a command) runs a user's program:
+//! [`external`].
+//!
 //! The dimension in parentheses is the default when none is requested. Look objectives up by
 //! name with [`build`]; [`CATALOGUE`] lists them.
 //!
@@ -37,6 +40,7 @@
 
 pub mod airfoil;
 pub mod bump;
+pub mod external;
 pub mod gp_sample;
 pub mod pandora;
 pub mod pest_control;
@@ -69,12 +73,31 @@ pub trait Objective: Send + Sync {
     /// ½).
     fn argmax(&self) -> Option<Vec<f64>>;
 
+    /// The value at `u` with the cost the evaluation reports, if any, or why it failed.
+    /// Simulators that cannot fail keep this default: [`eval`](Self::eval) and no cost;
+    /// [`external::External`] reports its program's cost and errors.
+    fn evaluate(&self, u: &[f64]) -> Result<Evaluation, ObjectiveError> {
+        Ok(Evaluation {
+            value: self.eval(u),
+            cost: None,
+        })
+    }
+
     /// [`eval`](Self::eval) after checking that `u` has [`dim`](Self::dim) finite coordinates
     /// in `[0, 1]`.
     fn checked_eval(&self, u: &[f64]) -> Result<f64, ObjectiveError> {
         check_point(u, self.dim())?;
         Ok(self.eval(u))
     }
+}
+
+/// One evaluation: the value and the cost the objective reported, if it reports one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Evaluation {
+    /// The objective's value.
+    pub value: f64,
+    /// The cost the evaluation reported (`None`: the objective reports none).
+    pub cost: Option<f64>,
 }
 
 /// Why an objective could not be built or evaluated.
@@ -109,6 +132,8 @@ pub enum ObjectiveError {
     },
     /// Embedded model data could not be read or factorised (a build defect).
     Data(String),
+    /// The program behind an external objective failed.
+    External(external::ExternalError),
 }
 
 impl fmt::Display for ObjectiveError {
@@ -138,6 +163,7 @@ impl fmt::Display for ObjectiveError {
                 coordinate + 1
             ),
             ObjectiveError::Data(s) => write!(f, "embedded model data: {s}"),
+            ObjectiveError::External(e) => write!(f, "{e}"),
         }
     }
 }
@@ -344,6 +370,21 @@ pub const CATALOGUE: &[Entry] = &[
         seeded: false,
         summary:
             "negated Pest Control score, 25 stages x 5 choices (paper 002); optimum best known",
+    },
+    Entry {
+        name: "bump-eipc",
+        default_dim: 1,
+        dims: Dims::Fixed(1),
+        seeded: true,
+        summary: "Matern-5/2 sample (l = 1e-4) times a narrow bump, bump cost (paper 002 Fig. 2)",
+    },
+    Entry {
+        name: "bump-ei",
+        default_dim: 1,
+        dims: Dims::Fixed(1),
+        seeded: true,
+        summary:
+            "Matern-5/2 sample (l = 1e-4) times 0.81 + 0.19 bump, bump cost (paper 002 Fig. 9)",
     },
 ];
 
