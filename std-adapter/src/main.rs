@@ -52,9 +52,15 @@ enum Command {
 
 #[derive(Args)]
 struct PandoraArgs {
-    /// Objective name (see `costbo objective list`).
+    /// Objective name (see `costbo objective list`), or `external` for a program given by
+    /// --command.
     #[arg(long)]
     objective: String,
+    /// With `--objective external`: the program (split on whitespace, e.g. "python3
+    /// sim.py"), which reads `{"x": [...]}` lines and answers `{"y": v, "cost": c}` lines
+    /// (see costbo_std::objectives::external); --dim is required.
+    #[arg(long)]
+    command: Option<String>,
     /// Input dimension.
     #[arg(long)]
     dim: Option<usize>,
@@ -67,7 +73,9 @@ struct PandoraArgs {
     /// Budget (rounds under uniform costs).
     #[arg(long)]
     budget: f64,
-    /// Costs: uniform, linear (1 + 20·mean(u), known) or linear-learned.
+    /// Costs: uniform, linear (1 + 20·mean(u), known), linear-learned, pest-control (the
+    /// plan's price, known), bump (paper 002's 1-D bump cost, known) or external (the
+    /// program's reported cost, learned).
     #[arg(long, default_value = "uniform")]
     cost: String,
     /// Model: `fitted` (MAP refits every round) or `fixed:LENGTHSCALE`.
@@ -552,7 +560,20 @@ fn run(cli: Cli) -> Result<(), String> {
                 dim: a.dim,
                 seed: a.objective_seed,
             };
-            let f = objectives::build(&a.objective, &options).map_err(|e| e.to_string())?;
+            let f: Box<dyn objectives::Objective> = match (a.objective.as_str(), &a.command) {
+                ("external", Some(command)) => {
+                    let Some(d) = a.dim else {
+                        return Err("--objective external needs --dim".into());
+                    };
+                    Box::new(
+                        objectives::external::External::spawn(command, d)
+                            .map_err(|e| e.to_string())?,
+                    )
+                }
+                ("external", None) => return Err("--objective external needs --command".into()),
+                (_, Some(_)) => return Err("--command applies only to --objective external".into()),
+                (name, None) => objectives::build(name, &options).map_err(|e| e.to_string())?,
+            };
             let model = match a.model.as_str() {
                 "fitted" => BoxModel::Fitted,
                 m => match m.strip_prefix("fixed:").map(str::parse::<f64>) {

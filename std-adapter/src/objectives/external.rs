@@ -1,459 +1,370 @@
-//! `external:COMMAND`: an objective computed by a user's program — a simulator, a lab script, a
-//! Python benchmark — that talks JSON lines over its standard input and output.
-//!
-//! # Protocol
-//!
-//! costbo starts `COMMAND` through the shell (`sh -c COMMAND`; `cmd /C` on Windows) before the
-//! first evaluation and keeps it running. For each point it writes **one line** to the
-//! program's standard input,
+//! `external`: an objective evaluated by a user's program, over JSON lines on its standard
+//! input and output.
 //!
 //! ```text
-//! {"x": [0.25, 0.5, 0.125]}
+//! costbo pandora --objective external --dim 3 --command "python3 my_sim.py" \
+//!     --cost external --rule pbgi --budget 50
 //! ```
 //!
-//! the unit-cube point (`d` numbers in `[0, 1]`, printed to the last bit), and reads **one line**
+//! **Protocol.** The program is started once ([`External::spawn`]; the command is split on
+//! whitespace, no shell and no quoting: wrap anything fancier in a script) and lives for the
+//! whole run. For each point, costbo writes one line to the program's standard input,
+//!
+//! ```text
+//! {"x": [0.25, 0.5, 0.875]}
+//! ```
+//!
+//! with the point's `d` unit-cube coordinates (in `[0, 1]`, full precision), and reads one line
 //! from its standard output,
 //!
 //! ```text
-//! {"y": -3.2, "cost": 1.5}
+//! {"y": -1.2345, "cost": 3.5}
 //! ```
 //!
-//! the objective value (maximised) and the cost of the evaluation (a finite number `> 0`).
-//! Other keys are ignored; blank lines are skipped. The program must flush its output after
-//! each line (Python: `print(json.dumps(...), flush=True)`) and should exit when its input
-//! closes, which costbo does when the objective is dropped (after one second it is killed).
-//! Its standard error is passed through, so diagnostics reach the terminal. A minimal program:
+//! - `y` (required): the value, a finite number, **maximised** (negate a loss);
+//! - `cost` (optional): what the evaluation cost, a finite number `> 0`; required when the
+//!   run prices points by the program's report (`--cost external`), ignored otherwise;
+//! - other fields are ignored.
 //!
-//! ```text
-//! import json, sys
-//! for line in sys.stdin:
-//!     x = json.loads(line)["x"]
-//!     print(json.dumps({"y": -sum((v - 0.5) ** 2 for v in x), "cost": 1.0}), flush=True)
-//! ```
+//! The program must answer each line before the next is written, flush its output after each
+//! answer (Python: `print(..., flush=True)`), and write nothing else to standard output (use
+//! standard error, which is passed through, for messages). End of input means the run is over:
+//! the program should exit; it is killed if it has not within a second.
 //!
-//! Anything else is an [`ExternalError`]: the program cannot be started, exits or closes its
-//! output ([`ExternalError::Exited`]), answers a line that is not a JSON object
-//! ([`ExternalError::BadJson`]), leaves out `y` or `cost` ([`ExternalError::MissingField`]),
-//! gives a field that is not a number ([`ExternalError::NotANumber`]), a non-finite one
-//! (`NaN`, `Infinity`, as Python's `json.dumps` prints them; [`ExternalError::NonFinite`]) or a
-//! cost that is not positive ([`ExternalError::NonPositiveCost`]). After an error the program is
-//! stopped; the next evaluation starts it again. There is no timeout: a program that never
-//! answers blocks the caller.
+//! **Errors** are [`ExternalError`]s, each with a one-line message: the program could not be
+//! started, exited (or closed its output) before answering, answered with a line that is not a
+//! JSON object, left out `y`, or sent a value that is not a finite number (or a cost `≤ 0`).
+//! After an error the program's state is unknown: the objective refuses further points.
 //!
-//! # Use
-//!
-//! [`External::evaluate`] returns the value and the cost, or the error. Through the
-//! [`Objective`] trait, [`checked_eval`](Objective::checked_eval) returns the error as
-//! [`ObjectiveError::External`]; [`eval`](Objective::eval), which cannot fail, returns NaN
-//! instead, prints the error on standard error and keeps it for [`External::last_error`].
-//! [`External::last_outcome`] gives the cost of the latest evaluation to a runner that
-//! evaluated through the trait. The maximum is unknown ([`Objective::optimum`] is NaN,
-//! [`Objective::argmax`] `None`).
-//!
-//! On the command line the objective is named `external:COMMAND` and needs its dimension:
-//! `costbo objective eval --name 'external:python3 sim.py' --dim 12 --points P.csv`.
+//! The optimum is unknown: [`External::optimum`] is NaN (regret columns read NaN).
 
-use std::fmt;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use super::{check_point, Evaluation, Objective, ObjectiveError};
 
-use super::{check_point, Objective, ObjectiveError, Options};
-
-/// The prefix of an external objective's name.
-pub const PREFIX: &str = "external:";
-
-/// One evaluation's answer.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Outcome {
-    /// The objective value.
-    pub y: f64,
-    /// The cost of the evaluation (finite, `> 0`).
-    pub cost: f64,
-}
-
-/// Why an external evaluation failed.
+/// Why the external program failed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExternalError {
     /// The command is empty.
-    NoCommand,
+    EmptyCommand,
     /// The program could not be started.
     Spawn {
         /// The command.
         command: String,
-        /// The operating system's reason.
+        /// The system's reason.
         reason: String,
     },
     /// The program exited, or closed its output, before answering.
     Exited {
-        /// Its exit code, if it exited with one.
-        status: Option<i32>,
+        /// Its exit status if it has exited (e.g. `exit status: 1`).
+        status: Option<String>,
     },
-    /// Writing the point or reading the answer failed.
+    /// Writing to or reading from the program failed.
     Io(String),
     /// The answer is not a JSON object.
     BadJson {
-        /// The line read.
+        /// The line received (shortened to 80 characters).
         line: String,
         /// The parser's reason.
         reason: String,
     },
-    /// The answer lacks a field.
-    MissingField {
-        /// `y` or `cost`.
-        field: &'static str,
-        /// The line read.
+    /// The answer has no `y`.
+    MissingValue {
+        /// The line received (shortened to 80 characters).
         line: String,
     },
-    /// A field is not a number.
-    NotANumber {
+    /// A field is not a finite number (or a cost is `≤ 0`).
+    BadNumber {
         /// `y` or `cost`.
         field: &'static str,
-        /// The line read.
-        line: String,
+        /// The JSON received for it.
+        value: String,
     },
-    /// A field is NaN or infinite.
-    NonFinite {
-        /// `y` or `cost`.
-        field: &'static str,
-        /// The line read.
-        line: String,
-    },
-    /// The cost is zero or negative.
-    NonPositiveCost {
-        /// The cost given.
-        cost: f64,
-    },
+    /// An earlier error left the program in an unknown state.
+    Failed,
 }
 
-impl fmt::Display for ExternalError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl std::fmt::Display for ExternalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ExternalError::NoCommand => write!(f, "no command given (name it {PREFIX}COMMAND)"),
+            ExternalError::EmptyCommand => write!(f, "external objective: the command is empty"),
             ExternalError::Spawn { command, reason } => {
-                write!(f, "cannot start `{command}`: {reason}")
+                write!(f, "external objective: cannot start `{command}`: {reason}")
             }
-            ExternalError::Exited { status: Some(c) } => write!(
-                f,
-                "the program exited with status {c} before answering a point"
-            ),
+            ExternalError::Exited { status: Some(s) } => {
+                write!(
+                    f,
+                    "external objective: the program exited ({s}) before answering"
+                )
+            }
             ExternalError::Exited { status: None } => write!(
                 f,
-                "the program closed its output (or was killed by a signal) before answering a point"
+                "external objective: the program closed its output before answering"
             ),
-            ExternalError::Io(e) => write!(f, "talking to the program: {e}"),
+            ExternalError::Io(e) => write!(f, "external objective: {e}"),
             ExternalError::BadJson { line, reason } => write!(
                 f,
-                "the answer `{line}` is not a JSON object ({reason}); expected {{\"y\": number, \"cost\": number}}"
+                "external objective: answer `{line}` is not a JSON object ({reason})"
             ),
-            ExternalError::MissingField { field, line } => {
-                write!(f, "the answer `{line}` has no field \"{field}\"")
+            ExternalError::MissingValue { line } => {
+                write!(f, "external objective: answer `{line}` has no field `y`")
             }
-            ExternalError::NotANumber { field, line } => {
-                write!(f, "field \"{field}\" of the answer `{line}` is not a number")
-            }
-            ExternalError::NonFinite { field, line } => {
-                write!(f, "field \"{field}\" of the answer `{line}` is not finite")
-            }
-            ExternalError::NonPositiveCost { cost } => {
-                write!(f, "the cost {cost:?} is not positive")
-            }
+            ExternalError::BadNumber { field, value } if *field == "cost" => write!(
+                f,
+                "external objective: `cost` is {value}, not a finite number > 0"
+            ),
+            ExternalError::BadNumber { field, value } => write!(
+                f,
+                "external objective: `{field}` is {value}, not a finite number"
+            ),
+            ExternalError::Failed => write!(
+                f,
+                "external objective: the program failed earlier and its state is unknown"
+            ),
         }
     }
 }
 
 impl std::error::Error for ExternalError {}
 
-/// A running program.
+/// The running program.
 #[derive(Debug)]
-struct Running {
+struct Process {
     child: Child,
-    input: ChildStdin,
+    input: Option<ChildStdin>,
     output: BufReader<ChildStdout>,
+    failed: bool,
 }
 
-impl Running {
-    /// Closes the program's input, waits up to a second for it to exit, then kills it.
-    fn stop(self) {
-        let Running {
-            mut child, input, ..
-        } = self;
-        drop(input);
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(1) {
-            if let Ok(Some(_)) = child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let _ = child.kill();
-        let _ = child.wait();
+/// An objective evaluated by a program speaking the JSON-lines protocol of the module
+/// documentation.
+#[derive(Debug)]
+pub struct External {
+    command: String,
+    dim: usize,
+    process: Mutex<Process>,
+}
+
+/// `line` shortened to 80 characters for messages.
+fn shorten(line: &str) -> String {
+    let line = line.trim_end();
+    match line.char_indices().nth(80) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_string(),
     }
 }
 
-#[derive(Debug, Default)]
-struct State {
-    running: Option<Running>,
-    last: Option<Outcome>,
-    error: Option<ExternalError>,
-}
-
-/// An objective computed by a program (see the module documentation).
-#[derive(Debug)]
-pub struct External {
-    name: String,
-    command: String,
-    dim: usize,
-    state: Mutex<State>,
+/// Parses one answer line: `y` (finite) and `cost` (finite and `> 0`, optional).
+pub fn parse_answer(line: &str) -> Result<Evaluation, ExternalError> {
+    let value: serde_json::Value =
+        serde_json::from_str(line).map_err(|e| ExternalError::BadJson {
+            line: shorten(line),
+            reason: e.to_string(),
+        })?;
+    let Some(object) = value.as_object() else {
+        return Err(ExternalError::BadJson {
+            line: shorten(line),
+            reason: "not an object".into(),
+        });
+    };
+    let number = |field: &'static str| -> Result<Option<f64>, ExternalError> {
+        match object.get(field) {
+            None => Ok(None),
+            Some(v) => match v.as_f64() {
+                Some(x) if x.is_finite() && (field == "y" || x > 0.0) => Ok(Some(x)),
+                _ => Err(ExternalError::BadNumber {
+                    field,
+                    value: shorten(&v.to_string()),
+                }),
+            },
+        }
+    };
+    let Some(y) = number("y")? else {
+        return Err(ExternalError::MissingValue {
+            line: shorten(line),
+        });
+    };
+    Ok(Evaluation {
+        value: y,
+        cost: number("cost")?,
+    })
 }
 
 impl External {
-    /// The objective computed by `command` in `dim` dimensions. The program starts at the first
-    /// evaluation.
-    pub fn new(command: &str, dim: usize) -> Self {
-        External {
-            name: format!("{PREFIX}{command}"),
-            command: command.to_string(),
-            dim,
-            state: Mutex::new(State::default()),
-        }
-    }
-
-    /// The command line.
-    pub fn command(&self) -> &str {
-        &self.command
-    }
-
-    /// Evaluates `u` (which must have [`dim`](Objective::dim) coordinates; not checked here).
-    pub fn evaluate(&self, u: &[f64]) -> Result<Outcome, ExternalError> {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        let result = self.exchange(&mut state, u);
-        match &result {
-            Ok(o) => {
-                state.last = Some(*o);
-                state.error = None;
-            }
-            Err(e) => {
-                state.last = None;
-                state.error = Some(e.clone());
-                if let Some(r) = state.running.take() {
-                    r.stop();
-                }
-            }
-        }
-        result
-    }
-
-    /// The value and cost of the latest evaluation, if it succeeded.
-    pub fn last_outcome(&self) -> Option<Outcome> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).last
-    }
-
-    /// The error of the latest evaluation, if it failed.
-    pub fn last_error(&self) -> Option<ExternalError> {
-        self.state
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .error
-            .clone()
-    }
-
-    fn spawn(&self) -> Result<Running, ExternalError> {
-        if self.command.trim().is_empty() {
-            return Err(ExternalError::NoCommand);
-        }
-        let mut command = if cfg!(windows) {
-            let mut c = Command::new("cmd");
-            c.arg("/C").arg(&self.command);
-            c
-        } else {
-            let mut c = Command::new("sh");
-            c.arg("-c").arg(&self.command);
-            c
-        };
-        let mut child = command
+    /// Starts `command` (split on whitespace) for points of dimension `dim`.
+    pub fn spawn(command: &str, dim: usize) -> Result<Self, ExternalError> {
+        let mut words = command.split_whitespace();
+        let program = words.next().ok_or(ExternalError::EmptyCommand)?;
+        let mut child = Command::new(program)
+            .args(words)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
             .map_err(|e| ExternalError::Spawn {
-                command: self.command.clone(),
+                command: command.to_string(),
                 reason: e.to_string(),
             })?;
         let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
-            let _ = child.kill();
-            return Err(ExternalError::Io("the program's pipes are missing".into()));
+            unreachable!("both pipes were requested");
         };
-        Ok(Running {
-            child,
-            input,
-            output: BufReader::new(output),
+        Ok(External {
+            command: command.to_string(),
+            dim,
+            process: Mutex::new(Process {
+                child,
+                input: Some(input),
+                output: BufReader::new(output),
+                failed: false,
+            }),
         })
     }
 
-    fn exchange(&self, state: &mut State, u: &[f64]) -> Result<Outcome, ExternalError> {
-        if state.running.is_none() {
-            state.running = Some(self.spawn()?);
-        }
-        let Some(running) = state.running.as_mut() else {
-            unreachable!("started above");
-        };
+    /// The command it runs.
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// One exchange: writes the point, reads and parses the answer.
+    fn exchange(p: &mut Process, u: &[f64]) -> Result<Evaluation, ExternalError> {
         let request = serde_json::json!({ "x": u }).to_string();
-        let sent = writeln!(running.input, "{request}").and_then(|()| running.input.flush());
-        if let Err(e) = sent {
-            return Err(match e.kind() {
-                std::io::ErrorKind::BrokenPipe => exited(running),
-                _ => ExternalError::Io(e.to_string()),
-            });
+        let exited = |p: &mut Process| ExternalError::Exited {
+            status: p.child.try_wait().ok().flatten().map(|s| s.to_string()),
+        };
+        let Some(input) = p.input.as_mut() else {
+            return Err(ExternalError::Failed);
+        };
+        if writeln!(input, "{request}")
+            .and_then(|_| input.flush())
+            .is_err()
+        {
+            // A broken pipe: the program is gone. Give it a moment to be reaped.
+            std::thread::sleep(Duration::from_millis(50));
+            return Err(exited(p));
         }
         let mut line = String::new();
-        loop {
-            line.clear();
-            match running.output.read_line(&mut line) {
-                Ok(0) => return Err(exited(running)),
-                Ok(_) if line.trim().is_empty() => continue,
-                Ok(_) => break,
-                Err(e) => return Err(ExternalError::Io(e.to_string())),
+        match p.output.read_line(&mut line) {
+            Ok(0) => {
+                let _ = p.child.wait();
+                Err(exited(p))
             }
-        }
-        parse_answer(line.trim())
-    }
-}
-
-/// The exit status of a program whose pipe closed (waiting briefly for it to finish exiting).
-fn exited(running: &mut Running) -> ExternalError {
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(1) {
-        match running.child.try_wait() {
-            Ok(Some(status)) => {
-                return ExternalError::Exited {
-                    status: status.code(),
-                }
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(_) => break,
-        }
-    }
-    ExternalError::Exited { status: None }
-}
-
-/// Parses one answer line `{"y": number, "cost": number}`.
-pub fn parse_answer(line: &str) -> Result<Outcome, ExternalError> {
-    let value: Value = match serde_json::from_str(line) {
-        Ok(v) => v,
-        Err(e) => {
-            // Python's json.dumps prints NaN and ±Infinity, which JSON forbids: name the
-            // field rather than reporting a syntax error.
-            let lenient = line
-                .replace("-Infinity", "null")
-                .replace("Infinity", "null")
-                .replace("NaN", "null");
-            if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(&lenient) {
-                for field in ["y", "cost"] {
-                    if map.get(field).is_some_and(Value::is_null) {
-                        return Err(ExternalError::NonFinite {
-                            field,
-                            line: line.to_string(),
-                        });
-                    }
-                }
-            }
-            return Err(ExternalError::BadJson {
-                line: line.to_string(),
-                reason: e.to_string(),
-            });
-        }
-    };
-    let Value::Object(map) = &value else {
-        return Err(ExternalError::BadJson {
-            line: line.to_string(),
-            reason: "not an object".into(),
-        });
-    };
-    let number = |field: &'static str| -> Result<f64, ExternalError> {
-        let v = map.get(field).ok_or_else(|| ExternalError::MissingField {
-            field,
-            line: line.to_string(),
-        })?;
-        let x = v.as_f64().ok_or_else(|| ExternalError::NotANumber {
-            field,
-            line: line.to_string(),
-        })?;
-        if x.is_finite() {
-            Ok(x)
-        } else {
-            Err(ExternalError::NonFinite {
-                field,
-                line: line.to_string(),
-            })
-        }
-    };
-    let y = number("y")?;
-    let cost = number("cost")?;
-    if cost <= 0.0 {
-        return Err(ExternalError::NonPositiveCost { cost });
-    }
-    Ok(Outcome { y, cost })
-}
-
-impl Drop for External {
-    fn drop(&mut self) {
-        let state = self.state.get_mut().unwrap_or_else(|p| p.into_inner());
-        if let Some(r) = state.running.take() {
-            r.stop();
+            Ok(_) => parse_answer(&line),
+            Err(e) => Err(ExternalError::Io(format!("reading the answer: {e}"))),
         }
     }
 }
 
 impl Objective for External {
     fn name(&self) -> &str {
-        &self.name
+        "external"
     }
     fn dim(&self) -> usize {
         self.dim
     }
+    /// The program's value at `u`; **panics** with the error's message when the program
+    /// fails (use [`evaluate`](Objective::evaluate), as the experiment loop does, to get the
+    /// error).
     fn eval(&self, u: &[f64]) -> f64 {
-        match self.evaluate(&u[..self.dim]) {
-            Ok(o) => o.y,
-            Err(e) => {
-                eprintln!("costbo: {}: {e}", self.name);
-                f64::NAN
-            }
+        match self.evaluate(u) {
+            Ok(e) => e.value,
+            Err(e) => panic!("{e}"),
         }
     }
+    fn evaluate(&self, u: &[f64]) -> Result<Evaluation, ObjectiveError> {
+        check_point(u, self.dim)?;
+        let mut p = self
+            .process
+            .lock()
+            .map_err(|_| ObjectiveError::External(ExternalError::Failed))?;
+        if p.failed {
+            return Err(ObjectiveError::External(ExternalError::Failed));
+        }
+        let result = Self::exchange(&mut p, u);
+        if result.is_err() {
+            p.failed = true;
+        }
+        result.map_err(ObjectiveError::External)
+    }
+    /// Unknown: NaN.
     fn optimum(&self) -> f64 {
         f64::NAN
     }
     fn argmax(&self) -> Option<Vec<f64>> {
         None
     }
-    fn checked_eval(&self, u: &[f64]) -> Result<f64, ObjectiveError> {
-        check_point(u, self.dim)?;
-        self.evaluate(u)
-            .map(|o| o.y)
-            .map_err(|e| ObjectiveError::External(format!("{}: {e}", self.name)))
+}
+
+impl Drop for External {
+    fn drop(&mut self) {
+        let p = match self.process.get_mut() {
+            Ok(p) => p,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        // End of input asks the program to finish; kill it if it has not within a second.
+        drop(p.input.take());
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(1) {
+            if let Ok(Some(_)) = p.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = p.child.kill();
+        let _ = p.child.wait();
     }
 }
 
-/// Builds `external:COMMAND` (`name` with the prefix) for [`build`](super::build): the
-/// dimension must be given, a seed is refused.
-pub fn build(name: &str, options: &Options) -> Result<External, ObjectiveError> {
-    let command = name.strip_prefix(PREFIX).unwrap_or(name);
-    if options.seed.is_some() {
-        return Err(ObjectiveError::SeedNotApplicable(name.to_string()));
-    }
-    let Some(dim) = options.dim.filter(|&d| d >= 1) else {
-        return Err(ObjectiveError::External(format!(
-            "{name}: give the program's input dimension (--dim)"
-        )));
-    };
-    if command.trim().is_empty() {
-        return Err(ObjectiveError::External(
-            ExternalError::NoCommand.to_string(),
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_parsed_or_refused_with_a_reason() {
+        assert_eq!(
+            parse_answer("{\"y\": -1.5, \"cost\": 2}\n").unwrap(),
+            Evaluation {
+                value: -1.5,
+                cost: Some(2.0)
+            }
+        );
+        assert_eq!(
+            parse_answer("{\"y\": 3, \"note\": \"ok\"}").unwrap(),
+            Evaluation {
+                value: 3.0,
+                cost: None
+            }
+        );
+        assert!(matches!(
+            parse_answer("y = 3"),
+            Err(ExternalError::BadJson { .. })
         ));
+        assert!(matches!(
+            parse_answer("[1, 2]"),
+            Err(ExternalError::BadJson { .. })
+        ));
+        assert!(matches!(
+            parse_answer("{\"cost\": 1}"),
+            Err(ExternalError::MissingValue { .. })
+        ));
+        // JSON has no NaN or infinity: programs send null or strings, both refused.
+        for (line, field) in [
+            ("{\"y\": null}", "y"),
+            ("{\"y\": \"NaN\"}", "y"),
+            ("{\"y\": 1, \"cost\": 0}", "cost"),
+            ("{\"y\": 1, \"cost\": -2}", "cost"),
+        ] {
+            match parse_answer(line) {
+                Err(ExternalError::BadNumber { field: f, .. }) => assert_eq!(f, field, "{line}"),
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+        // Out of f64's range: the parser refuses it.
+        assert!(parse_answer("{\"y\": 1e999}").is_err());
+        let long = format!("{{\"y\": \"{}\"}}", "a".repeat(200));
+        let message = parse_answer(&long).unwrap_err().to_string();
+        assert!(!message.contains('\n') && message.len() < 200, "{message}");
     }
-    Ok(External::new(command, dim))
 }

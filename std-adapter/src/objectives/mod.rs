@@ -22,9 +22,11 @@
 //! | `bump-eipc` | 1 | searched | [`bump`]: paper 002's Fig. 2, hard for EI per unit cost, seeded |
 //! | `bump-ei` | 1 | searched | [`bump`]: paper 002's Fig. 9, hard for EI, seeded |
 //!
-//! The dimension in parentheses is the default when none is requested. Besides these,
-//! `external:COMMAND` is any program that answers points over JSON lines ([`external`]); the
-//! known costs of paper 002's cost-aware settings are in [`pbgi_costs`]. Look objectives up by
+//! `external` (not in the catalogue: it needs a command, `costbo pandora --objective external
+//! --command ...`) runs a user's program over JSON lines: [`external`]. The known costs of
+//! paper 002's cost-aware settings are in [`pbgi_costs`].
+//!
+//! The dimension in parentheses is the default when none is requested. Look objectives up by
 //! name with [`build`]; [`CATALOGUE`] lists them.
 //!
 //! ```
@@ -74,12 +76,31 @@ pub trait Objective: Send + Sync {
     /// ½).
     fn argmax(&self) -> Option<Vec<f64>>;
 
+    /// The value at `u` with the cost the evaluation reports, if any, or why it failed.
+    /// Simulators that cannot fail keep this default: [`eval`](Self::eval) and no cost;
+    /// [`external::External`] reports its program's cost and errors.
+    fn evaluate(&self, u: &[f64]) -> Result<Evaluation, ObjectiveError> {
+        Ok(Evaluation {
+            value: self.eval(u),
+            cost: None,
+        })
+    }
+
     /// [`eval`](Self::eval) after checking that `u` has [`dim`](Self::dim) finite coordinates
     /// in `[0, 1]`.
     fn checked_eval(&self, u: &[f64]) -> Result<f64, ObjectiveError> {
         check_point(u, self.dim())?;
         Ok(self.eval(u))
     }
+}
+
+/// One evaluation: the value and the cost the objective reported, if it reports one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Evaluation {
+    /// The objective's value.
+    pub value: f64,
+    /// The cost the evaluation reported (`None`: the objective reports none).
+    pub cost: Option<f64>,
 }
 
 /// Why an objective could not be built or evaluated.
@@ -114,8 +135,8 @@ pub enum ObjectiveError {
     },
     /// Embedded model data could not be read or factorised (a build defect).
     Data(String),
-    /// An external objective (`external:COMMAND`) could not be built or evaluated.
-    External(String),
+    /// The program behind an external objective failed.
+    External(external::ExternalError),
 }
 
 impl fmt::Display for ObjectiveError {
@@ -145,7 +166,7 @@ impl fmt::Display for ObjectiveError {
                 coordinate + 1
             ),
             ObjectiveError::Data(s) => write!(f, "embedded model data: {s}"),
-            ObjectiveError::External(s) => write!(f, "external objective {s}"),
+            ObjectiveError::External(e) => write!(f, "{e}"),
         }
     }
 }
@@ -352,6 +373,21 @@ pub const CATALOGUE: &[Entry] = &[
         seeded: false,
         summary: "airfoil self-noise: exact-GP posterior mean (UCI, sebtsh/bocvs)",
     },
+    Entry {
+        name: "bump-eipc",
+        default_dim: 1,
+        dims: Dims::Fixed(1),
+        seeded: true,
+        summary: "Matern-5/2 sample (l = 1e-4) times a narrow bump, bump cost (paper 002 Fig. 2)",
+    },
+    Entry {
+        name: "bump-ei",
+        default_dim: 1,
+        dims: Dims::Fixed(1),
+        seeded: true,
+        summary:
+            "Matern-5/2 sample (l = 1e-4) times 0.81 + 0.19 bump, bump cost (paper 002 Fig. 9)",
+    },
 ];
 
 /// Options of [`build`].
@@ -378,9 +414,6 @@ pub fn entry(name: &str) -> Result<&'static Entry, ObjectiveError> {
 /// shared; `gp-sample` factorises its support points on every call (about 0.1 s for the
 /// default 1000 points) and searches its optimum on first use.
 pub fn build(name: &str, options: &Options) -> Result<Box<dyn Objective>, ObjectiveError> {
-    if name.starts_with(external::PREFIX) {
-        return Ok(Box::new(external::build(name, options)?));
-    }
     let e = entry(name)?;
     let d = options.dim.unwrap_or(e.default_dim);
     if !e.dims.allows(d) {

@@ -5,18 +5,27 @@ use costbo_core::dist::{Distribution, Uniform};
 use costbo_core::driver::{
     BudgetRule, Controller, ControllerSpec, DriverError, Refit, Settings, Step,
 };
+use costbo_core::expectation::SampleBank;
 use costbo_core::gp::{Gp, WhenFull};
 use costbo_core::inner::RestartConfig;
 use costbo_core::kernel::Kernel;
 use costbo_core::linalg::tri_len;
 use costbo_core::policy::{AnyPolicy, Maximiser, PolicySpec, RuleDefaults};
 use costbo_core::problem::{ControlSet, CostFunction, Costs, Problem, Variable};
-use costbo_core::qmc::Sobol;
+use costbo_core::qmc::{IidUniform, Sobol, SOBOL_MAX_DIMENSIONS};
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::objectives::Objective;
+use crate::objectives::{bump, pest_control, Objective};
 
-/// The dimensions a run can have (the controller's dimension is a compile-time constant).
-pub const BOX_DIMS: &[usize] = &[1, 2, 4, 8, 16];
+/// The dimensions a run can have (the controller's dimension is a compile-time constant; 12,
+/// 14 and 25 are paper 002's Lunar Lander, Robot Pushing and Pest Control).
+pub const BOX_DIMS: &[usize] = &[1, 2, 4, 8, 12, 14, 16, 25];
+
+/// The least cost Pest Control is priced at: an untreated plan pays nothing, which the index
+/// cannot divide by (notes §6.2 pitfall 8); `10⁻⁶` is the scale of the noise the paper's
+/// code adds to the cost.
+pub const PEST_CONTROL_MIN_COST: f64 = 1e-6;
 
 /// Most observations of a run, initial design included.
 pub const CAPACITY: usize = 1024;
@@ -33,17 +42,35 @@ pub enum BoxCost {
     MeanLinear,
     /// The same cost, learned by the rule from what it pays (a GP on `ln c`).
     MeanLinearLearned,
+    /// Pest Control's total price ([`pest_control::cost`], d = 25), known to the rule:
+    /// piecewise constant, so its gradient is 0; at least [`PEST_CONTROL_MIN_COST`].
+    PestControl,
+    /// The bump cost of paper 002's 1-D constructions ([`bump::bump_cost`], d = 1), known to
+    /// the rule with its derivative.
+    Bump,
+    /// What an external objective's program reports ([`crate::objectives::external`]),
+    /// learned by the rule (a GP on `ln c`) like [`MeanLinearLearned`](Self::MeanLinearLearned).
+    External,
 }
 
 impl BoxCost {
-    /// The cost at `u`.
-    pub fn at(&self, u: &[f64]) -> f64 {
+    /// The cost at `u`; `None` for [`External`](Self::External), whose cost only the
+    /// program's report gives.
+    pub fn at(&self, u: &[f64]) -> Option<f64> {
         match self {
-            BoxCost::Uniform => 1.0,
+            BoxCost::Uniform => Some(1.0),
             BoxCost::MeanLinear | BoxCost::MeanLinearLearned => {
-                1.0 + 20.0 * u.iter().sum::<f64>() / u.len() as f64
+                Some(1.0 + 20.0 * u.iter().sum::<f64>() / u.len() as f64)
             }
+            BoxCost::PestControl => Some(pest_control::cost(u).0.max(PEST_CONTROL_MIN_COST)),
+            BoxCost::Bump => Some(bump::bump_cost(u[0]).0),
+            BoxCost::External => None,
         }
+    }
+
+    /// True when the rule learns the cost from what it pays rather than knowing it.
+    pub fn is_learned(&self) -> bool {
+        matches!(self, BoxCost::MeanLinearLearned | BoxCost::External)
     }
 
     /// Its name in reports and on the command line.
@@ -52,6 +79,9 @@ impl BoxCost {
             BoxCost::Uniform => "uniform",
             BoxCost::MeanLinear => "linear",
             BoxCost::MeanLinearLearned => "linear-learned",
+            BoxCost::PestControl => "pest-control",
+            BoxCost::Bump => "bump",
+            BoxCost::External => "external",
         }
     }
 
@@ -61,8 +91,12 @@ impl BoxCost {
             "uniform" => Ok(BoxCost::Uniform),
             "linear" => Ok(BoxCost::MeanLinear),
             "linear-learned" => Ok(BoxCost::MeanLinearLearned),
+            "pest-control" => Ok(BoxCost::PestControl),
+            "bump" => Ok(BoxCost::Bump),
+            "external" => Ok(BoxCost::External),
             other => Err(format!(
-                "unknown cost `{other}` (known: uniform, linear, linear-learned)"
+                "unknown cost `{other}` (known: uniform, linear, linear-learned, pest-control, \
+                 bump, external)"
             )),
         }
     }
@@ -139,13 +173,52 @@ pub fn run_box(objective: &dyn Objective, run: &BoxRun) -> Result<BoxTrace, Stri
             }
         };
     }
-    dispatch!(1, 2, 4, 8, 16)
+    // The controller keeps capacity-sized arrays on the stack; at d = 25 they outgrow a
+    // default 2 MB thread stack (test and worker threads), so the run gets its own thread.
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("costbo-box-run".into())
+            .stack_size(crate::experiment::JOB_STACK)
+            .spawn_scoped(s, || dispatch!(1, 2, 4, 8, 12, 14, 16, 25))
+            .map_err(|e| format!("cannot start the run's thread: {e}"))?
+            .join()
+            .map_err(|_| "the run's thread panicked".to_string())?
+    })
 }
 
 /// `c(u) = 1 + 20·mean(u)` and its gradient, as the problem's known cost.
 fn mean_linear<const D: usize>(_: usize, x: &[f64; D]) -> (f64, [f64; D]) {
     let n = D as f64;
     (1.0 + 20.0 * x.iter().sum::<f64>() / n, [20.0 / n; D])
+}
+
+/// Pest Control's price as the problem's known cost; piecewise constant, so the gradient is 0.
+fn pest_control_cost<const D: usize>(_: usize, x: &[f64; D]) -> (f64, [f64; D]) {
+    (pest_control::cost(x).0.max(PEST_CONTROL_MIN_COST), [0.0; D])
+}
+
+/// The bump cost of the first coordinate and its derivative (runs check that `D = 1`).
+fn bump_cost<const D: usize>(_: usize, x: &[f64; D]) -> (f64, [f64; D]) {
+    let (c, dc) = bump::bump_cost(x[0]);
+    let mut g = [0.0; D];
+    g[0] = dc;
+    (c, g)
+}
+
+/// Evaluates `objective` at `u` and prices the point by `cost` (or by the objective's report
+/// when the cost is [`BoxCost::External`]).
+fn evaluate(objective: &dyn Objective, cost: BoxCost, u: &[f64]) -> Result<(f64, f64), String> {
+    let e = objective.evaluate(u).map_err(|e| e.to_string())?;
+    let c = match (cost.at(u), e.cost) {
+        (Some(c), _) | (None, Some(c)) => c,
+        (None, None) => {
+            return Err(format!(
+                "{} reported no cost, which `--cost external` needs in every answer",
+                objective.name()
+            ))
+        }
+    };
+    Ok((e.value, c))
 }
 
 type Pol<const D: usize> = AnyPolicy<f64, D, 1, FEATURES, 1>;
@@ -184,10 +257,24 @@ fn run_dim<const D: usize>(objective: &dyn Objective, run: &BoxRun) -> Result<Bo
     };
     let problem = Problem::new(&[v; D], &[ControlSet::full(D)], Some(&[1.0]))
         .map_err(|e| format!("problem: {e:?}"))?;
+    match (run.cost, D) {
+        (BoxCost::PestControl, 25) | (BoxCost::Bump, 1) => {}
+        (BoxCost::PestControl | BoxCost::Bump, _) => {
+            return Err(format!(
+                "the {} cost is not defined for d = {D} (pest-control: 25, bump: 1)",
+                run.cost.name()
+            ))
+        }
+        _ => {}
+    }
     let problem = match run.cost {
         BoxCost::Uniform => Ok(problem),
         BoxCost::MeanLinear => problem.with_costs(Costs::Function(CostFunction(mean_linear::<D>))),
-        BoxCost::MeanLinearLearned => problem.with_costs(Costs::Unknown),
+        BoxCost::PestControl => {
+            problem.with_costs(Costs::Function(CostFunction(pest_control_cost::<D>)))
+        }
+        BoxCost::Bump => problem.with_costs(Costs::Function(CostFunction(bump_cost::<D>))),
+        BoxCost::MeanLinearLearned | BoxCost::External => problem.with_costs(Costs::Unknown),
     }
     .map_err(|e| format!("problem: {e:?}"))?;
     let maximiser = if run.paper_optimiser {
@@ -222,11 +309,25 @@ fn run_dim<const D: usize>(objective: &dyn Objective, run: &BoxRun) -> Result<Bo
         settings,
         policy,
     };
-    let plain: Plain<D> = spec
-        .build(vec![0.0; tri_len(CAPACITY)], vec![[0.0; D]; 1])
-        .map_err(|e| format!("controller: {e:?}"))?;
+    let plain: Plain<D> = if D <= SOBOL_MAX_DIMENSIONS {
+        spec.build(vec![0.0; tri_len(CAPACITY)], vec![[0.0; D]; 1])
+    } else {
+        // Sobol's table stops at 21 dimensions; every variable is controlled, so the bank (of
+        // uncontrolled draws) is never averaged over and one i.i.d. point serves.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(run.seed);
+        SampleBank::iid(&spec.problem, vec![[0.0; D]; 1], &mut rng)
+            .map_err(costbo_core::driver::BuildError::Bank)
+            .and_then(|bank| {
+                spec.controller(
+                    spec.model(vec![0.0; tri_len(CAPACITY)])?,
+                    bank,
+                    spec.policy.build(),
+                )
+            })
+    }
+    .map_err(|e| format!("controller: {e:?}"))?;
     let mut ctl = match run.cost {
-        BoxCost::MeanLinearLearned => Either::Learned(Box::new(
+        c if c.is_learned() => Either::Learned(Box::new(
             plain
                 .with_cost_model(
                     spec.model(vec![0.0; tri_len(CAPACITY)])
@@ -236,14 +337,19 @@ fn run_dim<const D: usize>(objective: &dyn Objective, run: &BoxRun) -> Result<Bo
         )),
         _ => Either::Plain(Box::new(plain)),
     };
-    // The initial design: scrambled Sobol', seeded by the run.
-    let mut sobol = Sobol::<D>::new(run.seed).map_err(|e| format!("sobol: {e:?}"))?;
+    // The initial design: scrambled Sobol', seeded by the run; beyond Sobol's 21 dimensions
+    // (Pest Control's 25), i.i.d. uniforms from the same seed.
+    let mut sobol = Sobol::<D>::new(run.seed).ok();
+    let mut iid = IidUniform::<D>::new(run.seed);
     let mut best = f64::NEG_INFINITY;
     for _ in 0..initial_points(D) {
-        let u: [f64; D] = sobol.next_point();
-        let y = objective.eval(&u);
+        let u: [f64; D] = match &mut sobol {
+            Some(s) => s.next_point(),
+            None => iid.next_point(),
+        };
+        let (y, c) =
+            evaluate(objective, run.cost, &u).map_err(|e| format!("initial design: {e}"))?;
         best = best.max(y);
-        let c = run.cost.at(&u);
         match &mut ctl {
             Either::Plain(c_) => c_.observe_initial(&u, y),
             Either::Learned(c_) => c_.observe_initial_with_cost(&u, y, c),
@@ -263,8 +369,8 @@ fn run_dim<const D: usize>(objective: &dyn Objective, run: &BoxRun) -> Result<Bo
             Err(e) => return Err(format!("round {}: {e:?}", rounds.len() + 1)),
         };
         let u: [f64; D] = core::array::from_fn(|l| decision.values[l].unwrap_or(0.5));
-        let y = objective.eval(&u);
-        let c = run.cost.at(&u);
+        let (y, c) = evaluate(objective, run.cost, &u)
+            .map_err(|e| format!("round {}: {e}", rounds.len() + 1))?;
         on_either!(&mut ctl, c_ => c_.observe(&u, y, c))
             .map_err(|e| format!("round {}: {e:?}", rounds.len() + 1))?;
         best = best.max(y);
