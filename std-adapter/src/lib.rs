@@ -7,6 +7,7 @@
 //! command.
 #![deny(missing_docs)]
 
+pub mod causal;
 pub mod csv_matrix;
 pub mod demo;
 pub mod device;

@@ -41,6 +41,9 @@ enum Command {
     /// Benchmark objectives on the unit cube (maximised).
     #[command(subcommand)]
     Objective(ObjectiveCommand),
+    /// Causal graphs, possibly-optimal policy scopes and environments (paper 004).
+    #[command(subcommand)]
+    Causal(costbo_std::causal::cli::CausalCommand),
 }
 
 #[derive(Subcommand)]
@@ -430,6 +433,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 println!("{v:?}");
             }
         }
+        Command::Causal(c) => costbo_std::causal::cli::run(c)?,
         Command::Objective(ObjectiveCommand::List) => {
             println!("name,dim,dims,optimum,summary");
             for e in CATALOGUE {
