@@ -99,11 +99,13 @@ impl Environment {
             .iter()
             .max_by(|a, b| {
                 let (x, y) = (a.value.value(), b.value.value());
-                if self.minimise {
+                let by_value = if self.minimise {
                     y.total_cmp(&x)
                 } else {
                     x.total_cmp(&y)
-                }
+                };
+                // On a tie name the POMPS (the scope the algorithm plays).
+                by_value.then(a.is_pomps.cmp(&b.is_pomps))
             })
             .expect("every environment lists optima");
         (pick.value.value(), pick.label)
@@ -501,7 +503,8 @@ fn a3_sample(rng: &mut Rng, x: NodeSet, mut policy: PolicyFn<'_>) -> Vec<f64> {
     let u1 = rng.uniform(-1.0, 1.0);
     let u2 = rng.uniform(-1.0, 1.0);
     let c0 = d.set(A3_C, rng.normal(0.0, 0.2));
-    let x1 = d.set(A3_X1, rng.normal(u1, 0.1));
+    // X1's noise is drawn here, its value set after C6: a policy for X1 reads C1 and C6.
+    let x1_natural = rng.normal(u1, 0.1);
     let c1 = d.set(A3_C + 1, rng.normal(c0 - u1, 0.1));
     let c2 = d.set(A3_C + 2, rng.normal(c1, 0.1));
     let c3 = d.set(A3_C + 3, rng.normal(c2, 0.1));
@@ -516,6 +519,7 @@ fn a3_sample(rng: &mut Rng, x: NodeSet, mut policy: PolicyFn<'_>) -> Vec<f64> {
     }
     let c5 = d.set(A3_C + 5, rng.normal(c4 + 0.01 * x_mean, 0.1));
     let c6 = d.set(A3_C + 6, rng.normal(c5, 0.1));
+    let x1 = d.set(A3_X1, x1_natural);
     let x2 = d.set(
         A3_X2,
         rng.normal(0.5 * (c1 + c6) + x1 + 0.3 * u2.abs(), 0.1),
@@ -591,6 +595,22 @@ pub fn render_all(samples: u64, seed: u64) -> String {
             g.intervenable().len(),
             g.contexts().len()
         ));
+        let boxes: Vec<String> = g
+            .intervenable()
+            .union(g.contexts())
+            .iter()
+            .filter_map(|v| g.bounds(v).map(|(lo, hi)| (v, lo, hi)))
+            .take(8)
+            .map(|(v, lo, hi)| format!("{} ∈ [{lo}, {hi}]", g.name(v)))
+            .collect();
+        if !boxes.is_empty() {
+            let more = if g.intervenable().union(g.contexts()).len() > 8 {
+                ", …"
+            } else {
+                ""
+            };
+            out.push_str(&format!("  boxes: {}{more}\n", boxes.join(", ")));
+        }
         for o in (e.optima)(samples, seed) {
             out.push_str(&format!(
                 "  {} {:<58} {}\n",

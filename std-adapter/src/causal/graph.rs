@@ -340,7 +340,6 @@ fn build(file: GraphFile) -> Result<CausalGraph, GraphError> {
     for (n, b) in &file.bounds {
         bounds_at.push((resolve("bounds", n)?, n.clone(), *b));
     }
-    drop(resolve);
     if names.len() > MAX_NODES {
         return Err(GraphError::TooManyNodes { count: names.len() });
     }
