@@ -72,8 +72,8 @@ pub struct ArmsArgs {
 /// Arguments of `costbo causal envs`.
 #[derive(Args)]
 pub struct EnvsArgs {
-    /// Also estimate the Monte Carlo entries with this many samples (default: the stored
-    /// numbers are recomputed with 200 000 samples).
+    /// Samples for the entries estimated by Monte Carlo (the others are closed forms or
+    /// quadratures).
     #[arg(long, default_value_t = 200_000)]
     pub samples: u64,
     /// Seed of the Monte Carlo estimates.
