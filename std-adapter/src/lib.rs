@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod acq_tool;
+pub mod causal;
 pub mod csv_matrix;
 pub mod demo;
 pub mod device;

@@ -42,6 +42,9 @@ enum Command {
     /// Benchmark objectives on the unit cube (maximised).
     #[command(subcommand)]
     Objective(ObjectiveCommand),
+    /// Causal graphs, possibly-optimal policy scopes and environments (paper 004).
+    #[command(subcommand)]
+    Causal(costbo_std::causal::cli::CausalCommand),
     /// Paper 002's acquisition values from posterior moments (f64, full precision).
     #[command(subcommand)]
     Acq(AcqCommand),
@@ -610,6 +613,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 );
             }
         }
+        Command::Causal(c) => costbo_std::causal::cli::run(c)?,
         Command::Objective(ObjectiveCommand::List) => {
             println!("name,dim,dims,optimum,summary");
             for e in CATALOGUE {

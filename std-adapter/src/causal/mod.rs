@@ -1,0 +1,24 @@
+//! Causal graphs, possibly-optimal mixed policy scopes and the benchmark structural causal
+//! models of paper 004 (contextual causal BO), host side.
+//!
+//! - [`nodeset`]: node sets as bit masks;
+//! - [`dag`]: mixed graphs (latent confounders as bidirected edges), do, d-separation;
+//! - [`graph`]: causal graphs from TOML, with typed errors;
+//! - [`scope`]: mixed policy scopes and the graphs they induce;
+//! - [`pomps`]: POMPS enumeration and arms;
+//! - [`arms`]: the arm table, computed or hand-written;
+//! - [`scm`]: random numbers and quadrature for the simulators;
+//! - [`envs`]: the five environments with their optima;
+//! - [`cli`]: `costbo causal …`.
+//!
+//! See docs/causal.md.
+
+pub mod arms;
+pub mod cli;
+pub mod dag;
+pub mod envs;
+pub mod graph;
+pub mod nodeset;
+pub mod pomps;
+pub mod scm;
+pub mod scope;
