@@ -13,7 +13,7 @@ use super::pomps::{group_into_arms, pomps, PompsOptions, DEFAULT_MAX_SCOPES};
 #[derive(Subcommand)]
 pub enum CausalCommand {
     /// Possibly-optimal mixed policy scopes of a causal graph (paper 004). With --json: an
-    /// array of scopes, each an array of {"action": NAME, "contexts": [NAMES]}.
+    /// array of scopes, each an array of `{"action": NAME, "contexts": [NAMES]}`.
     Pomps(PompsArgs),
     /// The arm table a controller builds: one arm per POMPS class (actions with their boxes,
     /// contexts with theirs), from a graph or a hand-written table.
