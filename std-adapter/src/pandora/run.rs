@@ -16,7 +16,7 @@ use costbo_core::qmc::{IidUniform, Sobol, SOBOL_MAX_DIMENSIONS};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::objectives::{bump, pest_control, Objective};
+use crate::objectives::{bump, pbgi_costs, pest_control, Objective};
 
 /// The dimensions a run can have (the controller's dimension is a compile-time constant; 12,
 /// 14 and 25 are paper 002's Lunar Lander, Robot Pushing and Pest Control).
@@ -59,9 +59,7 @@ impl BoxCost {
     pub fn at(&self, u: &[f64]) -> Option<f64> {
         match self {
             BoxCost::Uniform => Some(1.0),
-            BoxCost::MeanLinear | BoxCost::MeanLinearLearned => {
-                Some(1.0 + 20.0 * u.iter().sum::<f64>() / u.len() as f64)
-            }
+            BoxCost::MeanLinear | BoxCost::MeanLinearLearned => Some(pbgi_costs::mean_linear(u).0),
             BoxCost::PestControl => Some(pest_control::cost(u).0.max(PEST_CONTROL_MIN_COST)),
             BoxCost::Bump => Some(bump::bump_cost(u[0]).0),
             BoxCost::External => None,
@@ -186,12 +184,6 @@ pub fn run_box(objective: &dyn Objective, run: &BoxRun) -> Result<BoxTrace, Stri
     })
 }
 
-/// `c(u) = 1 + 20·mean(u)` and its gradient, as the problem's known cost.
-fn mean_linear<const D: usize>(_: usize, x: &[f64; D]) -> (f64, [f64; D]) {
-    let n = D as f64;
-    (1.0 + 20.0 * x.iter().sum::<f64>() / n, [20.0 / n; D])
-}
-
 /// Pest Control's price as the problem's known cost; piecewise constant, so the gradient is 0.
 fn pest_control_cost<const D: usize>(_: usize, x: &[f64; D]) -> (f64, [f64; D]) {
     (pest_control::cost(x).0.max(PEST_CONTROL_MIN_COST), [0.0; D])
@@ -269,7 +261,9 @@ fn run_dim<const D: usize>(objective: &dyn Objective, run: &BoxRun) -> Result<Bo
     }
     let problem = match run.cost {
         BoxCost::Uniform => Ok(problem),
-        BoxCost::MeanLinear => problem.with_costs(Costs::Function(CostFunction(mean_linear::<D>))),
+        BoxCost::MeanLinear => problem.with_costs(Costs::Function(CostFunction(
+            pbgi_costs::mean_linear_fn::<D>,
+        ))),
         BoxCost::PestControl => {
             problem.with_costs(Costs::Function(CostFunction(pest_control_cost::<D>)))
         }

@@ -884,11 +884,6 @@ fn missing(options: &PandoraOptions) -> String {
     md
 }
 
-/// The run count of the full grid, for the report's statement of what was run.
-pub fn job_count(quick: bool, seeds: u64) -> usize {
-    jobs(&figures(quick), seeds).len()
-}
-
 /// The initial design size for `d` (re-exported for the report's text).
 pub fn initial_design_size(d: usize) -> usize {
     initial_points(d)
