@@ -14,6 +14,9 @@ pub enum Shape {
     SquaredExponential,
     /// Matérn with smoothness 5/2: `φ = (1 + √5 r + 5r²/3) exp(−√5 r)`.
     Matern52,
+    /// Matérn with smoothness 3/2: `φ = (1 + √3 r) exp(−√3 r)` (paper 003's synthetic study).
+    /// Once differentiable; `dφ/dr² = −(3/2) e^{−√3 r}` stays finite at `r = 0`.
+    Matern32,
 }
 
 impl Shape {
@@ -34,6 +37,14 @@ impl Shape {
                 // dφ/dr = −(5/3) r (1 + √5 r) e^{−√5 r}; divided by dr²/dr = 2r it stays
                 // finite at r = 0, so the gradient is smooth at the training points.
                 (v, R::from_f64(-5.0 / 6.0) * lin * e)
+            }
+            Shape::Matern32 => {
+                let sqrt3 = R::from_f64(1.732_050_807_568_877_2);
+                let r = r2.sqrt();
+                let e = (-sqrt3 * r).exp();
+                let v = (R::ONE + sqrt3 * r) * e;
+                // dφ/dr = −3 r e^{−√3 r}, so dφ/dr² = −(3/2) e^{−√3 r}: finite at r = 0 too.
+                (v, R::from_f64(-1.5) * e)
             }
         }
     }
@@ -88,6 +99,11 @@ impl<R: Real, const D: usize> Kernel<R, D> {
     /// Matérn-5/2 kernel.
     pub fn matern52(lengthscales: [R; D], outputscale: R) -> Result<Self, KernelError> {
         Self::new(Shape::Matern52, lengthscales, outputscale)
+    }
+
+    /// Matérn-3/2 kernel.
+    pub fn matern32(lengthscales: [R; D], outputscale: R) -> Result<Self, KernelError> {
+        Self::new(Shape::Matern32, lengthscales, outputscale)
     }
 
     /// The kernel's shape.

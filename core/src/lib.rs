@@ -25,7 +25,9 @@
 //! 7. Acquisition functions: [`acquisition`], the [`Acquisition`](acquisition::Acquisition)
 //!    trait and the papers' acquisitions.
 //! 8. Optimiser: [`inner`], the maximisation of any acquisition over one control set.
-//! 9. Policies: [`policy`], the [`Policy`](policy::Policy) trait and one file per rule.
+//! 9. Policies: [`policy`], the [`Policy`](policy::Policy) trait and one file per rule;
+//!    [`feedback`], paper 003's choice of point and of whether to pay for its measurement on a
+//!    drifting function (the models: [`gp::time_varying`], [`gp::candidates`]).
 //! 10. Driver: [`driver`], the ask/tell [`Controller`](driver::Controller), generic over its
 //!     policy, with its budget ledger; [`snapshot`] (feature `serde`) saves and restores it.
 //! 11. Beside the driver: [`link`] (feature `link`), the host–device protocol; [`journal`]
@@ -59,6 +61,7 @@ pub mod acquisition;
 pub mod dist;
 pub mod driver;
 pub mod expectation;
+pub mod feedback;
 pub mod gp;
 pub mod inner;
 #[cfg(feature = "journal")]

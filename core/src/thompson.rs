@@ -105,6 +105,8 @@ use crate::real::{all_finite, dot, Real};
 
 /// Degrees of freedom of the Matérn-5/2 spectral density, `2ν`.
 const MATERN52_DOF: usize = 5;
+/// Degrees of freedom of the Matérn-3/2 spectral density's Student t.
+const MATERN32_DOF: usize = 3;
 
 /// One function drawn from the posterior of a [`Gp`] with capacity `N` over `D` inputs,
 /// represented with `M` random Fourier features; see the [module documentation](self).
@@ -193,6 +195,14 @@ impl<'a, R: Real, const D: usize, const M: usize, const N: usize> PosteriorSampl
                     }
                     // chi2 > 0 unless five normals all round to zero; guard anyway.
                     (R::from_usize(MATERN52_DOF) / chi2.max(R::MIN_POSITIVE)).sqrt()
+                }
+                Shape::Matern32 => {
+                    // Matérn-ν's spectral density is a Student t with 2ν degrees of freedom.
+                    let mut chi2 = R::ZERO;
+                    for _ in 0..MATERN32_DOF {
+                        chi2 += normals.next_normal().sq();
+                    }
+                    (R::from_usize(MATERN32_DOF) / chi2.max(R::MIN_POSITIVE)).sqrt()
                 }
             };
             for (z, l) in self.omega[j].iter_mut().zip(lengthscales) {

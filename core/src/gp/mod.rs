@@ -22,7 +22,9 @@
 //! assert!((p.mean - 1.0).abs() < 1e-3 && p.variance < 1e-3);
 //! ```
 
+pub mod candidates;
 mod fit;
+pub mod time_varying;
 
 pub use fit::{CoordinatePrior, FitAscent, FitConfig, FitReport, Prior};
 

@@ -1,0 +1,272 @@
+//! A round-by-round controller for costly feedback over a finite candidate set: TV-GP-UCB (or
+//! PI/EI) chooses the candidate, [`QueryRule`] says whether to pay for its measurement, and the
+//! caller then reports the outcome ([`CandidateController::tell`]) or that it did not measure
+//! ([`CandidateController::skip`]). Paid measurements are the cost ledger.
+//!
+//! The round protocol is checked: asking twice without closing the round, reporting an outcome
+//! for a round that was not paid for, or closing a round that was never asked are typed errors
+//! that change nothing.
+
+use rand_core::Rng;
+
+use super::query::{QueryDecision, QueryRule};
+use super::select::{argmax, best_mean, grid_local_maxima, Acquire};
+use crate::gp::candidates::CandidatePosterior;
+use crate::gp::time_varying::TimeVaryingError;
+use crate::gp::Prediction;
+use crate::real::Real;
+
+/// The most competitors the confidence test compares against (local maxima kept by height).
+pub const MAX_COMPETITORS: usize = 64;
+
+/// The exploration schedule `β_t` (the UCB width is `√β_t`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Beta<R> {
+    /// The same β every round (paper 003's SimCLR study: β = 1).
+    Constant(R),
+    /// `β_t = max(scale·ln(rate·t), 0)`, the form of Bogunovic et al.'s (2016) experiments
+    /// (`0.8·ln(0.4t)`); zero in the first rounds, where the logarithm is negative.
+    Logarithmic {
+        /// The factor in front of the logarithm.
+        scale: R,
+        /// The factor of `t` inside it.
+        rate: R,
+    },
+}
+
+impl<R: Real> Beta<R> {
+    /// `β_t` for round `t ≥ 1`.
+    pub fn at(&self, t: u32) -> R {
+        match *self {
+            Beta::Constant(b) => b,
+            Beta::Logarithmic { scale, rate } => {
+                (scale * (rate * R::from_f64(f64::from(t.max(1)))).ln()).max(R::ZERO)
+            }
+        }
+    }
+
+    fn valid(&self) -> bool {
+        match *self {
+            Beta::Constant(b) => b.is_finite() && b >= R::ZERO,
+            Beta::Logarithmic { scale, rate } => {
+                scale.is_finite() && rate.is_finite() && scale >= R::ZERO && rate > R::ZERO
+            }
+        }
+    }
+}
+
+/// Which acquisition chooses the candidate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Chooser<R> {
+    /// TV-GP-UCB: `μ + √β_t σ`.
+    Ucb,
+    /// Probability of improvement over the largest posterior mean, margin ξ.
+    Pi(R),
+    /// Expected improvement over the largest posterior mean.
+    Ei,
+}
+
+/// Which candidates the confidence test compares the chosen one with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Competitors {
+    /// Every other candidate (the paper's theory; independent arms).
+    All,
+    /// The local maxima of the UCB on a 1-D grid, other than the chosen point (the paper's
+    /// practice, App. E.1).
+    GridLocalMaxima,
+}
+
+/// A controller's settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FeedbackSettings<R> {
+    /// The exploration schedule.
+    pub beta: Beta<R>,
+    /// What chooses the candidate.
+    pub chooser: Chooser<R>,
+    /// Whether to pay.
+    pub rule: QueryRule<R>,
+    /// The confidence test's competitors.
+    pub competitors: Competitors,
+    /// Forget everything every this many rounds (R-GP-UCB); `None` never.
+    pub reset_every: Option<u32>,
+}
+
+/// Why a controller refused a call. Nothing changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedbackError {
+    /// The model refused (non-finite outcome, singular update, ...).
+    Model(TimeVaryingError),
+    /// A setting is out of its domain (β < 0, a zero reset period, a PI margin < 0 or NaN).
+    InvalidSetting,
+    /// `ask` was called while the previous round is still open.
+    RoundOpen,
+    /// `tell` or `skip` was called with no round open.
+    NoRound,
+    /// `tell` was called for a round the rule did not pay for.
+    NotPaid,
+    /// No candidate has a finite acquisition value.
+    NoCandidate,
+}
+
+impl From<TimeVaryingError> for FeedbackError {
+    fn from(e: TimeVaryingError) -> Self {
+        FeedbackError::Model(e)
+    }
+}
+
+/// One round's decision.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FeedbackAsk<R> {
+    /// The round, counted from 1.
+    pub round: u32,
+    /// The chosen candidate.
+    pub candidate: usize,
+    /// The posterior there when it was chosen.
+    pub prediction: Prediction<R>,
+    /// Whether to pay for the measurement, and why.
+    pub query: QueryDecision<R>,
+}
+
+/// The controller (see the module docs).
+#[derive(Debug, Clone)]
+pub struct CandidateController<R, S, G> {
+    posterior: CandidatePosterior<R, S>,
+    settings: FeedbackSettings<R>,
+    rng: G,
+    round: u32,
+    open: Option<FeedbackAsk<R>>,
+    paid: u32,
+}
+
+impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Rng> CandidateController<R, S, G> {
+    /// A controller at round 1 over `posterior` (its forgetting rate is the model's).
+    pub fn new(
+        posterior: CandidatePosterior<R, S>,
+        settings: FeedbackSettings<R>,
+        rng: G,
+    ) -> Result<Self, FeedbackError> {
+        let chooser_ok = match settings.chooser {
+            Chooser::Pi(margin) => margin.is_finite() && margin >= R::ZERO,
+            _ => true,
+        };
+        if !settings.beta.valid() || !chooser_ok || settings.reset_every == Some(0) {
+            return Err(FeedbackError::InvalidSetting);
+        }
+        Ok(CandidateController {
+            posterior,
+            settings,
+            rng,
+            round: 1,
+            open: None,
+            paid: 0,
+        })
+    }
+
+    /// The posterior for the current round's function.
+    pub fn posterior(&self) -> &CandidatePosterior<R, S> {
+        &self.posterior
+    }
+
+    /// Measurements paid for so far (the cost `C_t`).
+    pub fn paid(&self) -> u32 {
+        self.paid
+    }
+
+    /// The round the next [`ask`](Self::ask) decides.
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+
+    /// Chooses this round's candidate and whether to pay for its measurement.
+    pub fn ask(&mut self) -> Result<FeedbackAsk<R>, FeedbackError> {
+        if self.open.is_some() {
+            return Err(FeedbackError::RoundOpen);
+        }
+        let t = self.round;
+        if let Some(period) = self.settings.reset_every {
+            if t > 1 && (t - 1).is_multiple_of(period) {
+                self.posterior.reset();
+            }
+        }
+        let post = &self.posterior;
+        let m = post.len();
+        let predict = |i: usize| {
+            post.predict(i).unwrap_or(Prediction {
+                mean: R::ZERO,
+                variance: R::ZERO,
+            })
+        };
+        let width = self.settings.beta.at(t).sqrt();
+        let acquire = match self.settings.chooser {
+            Chooser::Ucb => Acquire::Ucb { width },
+            Chooser::Pi(margin) => Acquire::Pi {
+                incumbent: best_mean(m, predict).unwrap_or(R::ZERO),
+                margin,
+            },
+            Chooser::Ei => Acquire::Ei {
+                incumbent: best_mean(m, predict).unwrap_or(R::ZERO),
+            },
+        };
+        let (candidate, _) =
+            argmax(m, |i| acquire.value(predict(i))).ok_or(FeedbackError::NoCandidate)?;
+        let chosen = predict(candidate);
+        let ucb = Acquire::Ucb { width };
+        let query = match self.settings.competitors {
+            Competitors::All => self.settings.rule.decide(
+                chosen,
+                (0..m).filter(|&i| i != candidate).map(predict),
+                width,
+                &mut self.rng,
+            ),
+            Competitors::GridLocalMaxima => {
+                let mut maxima = [0usize; MAX_COMPETITORS];
+                let k = grid_local_maxima(m, |i| ucb.value(predict(i)), &mut maxima);
+                self.settings.rule.decide(
+                    chosen,
+                    maxima[..k]
+                        .iter()
+                        .filter(|&&i| i != candidate)
+                        .map(|&i| predict(i)),
+                    width,
+                    &mut self.rng,
+                )
+            }
+        };
+        let ask = FeedbackAsk {
+            round: t,
+            candidate,
+            prediction: chosen,
+            query,
+        };
+        self.open = Some(ask);
+        Ok(ask)
+    }
+
+    /// Reports the outcome measured at the round's candidate (only for a paid round), then
+    /// moves to the next round.
+    pub fn tell(&mut self, outcome: R) -> Result<(), FeedbackError> {
+        let ask = self.open.ok_or(FeedbackError::NoRound)?;
+        if !ask.query.pay {
+            return Err(FeedbackError::NotPaid);
+        }
+        self.posterior.observe(ask.candidate, outcome)?;
+        self.paid += 1;
+        self.close();
+        Ok(())
+    }
+
+    /// Reports that the round's outcome was not measured (what a skipped round does; a paid
+    /// round whose measurement failed may skip too, and is then not charged), then moves to
+    /// the next round.
+    pub fn skip(&mut self) -> Result<(), FeedbackError> {
+        self.open.ok_or(FeedbackError::NoRound)?;
+        self.close();
+        Ok(())
+    }
+
+    fn close(&mut self) {
+        self.open = None;
+        self.posterior.advance();
+        self.round = self.round.saturating_add(1);
+    }
+}

@@ -1,0 +1,130 @@
+//! Where to measure: TV-GP-UCB's choice over a finite candidate set, the paper's PI and EI
+//! baselines, and the local maxima of the UCB that the confidence test compares against.
+//!
+//! Candidates are indices `0 … M−1` and the posterior is read through a closure, so the same
+//! code serves [`CandidatePosterior`](crate::gp::candidates::CandidatePosterior) (grids,
+//! independent arms) and any other model. Ties go to the lowest index, so a choice is a pure
+//! function of the posterior.
+//!
+//! On a grid, neighbouring points of the chosen one are nearly tied with it, so testing
+//! against every candidate would make the confidence test fire always; the paper (App. E.1,
+//! E.3) tests against the local maxima of the UCB instead: [`grid_local_maxima`] finds them on
+//! a 1-D grid by comparison with the neighbours.
+
+use crate::gp::Prediction;
+use crate::real::Real;
+use crate::special::improvement::expected_improvement;
+use crate::special::normal_cdf;
+
+/// An acquisition over candidates, a function of the posterior at the candidate alone.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Acquire<R> {
+    /// `μ + w·σ` with `w = √β_t` (TV-GP-UCB).
+    Ucb {
+        /// The width `√β_t`.
+        width: R,
+    },
+    /// Probability of improvement `Φ((μ − best − ξ)/σ)`.
+    Pi {
+        /// The incumbent value `best` (for a drifting function: the largest posterior mean
+        /// over the candidates, since past outcomes were measured on past functions).
+        incumbent: R,
+        /// The margin ξ ≥ 0.
+        margin: R,
+    },
+    /// Expected improvement `E[max(f − best, 0)]`.
+    Ei {
+        /// The incumbent value `best` (see [`Acquire::Pi`]).
+        incumbent: R,
+    },
+}
+
+impl<R: Real> Acquire<R> {
+    /// The acquisition's value for a posterior `p` (−∞ where it cannot be evaluated).
+    pub fn value(&self, p: Prediction<R>) -> R {
+        let std = p.variance.max(R::ZERO).sqrt();
+        match *self {
+            Acquire::Ucb { width } => p.mean + width * std,
+            Acquire::Pi { incumbent, margin } => {
+                let gap = p.mean - incumbent - margin;
+                if std > R::ZERO {
+                    normal_cdf(gap / std)
+                } else if gap > R::ZERO {
+                    R::ONE
+                } else {
+                    R::ZERO
+                }
+            }
+            Acquire::Ei { incumbent } => {
+                expected_improvement(p.mean, std, incumbent).unwrap_or(-R::INFINITY)
+            }
+        }
+    }
+}
+
+/// The first candidate of largest value among `0 … n−1`, with its value; `None` when `n = 0`
+/// or no value is a number.
+pub fn argmax<R: Real>(n: usize, value: impl Fn(usize) -> R) -> Option<(usize, R)> {
+    let mut best: Option<(usize, R)> = None;
+    for i in 0..n {
+        let v = value(i);
+        if v.is_nan() {
+            continue;
+        }
+        if best.is_none_or(|(_, b)| v > b) {
+            best = Some((i, v));
+        }
+    }
+    best
+}
+
+/// The largest posterior mean over `0 … n−1` (the PI/EI incumbent of a drifting function).
+pub fn best_mean<R: Real>(n: usize, predict: impl Fn(usize) -> Prediction<R>) -> Option<R> {
+    argmax(n, |i| predict(i).mean).map(|(_, v)| v)
+}
+
+/// The local maxima of `value` on a 1-D grid of `n` points: `i` with `v[i] ≥ v[i−1]` and
+/// `v[i] > v[i+1]` (a missing neighbour always passes), so a plateau yields its right end and
+/// a constant function one maximum at the last point. Writes up to `out.len()` indices, the
+/// highest values kept when there are more maxima than room, in increasing index order;
+/// returns how many were written.
+pub fn grid_local_maxima<R: Real>(
+    n: usize,
+    value: impl Fn(usize) -> R,
+    out: &mut [usize],
+) -> usize {
+    let cap = out.len();
+    if cap == 0 {
+        return 0;
+    }
+    let mut count = 0;
+    let mut prev: Option<R> = None;
+    let mut here = (n > 0).then(|| value(0));
+    for i in 0..n {
+        let next = (i + 1 < n).then(|| value(i + 1));
+        let Some(v) = here.filter(|v| !v.is_nan()) else {
+            (prev, here) = (here, next);
+            continue;
+        };
+        // A missing (or NaN) neighbour always passes.
+        let left_ok = prev.is_none_or(|p| p <= v || p.is_nan());
+        let right_ok = next.is_none_or(|q| q < v || q.is_nan());
+        if left_ok && right_ok {
+            if count < cap {
+                out[count] = i;
+                count += 1;
+            } else {
+                // Replace the lowest kept maximum if this one is higher.
+                let (slot, low) = (0..cap)
+                    .map(|k| (k, value(out[k])))
+                    .fold((0, R::INFINITY), |a, b| if b.1 < a.1 { b } else { a });
+                if v > low {
+                    out.copy_within(slot + 1..cap, slot);
+                    out[cap - 1] = i;
+                }
+            }
+        }
+        (prev, here) = (here, next);
+    }
+    count
+}

@@ -1,0 +1,667 @@
+//! Paper 003's time-varying GP and costly-feedback rules against independent references:
+//! the temporal kernel and the decayed posterior against closed forms (a dense solve written
+//! here, Lemma 2's recursion), the Kalman form against the data-space form, the confidence
+//! probability against a direct evaluation through `erfc`, and the typed errors.
+
+use costbo_core::feedback::controller::{
+    Beta, CandidateController, Chooser, Competitors, FeedbackError, FeedbackSettings,
+};
+use costbo_core::feedback::query::{
+    ce_probability, ConfidenceTest, QueryError, QueryReason, QueryRule,
+};
+use costbo_core::feedback::select::{argmax, grid_local_maxima};
+use costbo_core::gp::candidates::CandidatePosterior;
+use costbo_core::gp::time_varying::{Forgetting, TimeVaryingError, TimeVaryingGp};
+use costbo_core::gp::{GpError, Prediction, WhenFull};
+use costbo_core::kernel::Kernel;
+use costbo_core::linalg::tri_len;
+use rand_xoshiro::rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+const LS: f64 = 0.2;
+
+/// Matérn-3/2 written out here, independently of the crate's kernel.
+fn matern32(a: f64, b: f64) -> f64 {
+    let r = 3f64.sqrt() * (a - b).abs() / LS;
+    (1.0 + r) * (-r).exp()
+}
+
+/// Solves `A x = b` by Gaussian elimination with partial pivoting (dense, a reference).
+fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
+    let n = b.len();
+    for c in 0..n {
+        let p = (c..n)
+            .max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))
+            .unwrap();
+        a.swap(c, p);
+        b.swap(c, p);
+        for r in c + 1..n {
+            let f = a[r][c] / a[c][c];
+            for k in c..n {
+                a[r][k] -= f * a[c][k];
+            }
+            b[r] -= f * b[c];
+        }
+    }
+    let mut x = vec![0.0; n];
+    for r in (0..n).rev() {
+        let s: f64 = (r + 1..n).map(|k| a[r][k] * x[k]).sum();
+        x[r] = (b[r] - s) / a[r][r];
+    }
+    x
+}
+
+/// The data-space posterior of the notes (§2.1), by a dense solve: observations `(x, y, h)`,
+/// current round `t`.
+fn reference(obs: &[(f64, f64, u32)], x: f64, t: u32, eps: f64, noise: f64) -> (f64, f64) {
+    let w = |d: u32| (1.0 - eps).powf(f64::from(d) / 2.0);
+    let n = obs.len();
+    let k: Vec<Vec<f64>> = (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| {
+                    matern32(obs[i].0, obs[j].0) * w(obs[i].2.abs_diff(obs[j].2))
+                        + if i == j { noise } else { 0.0 }
+                })
+                .collect()
+        })
+        .collect();
+    let kx: Vec<f64> = obs
+        .iter()
+        .map(|o| matern32(o.0, x) * w(t.abs_diff(o.2)))
+        .collect();
+    let alpha = solve(k.clone(), obs.iter().map(|o| o.1).collect());
+    let v = solve(k, kx.clone());
+    let mean = kx.iter().zip(&alpha).map(|(a, b)| a * b).sum();
+    let var = 1.0 - kx.iter().zip(&v).map(|(a, b)| a * b).sum::<f64>();
+    (mean, var)
+}
+
+type Tv = TimeVaryingGp<f64, 16, 1, [f64; tri_len(16)]>;
+
+fn tv(eps: f64, noise: f64, when_full: WhenFull) -> Tv {
+    TimeVaryingGp::new(
+        Kernel::matern32([LS], 1.0).unwrap(),
+        0.0,
+        noise,
+        eps,
+        when_full,
+        [0.0; tri_len(16)],
+    )
+    .unwrap()
+}
+
+/// `(1−ε)^{Δ/2}` by mpmath at 50 digits (ε the f64 nearest the decimal).
+const WEIGHTS: [(f64, u32, f64); 12] = [
+    (0.003, 1, 0.998_498_873_309_329_3),
+    (0.003, 7, 0.989_539_315_959_655_1),
+    (0.003, 500, 0.471_834_375_153_624_4),
+    (0.003, 100_000, 5.726_847_029_630_43e-66),
+    (0.05, 1, 0.974_679_434_480_896_4),
+    (0.05, 7, 0.835_665_780_138_058_5),
+    (0.05, 500, 2.697_126_537_899_031e-6),
+    (0.5, 1, core::f64::consts::FRAC_1_SQRT_2),
+    (0.5, 7, 0.088_388_347_648_318_44),
+    (0.5, 500, 5.527_147_875_260_444_5e-76),
+    (0.999, 1, 0.031_622_776_601_683_81),
+    (0.999, 7, 3.162_277_660_168_389_2e-11),
+];
+
+#[test]
+fn temporal_weights_are_the_closed_form() {
+    for (eps, d, want) in WEIGHTS {
+        let got = Forgetting::new(eps).unwrap().weight(d);
+        // Relative error grows with Δ·|ln(1−ε)| (the exponent's rounding): 1e-13 covers Δ ≤ 10⁵.
+        assert!(
+            (got - want).abs() <= 1e-13 * want,
+            "ε {eps}, Δ {d}: {got} vs {want}"
+        );
+    }
+    // Underflow gives zero, not NaN; ε = 0 gives one at every distance.
+    assert_eq!(Forgetting::new(0.05).unwrap().weight(100_000), 0.0);
+    assert_eq!(Forgetting::new(0.0).unwrap().weight(u32::MAX), 1.0);
+    assert_eq!(Forgetting::new(0.3).unwrap().weight(0), 1.0);
+    for bad in [-0.1, 1.0, 1.5, f64::NAN, f64::INFINITY] {
+        assert_eq!(Forgetting::new(bad), Err(TimeVaryingError::Forgetting));
+    }
+}
+
+#[test]
+fn posterior_matches_a_dense_solve_of_the_product_kernel() {
+    let eps = 0.03;
+    let mut gp = tv(eps, 0.01, WhenFull::Reject);
+    // Observations at irregular rounds, with a skipped stretch and a repeated input.
+    let plan = [
+        (0u32, 0.1, 0.3),
+        (1, 0.5, -0.2),
+        (4, 0.52, 0.9),
+        (4, 0.9, 0.1),
+        (9, 0.1, -0.4),
+        (10, 0.1, 0.2),
+    ];
+    let mut obs = Vec::new();
+    for &(round, x, y) in &plan {
+        gp.set_round(round).unwrap();
+        gp.push(&[x], y).unwrap();
+        obs.push((x, y, round));
+    }
+    for t in [10u32, 11, 15, 40] {
+        gp.set_round(t).unwrap();
+        for x in [0.0, 0.1, 0.33, 0.5, 0.77, 1.0] {
+            let p = gp.predict(&[x]).unwrap();
+            let (m, v) = reference(&obs, x, t, eps, 0.01);
+            assert!(
+                (p.mean - m).abs() < 1e-10,
+                "mean at t {t}, x {x}: {} vs {m}",
+                p.mean
+            );
+            assert!(
+                (p.variance - v).abs() < 1e-10,
+                "variance at t {t}, x {x}: {} vs {v}",
+                p.variance
+            );
+        }
+    }
+}
+
+#[test]
+fn skipped_rounds_follow_lemma_2() {
+    let eps = 0.05;
+    let mut gp = tv(eps, 0.01, WhenFull::Reject);
+    for (i, x) in [0.2, 0.4, 0.45, 0.8].iter().enumerate() {
+        gp.set_round(i as u32).unwrap();
+        gp.push(&[*x], (i as f64).sin()).unwrap();
+    }
+    let x = [0.42];
+    let start = gp.predict(&x).unwrap();
+    let (mut mean, mut var) = (start.mean, start.variance);
+    for k in 1..=60u32 {
+        gp.set_round(3 + k).unwrap();
+        mean *= (1.0 - eps).sqrt();
+        var = (1.0 - eps) * var + eps * 1.0;
+        let p = gp.predict(&x).unwrap();
+        assert!((p.mean - mean).abs() < 1e-12, "k {k}");
+        assert!((p.variance - var).abs() < 1e-12, "k {k}");
+        // The bounds the notes derive: σ²_t ≤ σ²_{t+1} ≤ (1−ε)σ²_t + ε.
+        assert!(p.variance >= start.variance - 1e-15);
+    }
+}
+
+#[test]
+fn gradient_matches_finite_differences() {
+    let mut gp = tv(0.01, 1e-3, WhenFull::Reject);
+    for (i, x) in [0.1, 0.35, 0.6, 0.62].iter().enumerate() {
+        gp.set_round(2 * i as u32).unwrap();
+        gp.push(&[*x], [0.5, -0.3, 1.2, 1.0][i]).unwrap();
+    }
+    gp.set_round(9).unwrap();
+    for x in [0.05, 0.25, 0.5, 0.9] {
+        let g = gp.predict_with_gradient(&[x]).unwrap();
+        let h = 1e-6;
+        let (a, b) = (gp.predict(&[x + h]).unwrap(), gp.predict(&[x - h]).unwrap());
+        let dm = (a.mean - b.mean) / (2.0 * h);
+        let ds = (a.variance.sqrt() - b.variance.sqrt()) / (2.0 * h);
+        assert!(
+            (g.d_mean[0] - dm).abs() < 1e-5,
+            "x {x}: {} vs {dm}",
+            g.d_mean[0]
+        );
+        assert!(
+            (g.d_std[0] - ds).abs() < 1e-5,
+            "x {x}: {} vs {ds}",
+            g.d_std[0]
+        );
+    }
+}
+
+#[test]
+fn drop_oldest_equals_a_model_of_the_newest_observations() {
+    let mut small: TimeVaryingGp<f64, 4, 1, [f64; tri_len(4)]> = TimeVaryingGp::new(
+        Kernel::matern32([LS], 1.0).unwrap(),
+        0.0,
+        0.01,
+        0.02,
+        WhenFull::DropOldest,
+        [0.0; tri_len(4)],
+    )
+    .unwrap();
+    let data: Vec<(f64, f64)> = (0..7)
+        .map(|i| ((i as f64 * 0.37) % 1.0, (i as f64).cos()))
+        .collect();
+    for (i, (x, y)) in data.iter().enumerate() {
+        small.set_round(i as u32 * 2).unwrap();
+        small.push(&[*x], *y).unwrap();
+    }
+    assert_eq!(small.len(), 4);
+    assert_eq!(small.stamps(), &[6, 8, 10, 12]);
+    let obs: Vec<(f64, f64, u32)> = data[3..]
+        .iter()
+        .enumerate()
+        .map(|(i, (x, y))| (*x, *y, 6 + 2 * i as u32))
+        .collect();
+    small.set_round(14).unwrap();
+    for x in [0.0, 0.3, 0.9] {
+        let p = small.predict(&[x]).unwrap();
+        let (m, v) = reference(&obs, x, 14, 0.02, 0.01);
+        assert!((p.mean - m).abs() < 1e-10 && (p.variance - v).abs() < 1e-10);
+    }
+}
+
+#[test]
+fn kalman_form_on_candidates_equals_the_data_space_form() {
+    let grid: Vec<f64> = (0..25).map(|i| i as f64 / 24.0).collect();
+    let m = grid.len();
+    for eps in [0.0, 0.005, 0.05] {
+        let mut post = CandidatePosterior::new(
+            vec![0.0; CandidatePosterior::<f64, Vec<f64>>::storage_len(m)],
+            m,
+            |i, j| matern32(grid[i], grid[j]),
+            0.0,
+            0.01,
+            eps,
+        )
+        .unwrap();
+        let mut gp = tv(eps, 0.01, WhenFull::Reject);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        use rand_xoshiro::rand_core::Rng;
+        // 400 rounds (enough to fold the scale factors several times at ε = 0.05), 14 observed.
+        let observed: Vec<u32> = vec![0, 1, 2, 5, 30, 31, 90, 150, 151, 152, 300, 301, 398, 399];
+        for t in 0..400u32 {
+            gp.set_round(t).unwrap();
+            if observed.contains(&t) {
+                let j = (rng.next_u32() as usize) % m;
+                let y = (rng.next_u32() as f64 / u32::MAX as f64) - 0.5;
+                post.observe(j, y).unwrap();
+                gp.push(&[grid[j]], y).unwrap();
+            }
+            if t % 37 == 0 || t == 399 {
+                for j in 0..m {
+                    let a = post.predict(j).unwrap();
+                    let b = gp.predict(&[grid[j]]).unwrap();
+                    assert!(
+                        (a.mean - b.mean).abs() < 1e-9,
+                        "ε {eps} t {t} j {j}: {} vs {}",
+                        a.mean,
+                        b.mean
+                    );
+                    assert!(
+                        (a.variance - b.variance).abs() < 1e-9,
+                        "ε {eps} t {t} j {j}"
+                    );
+                }
+            }
+            post.advance();
+        }
+    }
+}
+
+#[test]
+fn f32_candidate_posterior_agrees_with_f64() {
+    let grid: Vec<f64> = (0..40).map(|i| i as f64 / 39.0).collect();
+    let m = grid.len();
+    let mut p64 = CandidatePosterior::new(
+        vec![0.0f64; 2 * m * m + 2 * m],
+        m,
+        |i, j| matern32(grid[i], grid[j]),
+        0.0,
+        0.01,
+        0.03,
+    )
+    .unwrap();
+    let mut p32 = CandidatePosterior::new(
+        vec![0.0f32; 2 * m * m + 2 * m],
+        m,
+        |i, j| matern32(grid[i], grid[j]) as f32,
+        0.0f32,
+        0.01,
+        0.03,
+    )
+    .unwrap();
+    for t in 0..300usize {
+        if t % 3 == 0 {
+            let j = (t * 7) % m;
+            let y = ((t as f64) * 0.1).sin();
+            p64.observe(j, y).unwrap();
+            p32.observe(j, y as f32).unwrap();
+        }
+        p64.advance();
+        p32.advance();
+    }
+    for j in 0..m {
+        let (a, b) = (p64.predict(j).unwrap(), p32.predict(j).unwrap());
+        // Stated tolerance: 1e-3 absolute on mean and variance after 100 rank-one updates.
+        assert!(
+            (a.mean - f64::from(b.mean)).abs() < 1e-3,
+            "j {j}: {} vs {}",
+            a.mean,
+            b.mean
+        );
+        assert!((a.variance - f64::from(b.variance)).abs() < 1e-3, "j {j}");
+    }
+}
+
+#[test]
+fn candidate_posterior_refuses_bad_input_and_stays_unchanged() {
+    let m = 3;
+    let mk = |k: fn(usize, usize) -> f64| {
+        CandidatePosterior::new(vec![0.0; 2 * m * m + 2 * m], m, k, 0.0, 0.01, 0.1)
+    };
+    assert!(mk(|i, j| if i == j { 1.0 } else { 0.2 }).is_ok());
+    assert!(
+        mk(|i, j| if i < j {
+            0.3
+        } else if i == j {
+            1.0
+        } else {
+            0.2
+        })
+        .is_err(),
+        "asymmetric"
+    );
+    assert!(
+        mk(|i, j| if i == j { -1.0 } else { 0.0 }).is_err(),
+        "negative variance"
+    );
+    assert!(mk(|_, _| f64::NAN).is_err());
+    assert!(
+        CandidatePosterior::new(vec![0.0; 5], m, |_, _| 1.0, 0.0, 0.01, 0.1).is_err(),
+        "storage"
+    );
+    assert_eq!(
+        CandidatePosterior::new(
+            vec![0.0; 30],
+            m,
+            |i, j| f64::from(u8::from(i == j)),
+            0.0,
+            0.01,
+            1.0
+        )
+        .err(),
+        Some(TimeVaryingError::Forgetting)
+    );
+    let mut p = mk(|i, j| if i == j { 1.0 } else { 0.0 }).unwrap();
+    p.observe(1, 0.5).unwrap();
+    let before: Vec<_> = (0..m).map(|j| p.predict(j).unwrap()).collect();
+    assert_eq!(
+        p.observe(3, 0.1),
+        Err(TimeVaryingError::Gp(GpError::LengthMismatch))
+    );
+    assert_eq!(
+        p.observe(0, f64::NAN),
+        Err(TimeVaryingError::Gp(GpError::NonFinite))
+    );
+    let after: Vec<_> = (0..m).map(|j| p.predict(j).unwrap()).collect();
+    assert_eq!(before, after);
+    // Independent arms: an observation of arm 1 moves only arm 1, by the scalar Kalman gain.
+    assert_eq!(
+        after[0],
+        Prediction {
+            mean: 0.0,
+            variance: 1.0
+        }
+    );
+    assert!((after[1].mean - 0.5 / 1.01).abs() < 1e-15);
+    assert!((after[1].variance - (1.0 - 1.0 / 1.01)).abs() < 1e-15);
+}
+
+/// Φ through libm's erfc, independent of the crate's normal CDF.
+fn phi(z: f64) -> f64 {
+    0.5 * libm::erfc(-z / std::f64::consts::SQRT_2)
+}
+
+#[test]
+fn confidence_probability_is_the_direct_evaluation() {
+    let cases: [(f64, f64, f64, f64); 4] = [
+        (0.3, 0.04, 0.1, 0.09),
+        (-1.0, 0.5, 2.0, 0.01),
+        (0.0, 1.0, 0.0, 1.0),
+        (5.0, 1e-6, 4.9, 1e-6),
+    ];
+    for (ma, va, mb, vb) in cases {
+        let p = ce_probability(
+            Prediction {
+                mean: ma,
+                variance: va,
+            },
+            Prediction {
+                mean: mb,
+                variance: vb,
+            },
+        );
+        let want = phi((ma - mb) / (va + vb).sqrt());
+        assert!(
+            (p - want).abs() < 1e-15 * want.max(1e-300) + 1e-16,
+            "{p} vs {want}"
+        );
+    }
+    let sure = |a: f64, b: f64| {
+        ce_probability(
+            Prediction {
+                mean: a,
+                variance: 0.0,
+            },
+            Prediction {
+                mean: b,
+                variance: 0.0,
+            },
+        )
+    };
+    assert_eq!(
+        (sure(1.0, 0.0), sure(0.0, 0.0), sure(0.0, 1.0)),
+        (1.0, 0.5, 0.0)
+    );
+}
+
+#[test]
+fn the_confidence_test_fires_below_kappa_only() {
+    let chosen = Prediction {
+        mean: 1.0,
+        variance: 0.04,
+    };
+    let other = Prediction {
+        mean: 0.7,
+        variance: 0.05,
+    };
+    let p = phi(0.3 / 0.09f64.sqrt()); // ≈ 0.841
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    for (kappa, fires) in [(0.8, false), (0.85, true), (0.99, true), (0.6, false)] {
+        let rule = QueryRule::confidence(kappa).unwrap();
+        let d = rule.decide(chosen, [other], 1.0, &mut rng);
+        assert_eq!(d.test_fired, fires, "κ {kappa}, p {p}");
+        assert_eq!(d.pay, fires, "pure CE pays exactly when the test fires");
+        assert!((d.min_probability - p).abs() < 1e-15);
+    }
+    // A fresh prior: every p is ½, so κ = 0.6 pays and κ = 0.5 never does.
+    let prior = Prediction {
+        mean: 0.0,
+        variance: 1.0,
+    };
+    assert!(
+        QueryRule::confidence(0.6)
+            .unwrap()
+            .decide(prior, [prior], 1.0, &mut rng)
+            .pay
+    );
+    assert!(
+        !QueryRule::confidence(0.5)
+            .unwrap()
+            .decide(prior, [prior], 1.0, &mut rng)
+            .pay
+    );
+    // LCB–UCB: skip only when every competitor's UCB is at most the chosen point's LCB.
+    let lcb = QueryRule::<f64>::lcb_ucb();
+    let far = Prediction {
+        mean: 0.0,
+        variance: 0.01,
+    };
+    // chosen LCB = 1 − 2·0.2 = 0.6; far's UCB = 0 + 2·0.1 = 0.2 ≤ 0.6: skip.
+    assert!(!lcb.decide(chosen, [far], 2.0, &mut rng).pay);
+    // other's UCB = 0.7 + 2·0.2236 = 1.147 > 0.6: pay.
+    assert!(lcb.decide(chosen, [far, other], 2.0, &mut rng).pay);
+    // No competitors: nothing to be unsure about.
+    assert!(
+        !QueryRule::confidence(0.99)
+            .unwrap()
+            .decide(chosen, [], 1.0, &mut rng)
+            .pay
+    );
+}
+
+#[test]
+fn coins_pay_at_their_rates() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let x = Prediction {
+        mean: 0.0,
+        variance: 1.0,
+    };
+    let n = 20_000;
+    for p in [0.0, 0.2, 0.55, 1.0] {
+        let rule = QueryRule::bernoulli(p).unwrap();
+        let paid = (0..n)
+            .filter(|_| rule.decide(x, [x], 1.0, &mut rng).pay)
+            .count();
+        let sd = (p * (1.0 - p) * n as f64).sqrt();
+        assert!(
+            (paid as f64 - p * n as f64).abs() <= 4.0 * sd + 1e-9,
+            "p {p}: {paid}"
+        );
+    }
+    // Mixed quotas B₁ = 50, B₂ = 150 of T = 500 with a test that always fires: rate 0.1 + 0.9·0.2.
+    let rule = QueryRule::new(50.0, 150.0, 500.0, ConfidenceTest::Kappa(0.9)).unwrap();
+    let (mut quota, mut conf) = (0, 0);
+    for _ in 0..n {
+        match rule.decide(x, [x], 1.0, &mut rng).reason {
+            QueryReason::Quota => quota += 1,
+            QueryReason::Confidence => conf += 1,
+            QueryReason::Skip => {}
+        }
+    }
+    let (eq, ec) = (0.1 * n as f64, 0.9 * 0.2 * n as f64);
+    assert!(
+        (quota as f64 - eq).abs() < 4.0 * (eq * 0.9).sqrt(),
+        "{quota}"
+    );
+    assert!(
+        (conf as f64 - ec).abs() < 4.0 * (ec * 0.82).sqrt(),
+        "{conf}"
+    );
+}
+
+#[test]
+fn query_rules_refuse_settings_out_of_range() {
+    assert_eq!(QueryRule::confidence(0.0).err(), Some(QueryError::Kappa));
+    assert_eq!(QueryRule::confidence(1.0).err(), Some(QueryError::Kappa));
+    assert_eq!(
+        QueryRule::confidence(f64::NAN).err(),
+        Some(QueryError::NonFinite)
+    );
+    assert_eq!(QueryRule::bernoulli(1.5).err(), Some(QueryError::Quota));
+    assert_eq!(QueryRule::bernoulli(-0.1).err(), Some(QueryError::Quota));
+    assert_eq!(
+        QueryRule::new(60.0, 50.0, 500.0, ConfidenceTest::Off).err(),
+        Some(QueryError::Quota)
+    );
+    assert_eq!(
+        QueryRule::new(0.0, 600.0, 500.0, ConfidenceTest::Off).err(),
+        Some(QueryError::Quota)
+    );
+    assert_eq!(
+        QueryRule::new(0.0, 0.0, 0.0, ConfidenceTest::Off).err(),
+        Some(QueryError::Quota)
+    );
+    assert_eq!(
+        QueryRule::from_rates(0.6, 0.6, ConfidenceTest::Off).err(),
+        Some(QueryError::Quota)
+    );
+}
+
+#[test]
+fn local_maxima_of_a_grid() {
+    let v = [0.0, 1.0, 0.5, 0.5, 2.0, 2.0, 1.0, 3.0];
+    let mut out = [0usize; 8];
+    let k = grid_local_maxima(v.len(), |i| v[i], &mut out);
+    assert_eq!(&out[..k], &[1, 5, 7]);
+    // Room for two: the two highest (5 and 7) are kept.
+    let mut two = [0usize; 2];
+    let k = grid_local_maxima(v.len(), |i| v[i], &mut two);
+    assert_eq!(&two[..k], &[5, 7]);
+    let flat = [1.0; 5];
+    let k = grid_local_maxima(5, |i| flat[i], &mut out);
+    assert_eq!(&out[..k], &[4]);
+    assert_eq!(
+        argmax(5, |i| [1.0, 3.0, f64::NAN, 3.0, 2.0][i]),
+        Some((1, 3.0))
+    );
+}
+
+fn controller(rule: QueryRule<f64>) -> CandidateController<f64, Vec<f64>, Xoshiro256PlusPlus> {
+    let m = 3;
+    let post = CandidatePosterior::new(
+        vec![0.0; 2 * m * m + 2 * m],
+        m,
+        |i, j| f64::from(u8::from(i == j)),
+        0.0,
+        0.01,
+        0.05,
+    )
+    .unwrap();
+    let settings = FeedbackSettings {
+        beta: Beta::Constant(1.0),
+        chooser: Chooser::Ucb,
+        rule,
+        competitors: Competitors::All,
+        reset_every: None,
+    };
+    CandidateController::new(post, settings, Xoshiro256PlusPlus::seed_from_u64(5)).unwrap()
+}
+
+#[test]
+fn the_round_protocol_is_checked() {
+    let mut c = controller(QueryRule::bernoulli(0.0).unwrap());
+    assert_eq!(c.tell(1.0), Err(FeedbackError::NoRound));
+    assert_eq!(c.skip(), Err(FeedbackError::NoRound));
+    let a = c.ask().unwrap();
+    assert!(!a.query.pay);
+    assert_eq!(c.ask(), Err(FeedbackError::RoundOpen));
+    assert_eq!(
+        c.tell(1.0),
+        Err(FeedbackError::NotPaid),
+        "an outcome for a skipped round"
+    );
+    c.skip().unwrap();
+    assert_eq!((c.round(), c.paid()), (2, 0));
+    let mut c = controller(QueryRule::full());
+    let a = c.ask().unwrap();
+    assert!(a.query.pay);
+    assert_eq!(
+        c.tell(f64::INFINITY),
+        Err(FeedbackError::Model(TimeVaryingError::Gp(
+            GpError::NonFinite
+        )))
+    );
+    c.tell(0.8).unwrap();
+    assert_eq!((c.round(), c.paid()), (2, 1));
+    // The measured arm now leads; UCB picks it again next round.
+    let b = c.ask().unwrap();
+    assert_eq!(b.candidate, a.candidate);
+    let bad = FeedbackSettings {
+        beta: Beta::Constant(-2.0),
+        chooser: Chooser::Ucb,
+        rule: QueryRule::full(),
+        competitors: Competitors::All,
+        reset_every: None,
+    };
+    let post = CandidatePosterior::new(
+        vec![0.0; 8],
+        2,
+        |i, j| f64::from(u8::from(i == j)),
+        0.0,
+        0.01,
+        0.05,
+    )
+    .unwrap();
+    assert_eq!(
+        CandidateController::new(post, bad, Xoshiro256PlusPlus::seed_from_u64(0)).err(),
+        Some(FeedbackError::InvalidSetting)
+    );
+}
