@@ -652,7 +652,7 @@ fn the_round_protocol_is_checked() {
         reset_every: None,
     };
     let post = CandidatePosterior::new(
-        vec![0.0; 8],
+        vec![0.0; 12],
         2,
         |i, j| f64::from(u8::from(i == j)),
         0.0,
