@@ -164,6 +164,7 @@ struct RunArgs {
 enum StudyChoice {
     Runner(&'static dyn Study),
     Pandora,
+    CostlyFeedback,
 }
 
 /// The studies as the values of `<STUDY>`, each with its summary as help.
@@ -175,10 +176,15 @@ fn study_parser() -> impl TypedValueParser<Value = StudyChoice> {
             .chain(std::iter::once(PossibleValue::new("pandora").help(
                 "Paper 002: the Pandora's Box Gittins index (figures 3, 4, 5 and 11; \
                  --objectives selects figures, e.g. fig5)",
+            )))
+            .chain(std::iter::once(PossibleValue::new("costly-feedback").help(
+                "Paper 003: CE-GP-UCB on a drifting function (Table A2, Fig. 1; --seeds sets \
+                 the trials, 50 in the paper)",
             ))),
     )
     .map(|name| match reproduce::study(&name) {
         Some(s) => StudyChoice::Runner(s),
+        None if name == "costly-feedback" => StudyChoice::CostlyFeedback,
         None => StudyChoice::Pandora,
     })
 }
@@ -212,6 +218,9 @@ struct ReproduceArgs {
     /// says which was used).
     #[arg(long, default_value_t = costbo_std::reproduce::verdict::MIN_SEEDS)]
     min_seeds: usize,
+    /// costly-feedback only: the synthetic kernel's lengthscale (the paper does not give it).
+    #[arg(long, default_value_t = costbo_std::feedback::study::LENGTHSCALE, allow_negative_numbers = true)]
+    lengthscale: f64,
 }
 
 #[derive(Subcommand)]
@@ -422,9 +431,48 @@ fn run(cli: Cli) -> Result<(), String> {
             println!("wrote {}", written.display());
             println!("in {:.1}s", start.elapsed().as_secs_f64());
         }
+        Command::Reproduce(a) if matches!(a.study, StudyChoice::CostlyFeedback) => {
+            use costbo_std::feedback::study::{reproduce, FeedbackOptions};
+            let out = a.out.clone().unwrap_or_else(|| {
+                PathBuf::from(if a.quick {
+                    "results/reproduce-costly-feedback-quick"
+                } else {
+                    "results/reproduce-costly-feedback"
+                })
+            });
+            let (report, json) = if a.out.is_some() || a.quick {
+                (
+                    out.join("costly-feedback.md"),
+                    out.join("costly-feedback.json"),
+                )
+            } else {
+                (
+                    PathBuf::from("docs/results/costly-feedback.md"),
+                    PathBuf::from("docs/results/costly-feedback.json"),
+                )
+            };
+            let options = FeedbackOptions {
+                quick: a.quick,
+                trials: a.seeds.unwrap_or(if a.quick { 3 } else { 50 }) as usize,
+                jobs: a
+                    .jobs
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                out,
+                report,
+                json,
+                no_run: a.no_run,
+                lengthscale: a.lengthscale,
+                progress: true,
+            };
+            let start = std::time::Instant::now();
+            for path in reproduce(&options)? {
+                println!("wrote {}", path.display());
+            }
+            println!("in {:.1}s", start.elapsed().as_secs_f64());
+        }
         Command::Reproduce(a) => {
             let StudyChoice::Runner(study) = a.study else {
-                return Err("pandora is handled above".into());
+                return Err("pandora and costly-feedback are handled above".into());
             };
             let out = a.out.clone().unwrap_or_else(|| {
                 PathBuf::from("results").join(format!(
@@ -506,6 +554,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 match s.spec.shape {
                     Shape::SquaredExponential => "se",
                     Shape::Matern52 => "matern52",
+                    Shape::Matern32 => "matern32",
                 }
             );
             println!("lengthscales,{}", ls.join(","));

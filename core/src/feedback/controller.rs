@@ -10,7 +10,7 @@
 use rand_core::Rng;
 
 use super::query::{QueryDecision, QueryRule};
-use super::select::{argmax, best_mean, grid_local_maxima, Acquire};
+use super::select::{argmax, best_mean, grid_competitors, Acquire};
 use crate::gp::candidates::CandidatePosterior;
 use crate::gp::time_varying::TimeVaryingError;
 use crate::gp::Prediction;
@@ -67,13 +67,29 @@ pub enum Chooser<R> {
 }
 
 /// Which candidates the confidence test compares the chosen one with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Competitors {
     /// Every other candidate (the paper's theory; independent arms).
     All,
-    /// The local maxima of the UCB on a 1-D grid, other than the chosen point (the paper's
-    /// practice, App. E.1).
-    GridLocalMaxima,
+    /// The UCB's optima on a grid of the candidates evenly spaced on [0, 1], merged within a
+    /// bandwidth of one another and of the chosen point (the paper's practice, App. E.1 and
+    /// E.3: local optima from many starts, mean-shift with bandwidth 0.2); see
+    /// [`grid_competitors`].
+    Grid {
+        /// Optima closer than this (in units of the unit interval) are one.
+        bandwidth: f64,
+        /// The slope (per unit of x) below which a point counts as stationary.
+        slope_tolerance: f64,
+    },
+}
+
+impl Competitors {
+    /// The paper's bandwidth 0.2 and a slope tolerance of 1e-4 (our choice, about where a
+    /// gradient method's stopping rule leaves the flat prior far from the data).
+    pub const PAPER_GRID: Competitors = Competitors::Grid {
+        bandwidth: 0.2,
+        slope_tolerance: 1e-4,
+    };
 }
 
 /// A controller's settings.
@@ -149,7 +165,23 @@ impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Rng> CandidateController<R, S, G> {
             Chooser::Pi(margin) => margin.is_finite() && margin >= R::ZERO,
             _ => true,
         };
-        if !settings.beta.valid() || !chooser_ok || settings.reset_every == Some(0) {
+        let competitors_ok = match settings.competitors {
+            Competitors::All => true,
+            Competitors::Grid {
+                bandwidth,
+                slope_tolerance,
+            } => {
+                bandwidth.is_finite()
+                    && bandwidth >= 0.0
+                    && slope_tolerance.is_finite()
+                    && slope_tolerance >= 0.0
+            }
+        };
+        if !settings.beta.valid()
+            || !chooser_ok
+            || !competitors_ok
+            || settings.reset_every == Some(0)
+        {
             return Err(FeedbackError::InvalidSetting);
         }
         Ok(CandidateController {
@@ -218,15 +250,22 @@ impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Rng> CandidateController<R, S, G> {
                 width,
                 &mut self.rng,
             ),
-            Competitors::GridLocalMaxima => {
-                let mut maxima = [0usize; MAX_COMPETITORS];
-                let k = grid_local_maxima(m, |i| ucb.value(predict(i)), &mut maxima);
+            Competitors::Grid {
+                bandwidth,
+                slope_tolerance,
+            } => {
+                let mut optima = [0usize; MAX_COMPETITORS];
+                let k = grid_competitors(
+                    m,
+                    |i| ucb.value(predict(i)),
+                    candidate,
+                    R::from_f64(slope_tolerance),
+                    R::from_f64(bandwidth),
+                    &mut optima,
+                );
                 self.settings.rule.decide(
                     chosen,
-                    maxima[..k]
-                        .iter()
-                        .filter(|&&i| i != candidate)
-                        .map(|&i| predict(i)),
+                    optima[..k].iter().map(|&i| predict(i)),
                     width,
                     &mut self.rng,
                 )
