@@ -51,7 +51,7 @@ pub enum BanditError {
         /// The number of arms.
         arms: usize,
     },
-    /// A reward (or a running mean it would produce) is NaN or infinite.
+    /// A reward (or the running sum it would produce) is NaN or infinite.
     NonFinite,
     /// A reward is outside `[0, 1]` for an algorithm whose update assumes it (EXP3.S, UCB1).
     OutsideUnitInterval,
@@ -147,9 +147,15 @@ pub(crate) fn sample_categorical<R: Real, G: Rng + ?Sized, const K: usize>(
 }
 
 /// Per-arm observation counts and sample averages, the state of ε-greedy, softmax and UCB1.
+///
+/// Each average is kept as a sum and recomputed as `sum / n` (one correctly rounded division)
+/// rather than updated incrementally: two arms whose averages are equal as exact fractions
+/// then compare equal in `f32` as in `f64` whenever the rewards are exact in both, so ties
+/// (and the choices they decide) do not depend on the precision.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SampleAverages<R, const K: usize> {
     counts: [usize; K],
+    sums: [R; K],
     means: [R; K],
     total: usize,
 }
@@ -159,6 +165,7 @@ impl<R: Real, const K: usize> SampleAverages<R, K> {
     pub fn new() -> Self {
         SampleAverages {
             counts: [0; K],
+            sums: [R::ZERO; K],
             means: [R::ZERO; K],
             total: 0,
         }
@@ -179,21 +186,20 @@ impl<R: Real, const K: usize> SampleAverages<R, K> {
         self.total
     }
 
-    /// Adds one reward of `arm`: the incremental mean `m + (r − m)/n`, which never forms a
-    /// running sum that could overflow. Refuses (changing nothing) an arm out of range, a
-    /// non-finite reward, or a mean that would overflow, and a reward outside `[0, 1]` when
-    /// `unit`.
+    /// Adds one reward of `arm`. Refuses (changing nothing) an arm out of range, a non-finite
+    /// reward, a reward whose sum with the earlier ones would overflow, and a reward outside
+    /// `[0, 1]` when `unit`.
     pub fn update(&mut self, arm: usize, reward: R, unit: bool) -> Result<(), BanditError> {
         check_arm::<K>(arm)?;
         check_reward(reward, unit)?;
         let n = self.counts[arm] + 1;
-        let m = self.means[arm];
-        let mean = m + (reward - m) / R::from_usize(n);
-        if !mean.is_finite() {
+        let sum = self.sums[arm] + reward;
+        if !sum.is_finite() {
             return Err(BanditError::NonFinite);
         }
         self.counts[arm] = n;
-        self.means[arm] = mean;
+        self.sums[arm] = sum;
+        self.means[arm] = sum / R::from_usize(n);
         self.total += 1;
         Ok(())
     }
