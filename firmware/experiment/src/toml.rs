@@ -171,9 +171,10 @@ pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
     let shape = match file.model.kernel.as_str() {
         "se" | "squared-exponential" => Shape::SquaredExponential,
         "matern52" => Shape::Matern52,
+        "matern32" => Shape::Matern32,
         other => {
             return err(format!(
-                "[model] kernel = \"{other}\": expected \"se\" or \"matern52\""
+                "[model] kernel = \"{other}\": expected \"se\", \"matern52\" or \"matern32\""
             ))
         }
     };
@@ -360,6 +361,7 @@ pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
     let shape = match spec.model.shape {
         Shape::SquaredExponential => "SquaredExponential",
         Shape::Matern52 => "Matern52",
+        Shape::Matern32 => "Matern32",
     };
     let _ = writeln!(
         w,
