@@ -13,6 +13,7 @@ pub mod csv_matrix;
 pub mod demo;
 pub mod device;
 pub mod experiment;
+pub mod feedback;
 pub mod gp_tool;
 pub mod objectives;
 pub mod pandora;
