@@ -506,6 +506,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 match s.spec.shape {
                     Shape::SquaredExponential => "se",
                     Shape::Matern52 => "matern52",
+                    Shape::Matern32 => "matern32",
                 }
             );
             println!("lengthscales,{}", ls.join(","));
