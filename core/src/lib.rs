@@ -33,8 +33,10 @@
 //! 11. Beside the driver: [`link`] (feature `link`), the host–device protocol; [`journal`]
 //!     (feature `journal`), the append-only observation log on NOR flash that a device
 //!     resumes from.
-//! 12. Beside everything: `testfn` (feature `test-functions`), benchmark functions for
-//!     tests, the firmware suite and the desktop objectives.
+//! 12. Beside everything: `bandit` (feature `bandit-baselines`), the classical bandit
+//!     baselines of paper 003's bandit study (EXP3.S, ε-greedy, softmax, UCB1); `testfn`
+//!     (feature `test-functions`), benchmark functions for tests, the firmware suite and the
+//!     desktop objectives.
 //!
 //! `docs/architecture.md` describes the traits and how to add a rule.
 #![no_std]
@@ -58,6 +60,8 @@ compile_error!(
 );
 
 pub mod acquisition;
+#[cfg(feature = "bandit-baselines")]
+pub mod bandit;
 pub mod dist;
 pub mod driver;
 pub mod expectation;
