@@ -602,7 +602,7 @@ fn trade_off_figure(spec: &SyntheticGrid, rows: &[Row]) -> Figure {
             curves,
         });
     }
-    let cols = panels.len().min(3).max(1);
+    let cols = panels.len().clamp(1, 3);
     Figure {
         title: "Average regret R_T/T against queries C_T (mean ± s.e. over trials)".into(),
         rows: panels.len().div_ceil(cols),

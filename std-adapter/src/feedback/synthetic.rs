@@ -123,7 +123,7 @@ pub fn matern32(a: f64, b: f64, lengthscale: f64) -> f64 {
 impl Grid {
     /// `points` evenly spaced points on [0, 1] (at least 2) and a positive lengthscale.
     pub fn new(points: usize, lengthscale: f64) -> Result<Self, String> {
-        if points < 2 || points > 5_000 {
+        if !(2..=5_000).contains(&points) {
             return Err(format!("grid points {points} outside 2..=5000"));
         }
         if !(lengthscale.is_finite() && lengthscale > 0.0) {
@@ -149,7 +149,7 @@ impl Grid {
             for k in 0..j {
                 d -= factor[j * m + k] * factor[j * m + k];
             }
-            if !(d > 0.0) {
+            if d.is_nan() || d <= 0.0 {
                 return Err(format!("kernel matrix not positive definite at row {j}"));
             }
             let d = d.sqrt();
