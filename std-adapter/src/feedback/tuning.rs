@@ -1,0 +1,1 @@
+//! Online tuning of a training hyperparameter with paid validations (work in progress).
