@@ -118,8 +118,9 @@ const LOWEST_QUALITY: f64 = 3.0;
 /// absurd allocations from a mistyped configuration.
 const MAX_HIDDEN: usize = 4096;
 
-/// The learning-rate domain must lie inside `[10^−8, 10^1]`: below, SGD does not move; above,
-/// one minibatch saturates every unit (and the numbers would only grow).
+/// The learning-rate domain must lie inside `[10^−8, 10^1]`: below, SGD does not move in any
+/// number of rounds a study runs; above, far past the rate where this network turns unstable
+/// (about 1), steps only make the weights grow.
 const LOG10_LEARNING_RATE_LIMITS: (f64, f64) = (-8.0, 1.0);
 
 /// What a validation measures.
