@@ -8,3 +8,4 @@ pub mod bandits;
 pub mod study;
 pub mod synthetic;
 pub mod tuning;
+pub mod tuning_study;
