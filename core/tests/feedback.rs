@@ -668,3 +668,35 @@ fn the_round_protocol_is_checked() {
         Some(FeedbackError::InvalidSetting)
     );
 }
+
+#[test]
+fn box_optima_find_both_modes_highest_first() {
+    use costbo_core::feedback::select::{box_ucb_optima, BoxOptimum};
+    use costbo_core::optimize::QuasiNewtonConfig;
+    let mut gp = tv(0.01, 1e-4, WhenFull::Reject);
+    for (x, y) in [(0.2, 1.0), (0.8, 0.9), (0.5, -1.0)] {
+        gp.push(&[x], y).unwrap();
+    }
+    let starts: Vec<[f64; 1]> = (0..10).map(|i| [(i as f64 + 0.5) / 10.0]).collect();
+    let empty = BoxOptimum {
+        x: [0.0],
+        value: 0.0,
+        prediction: Prediction {
+            mean: 0.0,
+            variance: 0.0,
+        },
+    };
+    let mut out = [empty; 8];
+    let k = box_ucb_optima(&gp, 0.0, &starts, &QuasiNewtonConfig::default(), 0.2, &mut out);
+    // Width 0: the posterior mean, whose maxima sit near the two high observations.
+    assert_eq!(k, 2, "{:?}", &out[..k]);
+    assert!((out[0].x[0] - 0.2).abs() < 0.05 && (out[1].x[0] - 0.8).abs() < 0.05, "{:?}", &out[..k]);
+    assert!(out[0].value > out[1].value);
+    // Each optimum is a stationary point: the mean's derivative vanishes there (or it sits on
+    // the boundary).
+    for o in &out[..k] {
+        let g = gp.predict_with_gradient(&o.x).unwrap();
+        assert!(g.d_mean[0].abs() < 1e-4, "{:?}", g);
+        assert_eq!(o.prediction, gp.predict(&o.x).unwrap());
+    }
+}

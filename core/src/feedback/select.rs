@@ -189,3 +189,88 @@ pub fn grid_competitors<R: Real>(
     }
     count
 }
+
+/// One local optimum of the UCB over the unit box.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoxOptimum<R, const D: usize> {
+    /// Where it is.
+    pub x: [R; D],
+    /// The UCB there.
+    pub value: R,
+    /// The posterior there (mean and latent variance).
+    pub prediction: Prediction<R>,
+}
+
+/// The local optima of `μ + width·σ` of a time-varying GP over the unit box, the paper's
+/// continuous procedure (App. E.3): a quasi-Newton ascent (projected L-BFGS) from each start,
+/// and optima within `bandwidth` (Euclidean) of a higher one merged into it — a greedy stand-in
+/// for mean-shift with that bandwidth. Writes up to `out.len()` optima, highest first (the
+/// first is TV-GP-UCB's choice, the rest the confidence test's competitors); returns how many.
+/// Starts where the posterior cannot be evaluated are skipped.
+pub fn box_ucb_optima<R, const N: usize, const D: usize, S>(
+    gp: &crate::gp::time_varying::TimeVaryingGp<R, N, D, S>,
+    width: R,
+    starts: &[[R; D]],
+    config: &crate::optimize::QuasiNewtonConfig,
+    bandwidth: R,
+    out: &mut [BoxOptimum<R, D>],
+) -> usize
+where
+    R: Real,
+    S: AsRef<[R]> + AsMut<[R]>,
+{
+    let lower = [R::ZERO; D];
+    let upper = [R::ONE; D];
+    let ucb = |x: &[R; D], _need: crate::optimize::Need<R>| {
+        let p = gp.predict_with_gradient(x).ok()?;
+        let v = p.mean + width * p.std;
+        let g = core::array::from_fn(|l| p.d_mean[l] + width * p.d_std[l]);
+        v.is_finite().then_some((v, g))
+    };
+    let mut count = 0;
+    for start in starts {
+        let Some(ascent) = crate::optimize::maximize_quasi_newton(ucb, *start, &lower, &upper, config)
+        else {
+            continue;
+        };
+        let Ok(prediction) = gp.predict(&ascent.point) else {
+            continue;
+        };
+        let found = BoxOptimum {
+            x: ascent.point,
+            value: ascent.value,
+            prediction,
+        };
+        let near = out[..count].iter().position(|o| {
+            let d2 = (0..D).fold(R::ZERO, |s, l| s + (o.x[l] - found.x[l]).sq());
+            d2 <= bandwidth * bandwidth
+        });
+        match near {
+            Some(k) if found.value > out[k].value => out[k] = found,
+            Some(_) => {}
+            None if count < out.len() => {
+                out[count] = found;
+                count += 1;
+            }
+            None => {
+                // Full: replace the lowest optimum if this one is higher.
+                if let Some(k) = (0..count).min_by(|&a, &b| {
+                    out[a].value.partial_cmp(&out[b].value).unwrap_or(core::cmp::Ordering::Equal)
+                }) {
+                    if found.value > out[k].value {
+                        out[k] = found;
+                    }
+                }
+            }
+        }
+    }
+    // Highest first (insertion sort: a handful of optima).
+    for i in 1..count {
+        let mut j = i;
+        while j > 0 && out[j].value > out[j - 1].value {
+            out.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+    count
+}
