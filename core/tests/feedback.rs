@@ -687,10 +687,21 @@ fn box_optima_find_both_modes_highest_first() {
         },
     };
     let mut out = [empty; 8];
-    let k = box_ucb_optima(&gp, 0.0, &starts, &QuasiNewtonConfig::default(), 0.2, &mut out);
+    let k = box_ucb_optima(
+        &gp,
+        0.0,
+        &starts,
+        &QuasiNewtonConfig::default(),
+        0.2,
+        &mut out,
+    );
     // Width 0: the posterior mean, whose maxima sit near the two high observations.
     assert_eq!(k, 2, "{:?}", &out[..k]);
-    assert!((out[0].x[0] - 0.2).abs() < 0.05 && (out[1].x[0] - 0.8).abs() < 0.05, "{:?}", &out[..k]);
+    assert!(
+        (out[0].x[0] - 0.2).abs() < 0.05 && (out[1].x[0] - 0.8).abs() < 0.05,
+        "{:?}",
+        &out[..k]
+    );
     assert!(out[0].value > out[1].value);
     // Each optimum is a stationary point: the mean's derivative vanishes there (or it sits on
     // the boundary).

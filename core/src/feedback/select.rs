@@ -229,7 +229,8 @@ where
     };
     let mut count = 0;
     for start in starts {
-        let Some(ascent) = crate::optimize::maximize_quasi_newton(ucb, *start, &lower, &upper, config)
+        let Some(ascent) =
+            crate::optimize::maximize_quasi_newton(ucb, *start, &lower, &upper, config)
         else {
             continue;
         };
@@ -255,7 +256,10 @@ where
             None => {
                 // Full: replace the lowest optimum if this one is higher.
                 if let Some(k) = (0..count).min_by(|&a, &b| {
-                    out[a].value.partial_cmp(&out[b].value).unwrap_or(core::cmp::Ordering::Equal)
+                    out[a]
+                        .value
+                        .partial_cmp(&out[b].value)
+                        .unwrap_or(core::cmp::Ordering::Equal)
                 }) {
                     if found.value > out[k].value {
                         out[k] = found;

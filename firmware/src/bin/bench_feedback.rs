@@ -25,7 +25,7 @@ mod firmware {
     use costbo_firmware::{println, CORE, MACHINE};
 
     /// Decisions counted (the first `DECISIONS` of them are also hashed).
-    const ROUNDS: usize = 16;
+    const ROUNDS: usize = 32;
 
     #[entry]
     fn main() -> ! {
@@ -82,7 +82,7 @@ mod firmware {
             low = low.min(n);
             high = high.max(n);
         }
-        let mean = |(sum, count): (u64, u64)| if count == 0 { 0 } else { sum / count };
+        let mean = |(sum, count): (u64, u64)| sum.checked_div(count).unwrap_or(0);
         println!(
             "bench feedback_decision_n{}_f32 insns={} ({} decisions, {} starts; {} code on {})",
             N,
