@@ -52,7 +52,9 @@ pub const LENGTHSCALE: f32 = 0.2;
 pub const KAPPA: f32 = 0.8;
 /// Optima closer than this (Euclidean) are merged, as in the paper's mean-shift (App. E.3).
 pub const BANDWIDTH: f32 = 0.2;
-/// Seed of the query rule's generator.
+/// Seed of the query rule's generator. With pure CE's quotas the gate coin is always below 1,
+/// so the seed changes no decision here; the rule still draws two uniforms a round, so that a
+/// rule with quotas would replay the same way.
 pub const SEED: u64 = 3;
 
 /// FNV-1a of the first [`DECISIONS`] decisions (`x_t`'s bits, the pay bit, the smallest
