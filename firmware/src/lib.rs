@@ -39,6 +39,8 @@
 pub mod app;
 pub mod drivers;
 pub mod experiment;
+#[cfg(feature = "feedback")]
+pub mod feedback;
 pub mod journal;
 #[cfg(feature = "pandora")]
 pub mod pandora;

@@ -1,8 +1,8 @@
 //! On-target self-tests, run under QEMU:
 //!
 //! ```text
-//! cargo run --profile firmware -p costbo-firmware --target thumbv7em-none-eabihf --features pandora --bin selftest
-//! cargo run --profile firmware -p costbo-firmware --target thumbv6m-none-eabi --features pandora --bin selftest
+//! cargo run --profile firmware -p costbo-firmware --target thumbv7em-none-eabihf --features pandora,feedback --bin selftest
+//! cargo run --profile firmware -p costbo-firmware --target thumbv6m-none-eabi --features pandora,feedback --bin selftest
 //! ```
 //!
 //! Prints `test NAME ... ok|FAILED (reason)` per test, then `N passed, N failed`; QEMU exits with
@@ -37,6 +37,8 @@ mod firmware {
         // the rest of the suite (ARMv6-M soft float); the an386 Cortex-M0 bench runs it.
         #[cfg(all(feature = "pandora", not(costbo_machine = "microbit")))]
         suite::decision::log_eipc_decisions_equal_the_desktops,
+        #[cfg(feature = "feedback")]
+        suite::decision::feedback_decisions_equal_the_desktops,
     ];
 
     #[entry]

@@ -189,3 +189,31 @@ pub fn log_eipc_decisions_equal_the_desktops() -> TestResult {
     }
     Ok(())
 }
+
+#[cfg(feature = "feedback")]
+/// Paper 003's CE-GP-UCB on a time-varying GP of capacity 64 (f32, `crate::feedback`): after
+/// the 64-round warm-up, its first decisions hash to the fingerprint the desktop's f32 core
+/// produces (`firmware/host-tests/tests/feedback.rs`).
+pub fn feedback_decisions_equal_the_desktops() -> TestResult {
+    use crate::feedback::{fingerprint, Scenario, DECISIONS, FINGERPRINT};
+    let mut factor = [0.0f32; tri_len(crate::feedback::N)];
+    let mut scenario = match Scenario::new(&mut factor[..]) {
+        Ok(s) => s,
+        Err(e) => fail!("scenario: {:?}", e),
+    };
+    match fingerprint(&mut scenario) {
+        Ok((hash, paid)) => {
+            check_eq!(hash, FINGERPRINT);
+            // Both branches ran: paid rounds (pushes into a full buffer) and skipped ones.
+            check!(
+                paid > 0 && paid < DECISIONS,
+                "{} of {} paid",
+                paid,
+                DECISIONS
+            );
+        }
+        Err(e) => fail!("run: {:?}", e),
+    }
+    check_eq!(scenario.gp().len(), crate::feedback::N);
+    Ok(())
+}
