@@ -122,6 +122,23 @@ pub enum FeedbackError {
     NotPaid,
     /// No candidate has a finite acquisition value.
     NoCandidate,
+    /// A replayed log does not match the decisions this controller makes (another seed,
+    /// settings or prior): the round, counted from 1, where they part.
+    Diverged {
+        /// The first round that differs.
+        round: u32,
+    },
+}
+
+/// One closed round, as a log keeps it: where it measured (or would have) and the outcome if
+/// it paid. A controller rebuilt with the same prior, settings and generator seed and fed its
+/// log by [`CandidateController::replay`] is in the state the original was.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FeedbackRecord<R> {
+    /// The round's candidate.
+    pub candidate: usize,
+    /// The measured outcome, `None` for a skipped round.
+    pub outcome: Option<R>,
 }
 
 impl From<TimeVaryingError> for FeedbackError {
@@ -300,6 +317,32 @@ impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Rng> CandidateController<R, S, G> {
     pub fn skip(&mut self) -> Result<(), FeedbackError> {
         self.open.ok_or(FeedbackError::NoRound)?;
         self.close();
+        Ok(())
+    }
+
+    /// Replays closed rounds from a log: each round is asked again and must choose the logged
+    /// candidate and pay exactly when the log has an outcome. On any mismatch or refusal
+    /// nothing changes (the replay runs on a copy).
+    pub fn replay(&mut self, log: &[FeedbackRecord<R>]) -> Result<(), FeedbackError>
+    where
+        S: Clone,
+        G: Clone,
+    {
+        if self.open.is_some() {
+            return Err(FeedbackError::RoundOpen);
+        }
+        let mut copy = self.clone();
+        for record in log {
+            let ask = copy.ask()?;
+            if ask.candidate != record.candidate || ask.query.pay != record.outcome.is_some() {
+                return Err(FeedbackError::Diverged { round: ask.round });
+            }
+            match record.outcome {
+                Some(y) => copy.tell(y)?,
+                None => copy.skip()?,
+            }
+        }
+        *self = copy;
         Ok(())
     }
 
