@@ -150,6 +150,9 @@ pub fn methods() -> Vec<Validating> {
     ]
 }
 
+/// A reference learning-rate schedule: round ↦ x.
+type Schedule = Box<dyn Fn(usize) -> f64>;
+
 /// Mean and standard error.
 fn mean_se(v: &[f64]) -> (f64, f64) {
     let n = v.len() as f64;
@@ -205,7 +208,7 @@ pub fn section(seeds: usize) -> Result<String, String> {
             m.label()
         );
     }
-    let refs: [(&str, Box<dyn Fn(usize) -> f64>); 2] = [
+    let refs: [(&str, Schedule); 2] = [
         (
             "reference: fixed rate 10^−1 (the best constant at 200 rounds), no validation",
             Box::new(|_| 2.0 / 3.0),
