@@ -780,3 +780,42 @@ fn a_log_replays_to_the_same_state_and_a_wrong_log_changes_nothing() {
     );
     assert_eq!((fresh.round(), fresh.paid()), (1, 0));
 }
+
+#[test]
+fn a_budget_caps_the_measurements_paid_for() {
+    let c = controller(QueryRule::full());
+    assert_eq!(
+        c.clone().with_budget(0.0, 1.0).err(),
+        Some(FeedbackError::InvalidSetting)
+    );
+    assert_eq!(
+        c.clone().with_budget(1.0, f64::NAN).err(),
+        Some(FeedbackError::InvalidSetting)
+    );
+    // Each measurement costs 0.3 of a budget of 1: three are paid, then none.
+    let mut c = c.with_budget(0.3, 1.0).unwrap();
+    let mut paid = Vec::new();
+    for _ in 0..6 {
+        let a = c.ask().unwrap();
+        paid.push((a.query.pay, a.over_budget));
+        if a.query.pay {
+            c.tell(0.5).unwrap();
+        } else {
+            assert_eq!(c.tell(0.5), Err(FeedbackError::NotPaid));
+            c.skip().unwrap();
+        }
+    }
+    assert_eq!(
+        paid,
+        [
+            (true, false),
+            (true, false),
+            (true, false),
+            (false, true),
+            (false, true),
+            (false, true)
+        ]
+    );
+    assert_eq!(c.paid(), 3);
+    assert!((c.spent() - 0.9).abs() < 1e-15);
+}

@@ -156,8 +156,12 @@ pub struct FeedbackAsk<R> {
     pub candidate: usize,
     /// The posterior there when it was chosen.
     pub prediction: Prediction<R>,
-    /// Whether to pay for the measurement, and why.
+    /// Whether to pay for the measurement, and why. With a budget
+    /// ([`CandidateController::with_budget`]), a measurement the budget cannot cover is not
+    /// paid (`query.pay` false) and [`over_budget`](Self::over_budget) says so.
     pub query: QueryDecision<R>,
+    /// The rule wanted to pay but the remaining budget could not cover the measurement.
+    pub over_budget: bool,
 }
 
 /// The controller (see the module docs).
@@ -169,6 +173,9 @@ pub struct CandidateController<R, S, G> {
     round: u32,
     open: Option<FeedbackAsk<R>>,
     paid: u32,
+    // (cost of one measurement, budget) when measurements are priced.
+    ledger: Option<(R, R)>,
+    spent: R,
 }
 
 impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Rng> CandidateController<R, S, G> {
@@ -208,7 +215,26 @@ impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Rng> CandidateController<R, S, G> {
             round: 1,
             open: None,
             paid: 0,
+            ledger: None,
+            spent: R::ZERO,
         })
+    }
+
+    /// Prices every measurement at `cost` (> 0) and caps their total at `budget` (≥ 0): a round
+    /// whose measurement would take the spending past the budget is not paid for, whatever
+    /// the rule says. Rounds without a measurement cost nothing (the paper's unit cost per
+    /// query, generalised).
+    pub fn with_budget(mut self, cost: R, budget: R) -> Result<Self, FeedbackError> {
+        if !(cost.is_finite() && cost > R::ZERO && budget.is_finite() && budget >= R::ZERO) {
+            return Err(FeedbackError::InvalidSetting);
+        }
+        self.ledger = Some((cost, budget));
+        Ok(self)
+    }
+
+    /// What the measurements paid for so far cost (zero without a budget).
+    pub fn spent(&self) -> R {
+        self.spent
     }
 
     /// The posterior for the current round's function.
@@ -288,11 +314,21 @@ impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Rng> CandidateController<R, S, G> {
                 )
             }
         };
+        let mut query = query;
+        let over_budget = match self.ledger {
+            Some((cost, budget)) => query.pay && self.spent + cost > budget,
+            None => false,
+        };
+        if over_budget {
+            query.pay = false;
+            query.reason = super::query::QueryReason::Skip;
+        }
         let ask = FeedbackAsk {
             round: t,
             candidate,
             prediction: chosen,
             query,
+            over_budget,
         };
         self.open = Some(ask);
         Ok(ask)
@@ -307,6 +343,9 @@ impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Rng> CandidateController<R, S, G> {
         }
         self.posterior.observe(ask.candidate, outcome)?;
         self.paid += 1;
+        if let Some((cost, _)) = self.ledger {
+            self.spent += cost;
+        }
         self.close();
         Ok(())
     }
