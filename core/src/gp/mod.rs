@@ -374,10 +374,13 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
         let n = self.len;
         let mut v = [R::ZERO; N];
         self.cross_covariance(x, &mut v[..n]);
-        let mean = self.mean + dot(&v[..n], &self.alpha[..n]);
-        solve_lower(self.factor.as_ref(), n, &mut v);
-        let variance = (self.kernel.outputscale() - dot(&v[..n], &v[..n])).max(R::ZERO);
-        Ok(Prediction { mean, variance })
+        Ok(posterior_from_cross(
+            self.factor.as_ref(),
+            &self.alpha[..n],
+            self.mean,
+            self.kernel.outputscale(),
+            &mut v[..n],
+        ))
     }
 
     /// Posterior mean only, in O(n).
@@ -582,20 +585,7 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
             self.work[j] = self.kernel.eval(&xi, &self.x[j]);
         }
         self.work[i] = diag;
-        let l = self.factor.as_mut();
-        let (done, rest) = l.split_at_mut(row_start(i));
-        let pivot = factor_row(done, i, &mut self.work[..=i]);
-        if !pivot.is_finite() || !all_finite(&self.work[..i]) {
-            return Err(GpError::NotPositiveDefinite);
-        }
-        let (jitter, p) = match fixed_jitter {
-            Some(j) if pivot + j > R::ZERO => (j, pivot + j),
-            Some(_) => return Err(GpError::NotPositiveDefinite),
-            None => escalate_jitter(pivot, diag)?,
-        };
-        rest[..i].copy_from_slice(&self.work[..i]);
-        rest[i] = p.sqrt();
-        self.jitter[i] = jitter;
+        self.jitter[i] = append_factor_row(self.factor.as_mut(), &mut self.work, i, fixed_jitter)?;
         Ok(())
     }
 
@@ -619,12 +609,12 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
 
     fn update_alpha(&mut self) {
         let n = self.len;
-        for i in 0..n {
-            self.alpha[i] = self.y[i] - self.mean;
-        }
-        let l = self.factor.as_ref();
-        solve_lower(l, n, &mut self.alpha);
-        solve_upper_transposed(l, n, &mut self.alpha);
+        solve_alpha(
+            self.factor.as_ref(),
+            &self.y[..n],
+            self.mean,
+            &mut self.alpha[..n],
+        );
     }
 }
 
@@ -666,6 +656,60 @@ fn lml_gradient<R: Real, const D: usize>(
         grad.mean += *a;
     }
     grad
+}
+
+/// Appends row `i` of the kernel matrix to a factor of order `i`: `work[..i]` holds the row's
+/// covariances with the stored observations and `work[i]` its diagonal (`k(x, x) + σₙ²`). With
+/// `fixed_jitter` that jitter is reused; otherwise one is escalated from zero while the pivot
+/// is not safely positive (duplicate or near-duplicate inputs). Returns the jitter used. Shared
+/// by [`Gp`] and [`time_varying::TimeVaryingGp`], whose rows differ only in their temporal
+/// weights.
+fn append_factor_row<R: Real>(
+    factor: &mut [R],
+    work: &mut [R],
+    i: usize,
+    fixed_jitter: Option<R>,
+) -> Result<R, GpError> {
+    let diag = work[i];
+    let (done, rest) = factor.split_at_mut(row_start(i));
+    let pivot = factor_row(done, i, &mut work[..=i]);
+    if !pivot.is_finite() || !all_finite(&work[..i]) {
+        return Err(GpError::NotPositiveDefinite);
+    }
+    let (jitter, p) = match fixed_jitter {
+        Some(j) if pivot + j > R::ZERO => (j, pivot + j),
+        Some(_) => return Err(GpError::NotPositiveDefinite),
+        None => escalate_jitter(pivot, diag)?,
+    };
+    rest[..i].copy_from_slice(&work[..i]);
+    rest[i] = p.sqrt();
+    Ok(jitter)
+}
+
+/// `alpha = K_y⁻¹ (y − m)` from the factor of `K_y` (order `y.len()`).
+fn solve_alpha<R: Real>(factor: &[R], y: &[R], mean: R, alpha: &mut [R]) {
+    let n = y.len();
+    for i in 0..n {
+        alpha[i] = y[i] - mean;
+    }
+    solve_lower(factor, n, alpha);
+    solve_upper_transposed(factor, n, alpha);
+}
+
+/// The posterior at a point from its cross-covariances `v` with the stored observations
+/// (overwritten by `L⁻¹v`): mean `m + vᵀα`, latent variance `k(x, x) − ‖L⁻¹v‖²` clamped at 0.
+fn posterior_from_cross<R: Real>(
+    factor: &[R],
+    alpha: &[R],
+    mean: R,
+    prior_variance: R,
+    v: &mut [R],
+) -> Prediction<R> {
+    let n = v.len();
+    let mean = mean + dot(v, &alpha[..n]);
+    solve_lower(factor, n, v);
+    let variance = (prior_variance - dot(v, v)).max(R::ZERO);
+    Prediction { mean, variance }
 }
 
 /// The smallest jitter (zero, then `√ε·diag` growing tenfold) that makes `pivot + jitter`

@@ -33,9 +33,12 @@
 //! assert!((next.variance - (0.95 * now.variance + 0.05)).abs() < 1e-12);
 //! ```
 
-use super::{escalate_jitter, GpError, Prediction, PredictionGradient, WhenFull};
+use super::{
+    append_factor_row, posterior_from_cross, solve_alpha, GpError, Prediction, PredictionGradient,
+    WhenFull,
+};
 use crate::kernel::Kernel;
-use crate::linalg::{self, factor_row, row_start, solve_lower, solve_upper_transposed, tri_len};
+use crate::linalg::{self, solve_lower, solve_upper_transposed, tri_len};
 use crate::real::{all_finite, dot, Real};
 
 /// Why a [`TimeVaryingGp`] (or a [`Forgetting`] rate) refused a request. The model is
@@ -289,10 +292,13 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>
         let n = self.len;
         let mut v = [R::ZERO; N];
         self.cross_covariance(x, &mut v[..n]);
-        let mean = self.mean + dot(&v[..n], &self.alpha[..n]);
-        solve_lower(self.factor.as_ref(), n, &mut v);
-        let variance = (self.kernel.outputscale() - dot(&v[..n], &v[..n])).max(R::ZERO);
-        Ok(Prediction { mean, variance })
+        Ok(posterior_from_cross(
+            self.factor.as_ref(),
+            &self.alpha[..n],
+            self.mean,
+            self.kernel.outputscale(),
+            &mut v[..n],
+        ))
     }
 
     /// Posterior covariance of the current round's function at `a` and `b`.
@@ -387,40 +393,26 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>
         self.update_alpha();
     }
 
-    /// Appends row `i` of `K̃ + σ²I` to a factor of order `i`, escalating a jitter from zero
-    /// while the pivot is not safely positive (repeated inputs at the same round).
+    /// Appends row `i` of `K̃ + σ²I` to a factor of order `i` (the GP's row, each entry
+    /// weighted by the two observations' temporal correlation).
     fn extend_factor(&mut self, i: usize, fixed_jitter: Option<R>) -> Result<(), GpError> {
-        let diag = self.kernel.outputscale() + self.noise;
         let (xi, hi) = (self.x[i], self.stamp[i]);
         for j in 0..i {
             self.work[j] = self.kernel.eval(&xi, &self.x[j])
                 * self.forgetting.weight(hi.abs_diff(self.stamp[j]));
         }
-        self.work[i] = diag;
-        let l = self.factor.as_mut();
-        let (done, rest) = l.split_at_mut(row_start(i));
-        let pivot = factor_row(done, i, &mut self.work[..=i]);
-        if !pivot.is_finite() || !all_finite(&self.work[..i]) {
-            return Err(GpError::NotPositiveDefinite);
-        }
-        let (jitter, p) = match fixed_jitter {
-            Some(j) if pivot + j > R::ZERO => (j, pivot + j),
-            Some(_) => return Err(GpError::NotPositiveDefinite),
-            None => escalate_jitter(pivot, diag)?,
-        };
-        rest[..i].copy_from_slice(&self.work[..i]);
-        rest[i] = p.sqrt();
-        self.jitter[i] = jitter;
+        self.work[i] = self.kernel.outputscale() + self.noise;
+        self.jitter[i] = append_factor_row(self.factor.as_mut(), &mut self.work, i, fixed_jitter)?;
         Ok(())
     }
 
     fn update_alpha(&mut self) {
         let n = self.len;
-        for i in 0..n {
-            self.alpha[i] = self.y[i] - self.mean;
-        }
-        let l = self.factor.as_ref();
-        solve_lower(l, n, &mut self.alpha);
-        solve_upper_transposed(l, n, &mut self.alpha);
+        solve_alpha(
+            self.factor.as_ref(),
+            &self.y[..n],
+            self.mean,
+            &mut self.alpha[..n],
+        );
     }
 }
