@@ -1,0 +1,1 @@
+//! Paper 004 tests.
