@@ -83,7 +83,10 @@ impl<R: Real, const D: usize> Arm<R, D> {
         self.n_actions == other.n_actions
             && self.n_contexts == other.n_contexts
             && self.actions().iter().all(|&v| contains(other.actions(), v))
-            && self.contexts().iter().all(|&v| contains(other.contexts(), v))
+            && self
+                .contexts()
+                .iter()
+                .all(|&v| contains(other.contexts(), v))
     }
 }
 

@@ -381,7 +381,10 @@ where
 
     /// The open round's arm, once chosen.
     pub fn chosen(&self) -> Option<&ArmChoice<R>> {
-        self.open.as_ref().map(|a| &a.choice).or(self.chosen.as_ref())
+        self.open
+            .as_ref()
+            .map(|a| &a.choice)
+            .or(self.chosen.as_ref())
     }
 
     /// The open round's decision, once asked.
@@ -487,9 +490,12 @@ where
 
     fn rho_at(&self, arm: usize, plays: u32) -> R {
         let a = self.arm(arm);
-        self.settings
-            .rho
-            .at(plays, a.actions().len(), a.contexts().len(), self.table.len())
+        self.settings.rho.at(
+            plays,
+            a.actions().len(),
+            a.contexts().len(),
+            self.table.len(),
+        )
     }
 
     fn algorithm2_index(&self, arm: usize, s: ArmState<R>) -> R {
