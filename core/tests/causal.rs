@@ -115,8 +115,8 @@ fn algorithm2_round_robin_then_running_average_plus_bonus() {
             );
             assert!((ask.choice.index - index[best]).abs() < 1e-12);
             assert!((ask.choice.rho - rho(ucbs[best].len() as u32)).abs() < 1e-12);
-            for j in 0..3 {
-                assert!((ctl.index(j).unwrap() - index[j]).abs() < 1e-12);
+            for (j, v) in index.iter().enumerate() {
+                assert!((ctl.index(j).unwrap() - v).abs() < 1e-12);
             }
         }
         // The value averaged is the pre-update UCB at the chosen input, in the target's units.
