@@ -33,7 +33,11 @@
 //! 11. Beside the driver: [`link`] (feature `link`), the host–device protocol; [`journal`]
 //!     (feature `journal`), the append-only observation log on NOR flash that a device
 //!     resumes from.
-//! 12. Beside everything: `bandit` (feature `bandit-baselines`), the classical bandit
+//! 12. Beside the driver: `causal` (feature `causal`, on by default), paper 004's contextual
+//!     causal BO: an arm table of policy scopes, one GP per arm, GP-UCB with the measured
+//!     contexts pinned, Algorithm 2's bandit over arms and its baselines, and an ask/tell
+//!     controller.
+//! 13. Beside everything: `bandit` (feature `bandit-baselines`), the classical bandit
 //!     baselines of paper 003's bandit study (EXP3.S, ε-greedy, softmax, UCB1); `testfn`
 //!     (feature `test-functions`), benchmark functions for tests, the firmware suite and the
 //!     desktop objectives.
@@ -62,6 +66,8 @@ compile_error!(
 pub mod acquisition;
 #[cfg(feature = "bandit-baselines")]
 pub mod bandit;
+#[cfg(feature = "causal")]
+pub mod causal;
 pub mod dist;
 pub mod driver;
 pub mod expectation;

@@ -7,6 +7,7 @@
 //! - [`scope`]: mixed policy scopes and the graphs they induce;
 //! - [`pomps`]: POMPS enumeration and arms;
 //! - [`arms`]: the arm table, computed or hand-written;
+//! - [`bandit`]: the core controller played on the environments, with regret per round;
 //! - [`scm`]: random numbers and quadrature for the simulators;
 //! - [`envs`]: the five environments with their optima;
 //! - [`cli`]: `costbo causal …`.
@@ -14,6 +15,7 @@
 //! See docs/causal.md.
 
 pub mod arms;
+pub mod bandit;
 pub mod cli;
 pub mod dag;
 pub mod envs;

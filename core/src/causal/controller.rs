@@ -1,0 +1,646 @@
+//! GP-UCB with pinned contexts, the arm rules, and the ask/tell controller of paper 004.
+//!
+//! A round: choose an arm ([`CausalController::next_arm`], which says which contexts to
+//! measure) → measure them → choose the action ([`CausalController::ask`], GP-UCB over the
+//! arm's action box with the contexts held at their measured values) → act and report the
+//! outcome ([`CausalController::tell`]). `ask` may also be called directly, choosing the arm
+//! and the action in one call from contexts measured beforehand.
+//!
+//! The protocol is checked: asking while a round is open, a context missing (NaN) or outside
+//! its bounds for the chosen arm, an unknown arm, a non-finite outcome and telling with no
+//! round open are typed errors that change nothing (the generator included).
+//!
+//! Memory: each arm's GP is a `Gp<R, N, D, S>`, holding `N(N+1)/2` scalars of packed factor
+//! in `S`, `N·D` of inputs and `4N` of outputs, jitters, weights and scratch, plus a kernel of
+//! `2D + 1` scalars: about `N(N+1)/2 + N(D+4)` scalars per arm (f32, `N = 64`, `D = 2`:
+//! 9.9 KB), times `A` arms. The bandit's own state is three numbers per arm.
+
+use rand_core::Rng;
+
+use super::arms::{Arm, ArmTable};
+use super::schedule::Schedule;
+use crate::gp::{Gp, GpError, Prediction};
+use crate::optimize::{maximize_quasi_newton, QuasiNewtonConfig};
+use crate::random::uniform_open;
+use crate::real::Real;
+
+/// The most starting points of the UCB's ascent.
+pub const MAX_STARTS: usize = 16;
+
+/// How the arm is chosen each round (after the round-robin, where there is one).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ArmRule<R> {
+    /// Algorithm 2: every arm once in order, then `argmax_j Ū_j + ρ_j(n_j)/√n_j` with `Ū_j`
+    /// the running average of the arm's maximised UCB values (each taken before its outcome
+    /// was added; in the target's units).
+    Algorithm2,
+    /// The public code's rule: every arm once in order, then UCB1 on the observed outcomes,
+    /// `argmax_j ȳ_j + scale·√(2 ln(t+1)/n_j)` with `t` the rounds closed so far.
+    Ucb1Rewards {
+        /// The bonus's factor (1 in the code, where outcomes are standardised).
+        scale: R,
+    },
+    /// CaBO's rule: every arm once in order, then the arm whose maximised UCB at this round's
+    /// contexts is largest (meant for context-free arms; arms with contexts need them all
+    /// measured before the choice).
+    BestAcquisition,
+    /// Always this arm: CoBO (a one-arm table) or the oracle arm.
+    Fixed(usize),
+    /// A uniformly random arm every round.
+    Random,
+}
+
+/// How the action is chosen once the arm and its contexts are known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActionRule {
+    /// GP-UCB over the action box, contexts pinned.
+    Ucb,
+    /// Uniform in the action box (the random baseline).
+    Uniform,
+}
+
+/// A controller's settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CausalSettings<R> {
+    /// The arm rule.
+    pub arm_rule: ArmRule<R>,
+    /// The action rule.
+    pub action_rule: ActionRule,
+    /// β(n), `n` the play number of the arm this round (UCB width `√β`).
+    pub beta: Schedule<R>,
+    /// ρ(n), `n` the arm's plays so far (Algorithm 2's bonus `ρ/√n`).
+    pub rho: Schedule<R>,
+    /// Starting points of the UCB's ascent, 1 to [`MAX_STARTS`].
+    pub starts: usize,
+    /// The ascent's settings.
+    pub ascent: QuasiNewtonConfig,
+}
+
+impl<R: Real> CausalSettings<R> {
+    /// Algorithm 2 with GP-UCB, the given schedules, 8 starts and L-BFGS-B's defaults.
+    pub fn algorithm2(beta: Schedule<R>, rho: Schedule<R>) -> Self {
+        CausalSettings {
+            arm_rule: ArmRule::Algorithm2,
+            action_rule: ActionRule::Ucb,
+            beta,
+            rho,
+            starts: 8,
+            ascent: QuasiNewtonConfig::default(),
+        }
+    }
+}
+
+/// Why a controller refused a call. Nothing changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CausalError {
+    /// The arm table is empty.
+    NoArms,
+    /// A setting is out of its domain (a schedule's parameters, the number of starts, a
+    /// negative UCB1 scale).
+    InvalidSetting,
+    /// An arm index beyond the table.
+    UnknownArm {
+        /// The index given.
+        arm: usize,
+    },
+    /// A context of the chosen arm was not given (NaN, or beyond the slice).
+    ContextMissing {
+        /// The variable.
+        variable: usize,
+    },
+    /// A context of the chosen arm lies outside its bounds (or is infinite).
+    ContextOutOfBounds {
+        /// The variable.
+        variable: usize,
+    },
+    /// The outcome is NaN or infinite.
+    NonFiniteOutcome,
+    /// A round is already open (arm chosen or action given, outcome not yet told).
+    RoundOpen,
+    /// No round is open.
+    NoRound,
+    /// No starting point gave a finite UCB.
+    NoAction,
+    /// The arm's GP refused the observation (full, not positive definite).
+    Model(GpError),
+}
+
+/// Why the arm was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArmReason {
+    /// An arm not yet played, in table order (the initial round-robin).
+    RoundRobin,
+    /// The largest index of the arm rule.
+    Index,
+    /// The largest maximised UCB at this round's contexts (CaBO).
+    BestAcquisition,
+    /// The fixed arm of the settings.
+    Fixed,
+    /// Drawn uniformly.
+    Random,
+    /// Given by the caller ([`CausalController::ask_arm`]).
+    Forced,
+}
+
+/// A round's arm.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ArmChoice<R> {
+    /// The round, counted from 1.
+    pub round: u32,
+    /// The arm.
+    pub arm: usize,
+    /// Why.
+    pub reason: ArmReason,
+    /// The winning index (Algorithm 2, UCB1 or the best acquisition value); NaN otherwise.
+    pub index: R,
+    /// ρ at the arm's plays so far (at 1 before its first play), as used by Algorithm 2.
+    pub rho: R,
+}
+
+/// A round's decision: the arm and the action, with what a log needs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CausalAsk<R, const D: usize> {
+    /// The arm and why.
+    pub choice: ArmChoice<R>,
+    /// The GP input: the action values, then the measured contexts, then zeros.
+    pub input: [R; D],
+    /// How many leading entries of `input` are actions.
+    pub n_actions: usize,
+    /// The UCB there, under the posterior before this round's outcome (what Algorithm 2
+    /// averages), in the target's units.
+    pub ucb: R,
+    /// The posterior there.
+    pub prediction: Prediction<R>,
+    /// β used for the width.
+    pub beta: R,
+}
+
+impl<R: Real, const D: usize> CausalAsk<R, D> {
+    /// The action values, in the order of the arm's action variables.
+    pub fn action(&self) -> &[R] {
+        &self.input[..self.n_actions]
+    }
+}
+
+/// The maximum of `μ + width·σ` found over a box.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UcbMaximum<R, const D: usize> {
+    /// Where.
+    pub input: [R; D],
+    /// The UCB there.
+    pub value: R,
+    /// The posterior there.
+    pub prediction: Prediction<R>,
+}
+
+/// Fractional parts of the square roots of the first primes: the per-coordinate steps of the
+/// fixed starting points (an additive recurrence, well spread in few points).
+const STEPS: [f64; MAX_STARTS] = [
+    0.414_213_562_373_095, // √2
+    0.732_050_807_568_877, // √3
+    0.236_067_977_499_790, // √5
+    0.645_751_311_064_591, // √7
+    0.316_624_790_355_400, // √11
+    0.605_551_275_463_989, // √13
+    0.123_105_625_617_661, // √17
+    0.358_898_943_540_674, // √19
+    0.795_831_523_312_719, // √23
+    0.385_164_807_134_504, // √29
+    0.567_764_362_830_022, // √31
+    0.082_762_530_298_219, // √37
+    0.403_124_237_432_849, // √41
+    0.557_438_524_302_000, // √43
+    0.855_654_600_401_044, // √47
+    0.280_109_889_280_518, // √53
+];
+
+/// Start `k` in the box: the centre for `k = 0`, then `frac(½ + k·stepₗ)` of each side.
+fn start<R: Real, const D: usize>(k: usize, lower: &[R; D], upper: &[R; D]) -> [R; D] {
+    core::array::from_fn(|l| {
+        let s = 0.5 + (k as f64) * STEPS[l % MAX_STARTS];
+        let u = R::from_f64(s - libm::floor(s));
+        lower[l] + u * (upper[l] - lower[l])
+    })
+}
+
+/// The maximum of the UCB `μ + width·σ` of `gp` over the box `[lower, upper]`, found by
+/// projected L-BFGS from `starts` fixed points (the centre first). Coordinates with
+/// `lower = upper` are pinned (contexts at their measured values, unused inputs at zero).
+/// `None` when no start gives a finite value.
+pub fn maximize_ucb<R, const N: usize, const D: usize, S>(
+    gp: &Gp<R, N, D, S>,
+    lower: &[R; D],
+    upper: &[R; D],
+    width: R,
+    starts: usize,
+    config: &QuasiNewtonConfig,
+) -> Option<UcbMaximum<R, D>>
+where
+    R: Real,
+    S: AsRef<[R]> + AsMut<[R]>,
+{
+    let ucb = |x: &[R; D], _need: crate::optimize::Need<R>| {
+        let p = gp.predict_with_gradient(x).ok()?;
+        let v = p.mean + width * p.std;
+        let g = core::array::from_fn(|l| p.d_mean[l] + width * p.d_std[l]);
+        v.is_finite().then_some((v, g))
+    };
+    let mut best: Option<UcbMaximum<R, D>> = None;
+    for k in 0..starts.clamp(1, MAX_STARTS) {
+        let x0 = start(k, lower, upper);
+        let Some(a) = maximize_quasi_newton(ucb, x0, lower, upper, config) else {
+            continue;
+        };
+        // Strictly better only: ties keep the earlier start, so the choice is reproducible.
+        if best.is_some_and(|b| a.value <= b.value) {
+            continue;
+        }
+        let Ok(prediction) = gp.predict(&a.point) else {
+            continue;
+        };
+        best = Some(UcbMaximum {
+            input: a.point,
+            value: a.value,
+            prediction,
+        });
+    }
+    best
+}
+
+/// Per-arm bandit state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct ArmState<R> {
+    plays: u32,
+    mean_ucb: R,
+    mean_outcome: R,
+}
+
+/// The controller (see the module docs): `A` arms, each with a GP of capacity `N` over `D`
+/// inputs kept in storage `S`, and a generator `G` for the random baseline.
+#[derive(Debug, Clone)]
+pub struct CausalController<R, const A: usize, const N: usize, const D: usize, S, G> {
+    table: ArmTable<R, A, D>,
+    gps: [Gp<R, N, D, S>; A],
+    state: [ArmState<R>; A],
+    settings: CausalSettings<R>,
+    rng: G,
+    closed: u32,
+    chosen: Option<ArmChoice<R>>,
+    open: Option<CausalAsk<R, D>>,
+}
+
+impl<R, const A: usize, const N: usize, const D: usize, S, G> CausalController<R, A, N, D, S, G>
+where
+    R: Real,
+    S: AsRef<[R]> + AsMut<[R]>,
+    G: Rng + Clone,
+{
+    /// A controller at round 1. `gps[i]` is arm `i`'s model (entries beyond the table's
+    /// arms are unused); its hyperparameters stay fixed, so Algorithm 2's averages never mix
+    /// models. Its prior mean and output scale are in the target's units.
+    pub fn new(
+        table: ArmTable<R, A, D>,
+        gps: [Gp<R, N, D, S>; A],
+        settings: CausalSettings<R>,
+        rng: G,
+    ) -> Result<Self, CausalError> {
+        if table.is_empty() {
+            return Err(CausalError::NoArms);
+        }
+        let rule_ok = match settings.arm_rule {
+            ArmRule::Ucb1Rewards { scale } => scale.is_finite() && scale >= R::ZERO,
+            ArmRule::Fixed(arm) if arm >= table.len() => {
+                return Err(CausalError::UnknownArm { arm });
+            }
+            _ => true,
+        };
+        if !rule_ok
+            || !settings.beta.valid()
+            || !settings.rho.valid()
+            || settings.starts == 0
+            || settings.starts > MAX_STARTS
+        {
+            return Err(CausalError::InvalidSetting);
+        }
+        Ok(CausalController {
+            table,
+            gps,
+            state: [ArmState {
+                plays: 0,
+                mean_ucb: R::ZERO,
+                mean_outcome: R::ZERO,
+            }; A],
+            settings,
+            rng,
+            closed: 0,
+            chosen: None,
+            open: None,
+        })
+    }
+
+    /// The arm table.
+    pub fn table(&self) -> &ArmTable<R, A, D> {
+        &self.table
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &CausalSettings<R> {
+        &self.settings
+    }
+
+    /// Arm `arm`'s GP.
+    pub fn gp(&self, arm: usize) -> Option<&Gp<R, N, D, S>> {
+        (arm < self.table.len()).then(|| &self.gps[arm])
+    }
+
+    /// Rounds closed so far.
+    pub fn rounds(&self) -> u32 {
+        self.closed
+    }
+
+    /// Times arm `arm` was played (0 for an unknown arm).
+    pub fn plays(&self, arm: usize) -> u32 {
+        self.arm_state(arm).map_or(0, |s| s.plays)
+    }
+
+    /// Arm `arm`'s running average `Ū` of maximised UCB values (0 before its first play).
+    pub fn mean_ucb(&self, arm: usize) -> Option<R> {
+        self.arm_state(arm).map(|s| s.mean_ucb)
+    }
+
+    /// Arm `arm`'s average outcome `ȳ` (0 before its first play).
+    pub fn mean_outcome(&self, arm: usize) -> Option<R> {
+        self.arm_state(arm).map(|s| s.mean_outcome)
+    }
+
+    /// Algorithm 2's index of arm `arm`, `Ū + ρ(n)/√n`; +∞ before its first play.
+    pub fn index(&self, arm: usize) -> Option<R> {
+        let s = self.arm_state(arm)?;
+        Some(self.algorithm2_index(arm, s))
+    }
+
+    /// The open round's arm, once chosen.
+    pub fn chosen(&self) -> Option<&ArmChoice<R>> {
+        self.open
+            .as_ref()
+            .map(|a| &a.choice)
+            .or(self.chosen.as_ref())
+    }
+
+    /// The open round's decision, once asked.
+    pub fn open(&self) -> Option<&CausalAsk<R, D>> {
+        self.open.as_ref()
+    }
+
+    /// Chooses this round's arm; the caller then measures its
+    /// [`contexts`](Arm::contexts) and calls [`ask`](Self::ask). Under
+    /// [`ArmRule::BestAcquisition`] the choice needs the contexts: arms with contexts make it
+    /// [`CausalError::ContextMissing`] here (call `ask` directly).
+    pub fn next_arm(&mut self) -> Result<ArmChoice<R>, CausalError> {
+        if self.chosen.is_some() || self.open.is_some() {
+            return Err(CausalError::RoundOpen);
+        }
+        let mut rng = self.rng.clone();
+        let choice = self.choose(&mut rng, None)?;
+        self.rng = rng;
+        self.chosen = Some(choice);
+        Ok(choice)
+    }
+
+    /// The action for this round given `contexts` (indexed by problem variable, NaN where
+    /// not measured; only the arm's contexts are read). Chooses the arm first unless
+    /// [`next_arm`](Self::next_arm) did.
+    pub fn ask(&mut self, contexts: &[R]) -> Result<CausalAsk<R, D>, CausalError> {
+        if self.open.is_some() {
+            return Err(CausalError::RoundOpen);
+        }
+        let mut rng = self.rng.clone();
+        let choice = match self.chosen {
+            Some(c) => c,
+            None => self.choose(&mut rng, Some(contexts))?,
+        };
+        let ask = self.act(choice, contexts, &mut rng)?;
+        self.rng = rng;
+        self.chosen = None;
+        self.open = Some(ask);
+        Ok(ask)
+    }
+
+    /// The action for this round on the caller's arm (an override, a replay, the oracle by
+    /// hand), whatever the rule.
+    pub fn ask_arm(&mut self, arm: usize, contexts: &[R]) -> Result<CausalAsk<R, D>, CausalError> {
+        if self.chosen.is_some() || self.open.is_some() {
+            return Err(CausalError::RoundOpen);
+        }
+        let s = self.arm_state(arm).ok_or(CausalError::UnknownArm { arm })?;
+        let choice = ArmChoice {
+            round: self.closed + 1,
+            arm,
+            reason: ArmReason::Forced,
+            index: R::from_f64(f64::NAN),
+            rho: self.rho_at(arm, s.plays),
+        };
+        let mut rng = self.rng.clone();
+        let ask = self.act(choice, contexts, &mut rng)?;
+        self.rng = rng;
+        self.open = Some(ask);
+        Ok(ask)
+    }
+
+    /// Closes the open round with its outcome: the arm's GP learns `(input, y)`, its count,
+    /// `Ū` (with the UCB of the decision, taken before this outcome) and `ȳ` are updated.
+    pub fn tell(&mut self, y: R) -> Result<(), CausalError> {
+        let ask = self.open.ok_or(CausalError::NoRound)?;
+        if !y.is_finite() {
+            return Err(CausalError::NonFiniteOutcome);
+        }
+        let arm = ask.choice.arm;
+        self.gps[arm]
+            .push(&ask.input, y)
+            .map_err(CausalError::Model)?;
+        let s = &mut self.state[arm];
+        s.plays += 1;
+        let n = R::from_f64(f64::from(s.plays));
+        // Ū_n = ((n−1)/n)·Ū_{n−1} + u/n, written as an increment (Ū_1 = u exactly).
+        s.mean_ucb = s.mean_ucb + (ask.ucb - s.mean_ucb) / n;
+        s.mean_outcome = s.mean_outcome + (y - s.mean_outcome) / n;
+        self.closed += 1;
+        self.open = None;
+        Ok(())
+    }
+
+    /// Drops the open round (chosen arm or decision) without an outcome: the action was not
+    /// taken. Counts and models are as before the round; the generator stays advanced.
+    pub fn abandon(&mut self) -> Result<(), CausalError> {
+        if self.chosen.is_none() && self.open.is_none() {
+            return Err(CausalError::NoRound);
+        }
+        self.chosen = None;
+        self.open = None;
+        Ok(())
+    }
+
+    fn arm_state(&self, arm: usize) -> Option<ArmState<R>> {
+        (arm < self.table.len()).then(|| self.state[arm])
+    }
+
+    fn arm(&self, arm: usize) -> &Arm<R, D> {
+        &self.table.arms()[arm]
+    }
+
+    fn rho_at(&self, arm: usize, plays: u32) -> R {
+        let a = self.arm(arm);
+        self.settings.rho.at(
+            plays,
+            a.actions().len(),
+            a.contexts().len(),
+            self.table.len(),
+        )
+    }
+
+    fn algorithm2_index(&self, arm: usize, s: ArmState<R>) -> R {
+        if s.plays == 0 {
+            return R::INFINITY;
+        }
+        let n = R::from_f64(f64::from(s.plays));
+        s.mean_ucb + self.rho_at(arm, s.plays) / n.sqrt()
+    }
+
+    fn choose(&self, rng: &mut G, contexts: Option<&[R]>) -> Result<ArmChoice<R>, CausalError> {
+        let m = self.table.len();
+        let nan = R::from_f64(f64::NAN);
+        let made = |arm: usize, reason: ArmReason, index: R| ArmChoice {
+            round: self.closed + 1,
+            arm,
+            reason,
+            index,
+            rho: self.rho_at(arm, self.state[arm].plays),
+        };
+        match self.settings.arm_rule {
+            ArmRule::Fixed(arm) => return Ok(made(arm, ArmReason::Fixed, nan)),
+            ArmRule::Random => {
+                // Drawn in f64 so that f32 and f64 controllers pick the same arms.
+                let u: f64 = uniform_open(rng);
+                let arm = ((u * m as f64) as usize).min(m - 1);
+                return Ok(made(arm, ArmReason::Random, nan));
+            }
+            _ => {}
+        }
+        if let Some(arm) = (0..m).find(|&i| self.state[i].plays == 0) {
+            return Ok(made(arm, ArmReason::RoundRobin, nan));
+        }
+        let t = R::from_f64(f64::from(self.closed));
+        let mut best = (0, -R::INFINITY);
+        for i in 0..m {
+            let s = self.state[i];
+            let n = R::from_f64(f64::from(s.plays));
+            let v = match self.settings.arm_rule {
+                ArmRule::Ucb1Rewards { scale } => {
+                    s.mean_outcome + scale * (R::TWO * (t + R::ONE).ln() / n).sqrt()
+                }
+                ArmRule::BestAcquisition => {
+                    let ctx = contexts.unwrap_or(&[]);
+                    let (lower, upper) = self.input_box(i, ctx)?;
+                    let width = self.beta_at(i).sqrt();
+                    maximize_ucb(
+                        &self.gps[i],
+                        &lower,
+                        &upper,
+                        width,
+                        self.settings.starts,
+                        &self.settings.ascent,
+                    )
+                    .ok_or(CausalError::NoAction)?
+                    .value
+                }
+                _ => self.algorithm2_index(i, s),
+            };
+            // Strictly larger: ties go to the lower index.
+            if v > best.1 {
+                best = (i, v);
+            }
+        }
+        let reason = match self.settings.arm_rule {
+            ArmRule::BestAcquisition => ArmReason::BestAcquisition,
+            _ => ArmReason::Index,
+        };
+        Ok(made(best.0, reason, best.1))
+    }
+
+    fn beta_at(&self, arm: usize) -> R {
+        let a = self.arm(arm);
+        self.settings.beta.at(
+            self.state[arm].plays + 1,
+            a.actions().len(),
+            a.contexts().len(),
+            self.table.len(),
+        )
+    }
+
+    /// The ascent's box for `arm`: its action box, its contexts pinned at their checked
+    /// values, unused inputs at zero.
+    fn input_box(&self, arm: usize, contexts: &[R]) -> Result<([R; D], [R; D]), CausalError> {
+        let a = self.arm(arm);
+        let mut lower = *a.lower();
+        let mut upper = *a.upper();
+        let na = a.actions().len();
+        for (k, &v) in a.contexts().iter().enumerate() {
+            let c = match contexts.get(v) {
+                Some(&c) if !c.is_nan() => c,
+                _ => return Err(CausalError::ContextMissing { variable: v }),
+            };
+            if !(c.is_finite() && c >= lower[na + k] && c <= upper[na + k]) {
+                return Err(CausalError::ContextOutOfBounds { variable: v });
+            }
+            lower[na + k] = c;
+            upper[na + k] = c;
+        }
+        Ok((lower, upper))
+    }
+
+    fn act(
+        &self,
+        choice: ArmChoice<R>,
+        contexts: &[R],
+        rng: &mut G,
+    ) -> Result<CausalAsk<R, D>, CausalError> {
+        let arm = choice.arm;
+        let (lower, upper) = self.input_box(arm, contexts)?;
+        let beta = self.beta_at(arm);
+        let width = beta.sqrt();
+        let gp = &self.gps[arm];
+        let na = self.arm(arm).actions().len();
+        let found = match self.settings.action_rule {
+            ActionRule::Ucb => maximize_ucb(
+                gp,
+                &lower,
+                &upper,
+                width,
+                self.settings.starts,
+                &self.settings.ascent,
+            )
+            .ok_or(CausalError::NoAction)?,
+            ActionRule::Uniform => {
+                let mut input = lower;
+                for l in 0..na {
+                    let u: R = uniform_open(rng);
+                    input[l] = lower[l] + u * (upper[l] - lower[l]);
+                }
+                let prediction = gp.predict(&input).map_err(CausalError::Model)?;
+                UcbMaximum {
+                    input,
+                    value: prediction.mean + width * prediction.variance.sqrt(),
+                    prediction,
+                }
+            }
+        };
+        Ok(CausalAsk {
+            choice,
+            input: found.input,
+            n_actions: na,
+            ucb: found.value,
+            prediction: found.prediction,
+            beta,
+        })
+    }
+}

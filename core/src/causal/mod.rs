@@ -1,0 +1,30 @@
+//! Contextual causal Bayesian optimisation (paper 004, CoCa-BO): arms are the possibly-optimal
+//! mixed policy scopes of a causal graph, each acting on its own action variables after
+//! measuring its own context variables; one exact GP per arm; Algorithm 2's bandit over arms.
+//!
+//! The graph work (POMPS enumeration) is host-side; the core takes its result as an
+//! [`ArmTable`](arms::ArmTable):
+//! - [`arms`]: the table — per arm, action variables with their boxes and context variables
+//!   with their bounds, as indices into the problem's variables;
+//! - [`schedule`]: the β (UCB width) and ρ (arm bonus) schedules, as functions of an arm's
+//!   play count;
+//! - [`controller`]: GP-UCB over an arm's action box with its contexts pinned at their measured
+//!   values ([`maximize_ucb`](controller::maximize_ucb)), the arm rules (Algorithm 2, the public
+//!   code's UCB1 on rewards, CaBO's best acquisition value, a fixed arm for CoBO and the oracle,
+//!   uniform random) and the ask/tell [`CausalController`](controller::CausalController) with a
+//!   checked round protocol.
+//!
+//! Every arm's GP models the target in its own units (no per-arm standardisation), so the UCB
+//! values Algorithm 2 averages are comparable across arms (the notes' pitfall 2). Hyperparameters
+//! are fixed for the life of a controller, so the running averages never mix models (pitfall 3).
+
+pub mod arms;
+pub mod controller;
+pub mod schedule;
+
+pub use arms::{Arm, ArmTable, ArmTableError};
+pub use controller::{
+    maximize_ucb, ActionRule, ArmChoice, ArmReason, ArmRule, CausalAsk, CausalController,
+    CausalError, CausalSettings, UcbMaximum,
+};
+pub use schedule::Schedule;
