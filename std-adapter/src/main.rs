@@ -180,6 +180,15 @@ fn parse_shard(shard: Option<&str>) -> Result<Shard, String> {
     })
 }
 
+/// What a shard of `costbo reproduce` says when its share is done.
+fn shard_done(shard: Shard, start: std::time::Instant) -> String {
+    format!(
+        "shard {shard} done in {:.1}s; once every shard is done, the same command without \
+         --shard writes the report",
+        start.elapsed().as_secs_f64()
+    )
+}
+
 /// The study `costbo reproduce` runs: one of the runner's (papers 000 and 001, the registry
 /// `reproduce::STUDIES`), or paper 002's, which runs over a box on its own loop
 /// (`costbo_std::pandora::study`).
@@ -439,6 +448,7 @@ fn run(cli: Cli) -> Result<(), String> {
                         "  {:<50} simple regret {m:.4} ± {s:.4} ({} seeds)",
                         c.cell, c.seeds
                     ),
+                    _ if c.seeds == 0 => println!("  {:<50} no finished job", c.cell),
                     _ => println!("  {:<50} no rounds played", c.cell),
                 }
             }
@@ -454,13 +464,7 @@ fn run(cli: Cli) -> Result<(), String> {
             costbo_std::device::run(&a.options()?)?;
         }
         Command::Reproduce(a) if matches!(a.study, StudyChoice::Pandora) => {
-            if parse_shard(a.shard.as_deref())? != Shard::WHOLE {
-                return Err(
-                    "--shard: pandora runs on its own loop, which has no shards yet; \
-                            run it on one machine"
-                        .into(),
-                );
-            }
+            let shard = parse_shard(a.shard.as_deref())?;
             use costbo_std::pandora::study::{reproduce, PandoraOptions};
             let out = a.out.clone().unwrap_or_else(|| {
                 PathBuf::from(if a.quick {
@@ -486,18 +490,17 @@ fn run(cli: Cli) -> Result<(), String> {
                 no_run: a.no_run,
             };
             let start = std::time::Instant::now();
+            if !shard.is_whole() {
+                costbo_std::pandora::study::run_shard(&options, shard)?;
+                println!("{}", shard_done(shard, start));
+                return Ok(());
+            }
             let written = reproduce(&options)?;
             println!("wrote {}", written.display());
             println!("in {:.1}s", start.elapsed().as_secs_f64());
         }
         Command::Reproduce(a) if matches!(a.study, StudyChoice::CostlyFeedback) => {
-            if parse_shard(a.shard.as_deref())? != Shard::WHOLE {
-                return Err(
-                    "--shard: costly-feedback runs on its own loop, which has no shards yet; \
-                     run it on one machine"
-                        .into(),
-                );
-            }
+            let shard = parse_shard(a.shard.as_deref())?;
             use costbo_std::feedback::study::{reproduce, FeedbackOptions};
             let out = a.out.clone().unwrap_or_else(|| {
                 PathBuf::from(if a.quick {
@@ -531,6 +534,11 @@ fn run(cli: Cli) -> Result<(), String> {
                 progress: true,
             };
             let start = std::time::Instant::now();
+            if !shard.is_whole() {
+                costbo_std::feedback::study::reproduce_shard(&options, shard)?;
+                println!("{}", shard_done(shard, start));
+                return Ok(());
+            }
             for path in reproduce(&options)? {
                 println!("wrote {}", path.display());
             }
@@ -569,6 +577,9 @@ fn run(cli: Cli) -> Result<(), String> {
             };
             let start = std::time::Instant::now();
             let outcome = costbo_std::reproduce::reproduce_shard(&options, shard)?;
+            if !shard.is_whole() {
+                println!("{}", shard_done(shard, start));
+            }
             for v in &outcome.verdicts {
                 println!("{} {}: {}", v.id, v.status, v.claim);
             }
