@@ -205,7 +205,9 @@ pub fn section(seeds: usize) -> Result<String, String> {
             m.label()
         );
     }
-    let refs: [(&str, Box<dyn Fn(usize) -> f64>); 2] = [
+    // What each reference sets at round t (a named type: clippy finds the tuple too complex).
+    type Schedule = Box<dyn Fn(usize) -> f64>;
+    let refs: [(&str, Schedule); 2] = [
         (
             "reference: fixed rate 10^−1 (the best constant at 200 rounds), no validation",
             Box::new(|_| 2.0 / 3.0),
