@@ -7,6 +7,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use costbo_core::kernel::Shape;
 use costbo_std::csv_matrix::Table;
+use costbo_std::experiment::{Shard, ShardError};
 use costbo_std::gp_tool::{self, FitOptions, GpSpec, Precision};
 use costbo_std::objectives::{self, Options, CATALOGUE};
 use costbo_std::reproduce::{self, ReproduceOptions, Study};
@@ -28,7 +29,8 @@ enum Command {
     /// with progress, a summary of what was learned, a CSV and a plot.
     Demo(DemoArgs),
     /// Run an experiment grid from a TOML file (objective × costs × variance × algorithm ×
-    /// seed), in parallel and resumably: one CSV per job and a summary.json.
+    /// seed), in parallel and resumably: one CSV per job and a summary.json. With --shard K/N,
+    /// only machine K's share of the grid (see `costbo run --help`).
     Run(RunArgs),
     /// Drive a costbo device (firmware, or QEMU) over its link, playing the plant simulator and
     /// checking every decision against the same controller run on the host.
@@ -155,6 +157,36 @@ struct RunArgs {
     /// Worker threads (default: available parallelism).
     #[arg(long)]
     jobs: Option<usize>,
+    /// Run only share K of N of the grid (1 ≤ K ≤ N), for N machines sharing the output
+    /// directory (e.g. a Slurm job array: --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT
+    /// with --array=1-N). Job i of the grid's fixed order (cells in grid order, seeds in
+    /// order) is shard (i mod N)+1's, so shards never share a job; finished jobs are skipped
+    /// as always. A shard writes summary-shard-K-of-N.json (its own jobs); once all have
+    /// finished, the command without --shard (or with --no-run) writes the grid's summary.json,
+    /// equal to a one-machine run's.
+    #[arg(long, value_name = "K/N", allow_hyphen_values = true)]
+    shard: Option<String>,
+    /// Run no job: write summary.json from the jobs already finished in the output directory
+    /// (the merge step after the shards of a grid).
+    #[arg(long, conflicts_with = "shard")]
+    no_run: bool,
+}
+
+/// `--shard K/N`, parsed here rather than by clap so that a bad value is refused with the
+/// command's one-line error (`costbo: shard 5/4: ...`) like every other bad input.
+fn parse_shard(shard: Option<&str>) -> Result<Shard, String> {
+    shard.map_or(Ok(Shard::WHOLE), |s| {
+        s.parse().map_err(|e: ShardError| e.to_string())
+    })
+}
+
+/// What a shard of `costbo reproduce` says when its share is done.
+fn shard_done(shard: Shard, start: std::time::Instant) -> String {
+    format!(
+        "shard {shard} done in {:.1}s; once every shard is done, the same command without \
+         --shard writes the report",
+        start.elapsed().as_secs_f64()
+    )
 }
 
 /// The study `costbo reproduce` runs: one of the runner's (papers 000 and 001, the registry
@@ -220,6 +252,18 @@ struct ReproduceArgs {
     /// Write the report from the finished jobs without running the missing ones.
     #[arg(long)]
     no_run: bool,
+    /// Run only share K of N of the study's grids (1 ≤ K ≤ N), for N machines sharing the
+    /// output directory (give --out; e.g. a Slurm job array: --shard
+    /// $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=1-N). Shards never share a
+    /// job and write no report; once all have finished, the command without --shard writes the
+    /// summaries and the report, as a one-machine run would.
+    #[arg(
+        long,
+        value_name = "K/N",
+        conflicts_with = "no_run",
+        allow_hyphen_values = true
+    )]
+    shard: Option<String>,
     /// Seeds a cell needs to enter a verdict (below 2 there is no standard error; the report
     /// says which was used).
     #[arg(long, default_value_t = costbo_std::reproduce::verdict::MIN_SEEDS)]
@@ -361,6 +405,7 @@ fn run(cli: Cli) -> Result<(), String> {
             costbo_std::demo::run(&options)?;
         }
         Command::Run(a) => {
+            let shard = parse_shard(a.shard.as_deref())?;
             let text = std::fs::read_to_string(&a.config)
                 .map_err(|e| format!("{}: {e}", a.config.display()))?;
             let settings = costbo_std::experiment::Settings::from_toml(&text)
@@ -375,15 +420,28 @@ fn run(cli: Cli) -> Result<(), String> {
             let jobs = a
                 .jobs
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            if a.no_run {
+                let summary = costbo_std::experiment::merge(&settings, &out)?;
+                let done = summary.jobs.len();
+                let total = settings.cells()?.len() * settings.seed_list().len();
+                println!("{done} of {total} jobs finished (none run)");
+                println!("wrote {}", out.join("summary.json").display());
+                return Ok(());
+            }
             let options = costbo_std::experiment::RunOptions {
                 out: out.clone(),
                 jobs,
                 progress: true,
             };
             let start = std::time::Instant::now();
-            let report = costbo_std::experiment::run(&settings, &options)?;
+            let report = costbo_std::experiment::run_shard(&settings, &options, shard)?;
+            let share = if shard.is_whole() {
+                String::new()
+            } else {
+                format!(" (shard {shard})")
+            };
             println!(
-                "{} jobs: {} run, {} skipped (already done), {} failed, in {:.1}s",
+                "{} jobs{share}: {} run, {} skipped (already done), {} failed, in {:.1}s",
                 report.total,
                 report.ran,
                 report.skipped,
@@ -396,10 +454,14 @@ fn run(cli: Cli) -> Result<(), String> {
                         "  {:<50} simple regret {m:.4} ± {s:.4} ({} seeds)",
                         c.cell, c.seeds
                     ),
+                    _ if c.seeds == 0 => println!("  {:<50} no finished job", c.cell),
                     _ => println!("  {:<50} no rounds played", c.cell),
                 }
             }
-            println!("wrote {}", out.join("summary.json").display());
+            println!(
+                "wrote {}",
+                costbo_std::experiment::summary_path(&out, shard).display()
+            );
             if !report.failed.is_empty() {
                 return Err(report.failed.join("\n"));
             }
@@ -408,6 +470,7 @@ fn run(cli: Cli) -> Result<(), String> {
             costbo_std::device::run(&a.options()?)?;
         }
         Command::Reproduce(a) if matches!(a.study, StudyChoice::Pandora) => {
+            let shard = parse_shard(a.shard.as_deref())?;
             use costbo_std::pandora::study::{reproduce, PandoraOptions};
             let out = a.out.clone().unwrap_or_else(|| {
                 PathBuf::from(if a.quick {
@@ -433,6 +496,11 @@ fn run(cli: Cli) -> Result<(), String> {
                 no_run: a.no_run,
             };
             let start = std::time::Instant::now();
+            if !shard.is_whole() {
+                costbo_std::pandora::study::run_shard(&options, shard)?;
+                println!("{}", shard_done(shard, start));
+                return Ok(());
+            }
             let written = reproduce(&options)?;
             println!("wrote {}", written.display());
             println!("in {:.1}s", start.elapsed().as_secs_f64());
@@ -460,6 +528,7 @@ fn run(cli: Cli) -> Result<(), String> {
             println!("in {:.1}s", start.elapsed().as_secs_f64());
         }
         Command::Reproduce(a) if matches!(a.study, StudyChoice::CostlyFeedback) => {
+            let shard = parse_shard(a.shard.as_deref())?;
             use costbo_std::feedback::study::{reproduce, FeedbackOptions};
             let out = a.out.clone().unwrap_or_else(|| {
                 PathBuf::from(if a.quick {
@@ -493,6 +562,11 @@ fn run(cli: Cli) -> Result<(), String> {
                 progress: true,
             };
             let start = std::time::Instant::now();
+            if !shard.is_whole() {
+                costbo_std::feedback::study::reproduce_shard(&options, shard)?;
+                println!("{}", shard_done(shard, start));
+                return Ok(());
+            }
             for path in reproduce(&options)? {
                 println!("wrote {}", path.display());
             }
@@ -502,6 +576,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let StudyChoice::Runner(study) = a.study else {
                 return Err("pandora and costly-feedback are handled above".into());
             };
+            let shard = parse_shard(a.shard.as_deref())?;
             let out = a.out.clone().unwrap_or_else(|| {
                 PathBuf::from("results").join(format!(
                     "reproduce-{}{}",
@@ -529,7 +604,10 @@ fn run(cli: Cli) -> Result<(), String> {
                 progress: true,
             };
             let start = std::time::Instant::now();
-            let outcome = costbo_std::reproduce::reproduce(&options)?;
+            let outcome = costbo_std::reproduce::reproduce_shard(&options, shard)?;
+            if !shard.is_whole() {
+                println!("{}", shard_done(shard, start));
+            }
             for v in &outcome.verdicts {
                 println!("{} {}: {}", v.id, v.status, v.claim);
             }

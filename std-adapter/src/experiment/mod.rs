@@ -9,6 +9,7 @@
 //! OUT/<cell>/cell.txt     the cell's settings (a rerun with other settings is refused)
 //! OUT/best/<key>.json     best expected value of each control set (the regret reference)
 //! OUT/summary.json        final simple regret per job, mean ± standard error per cell
+//! OUT/summary-shard-K-of-N.json   the same over shard K's jobs only (`--shard K/N`)
 //! ```
 //!
 //! Regret is measured honestly: the expected value of each decision (its control set and
@@ -24,10 +25,17 @@
 //! Each job is deterministic in its seed: the initial points, the uncontrolled draws, the noise
 //! and the controller's bank all derive from it, so every algorithm of a cell row sees the same
 //! initial design. Re-running with the same output directory skips jobs whose CSV exists.
+//!
+//! A grid can be spread over machines that share the output directory: [`run_shard`] with
+//! [`Shard`] K/N runs only the jobs at positions `i` with `i mod N = K − 1` of the grid's stable
+//! job order ([`job_position`]), and [`merge`] then writes `summary.json` from every finished
+//! job, identical to a run on one machine (jobs depend on their seed only, never on which
+//! machine or thread ran them).
 
 pub mod config;
 pub mod curves;
 pub mod judge;
+pub mod shard;
 pub mod simulate;
 
 use std::fmt::Write as _;
@@ -45,6 +53,7 @@ pub use config::{
 };
 use costbo_core::policy::unknown_cost::within_tolerance;
 use judge::{Expected, Judge};
+pub use shard::{Shard, ShardError};
 use simulate::{JobInput, Round};
 
 use crate::objectives::{self, Objective, Options};
@@ -59,10 +68,33 @@ pub const JOB_STACK: usize = 256 << 20;
 
 /// Writes `text` to `path` through a temporary file and a rename, so that a file that exists is
 /// complete.
+///
+/// The temporary file's name is unique to the process and the call: shards of a grid on other
+/// machines write the same shared files (a cell's `cell.txt`, the cached best values) into one
+/// directory at the same time, and with a shared temporary name one writer's rename could move
+/// another's half-written file into place, or fail because it was already moved.
 pub fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
-    let tmp = path.with_extension("tmp");
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let name = path
+        .file_name()
+        .map_or("file".into(), |n| n.to_string_lossy());
+    let host = hostname();
+    let tmp = path.with_file_name(format!(
+        ".{name}.{host}-{}-{}.tmp",
+        std::process::id(),
+        CALLS.fetch_add(1, Ordering::Relaxed)
+    ));
     std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
     std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// This machine's name, to keep temporary files of processes with the same id on different
+/// machines of a cluster apart on a shared file system (empty where it cannot be read).
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::env::var("HOSTNAME"))
+        .map(|h| h.trim().replace(['/', '\\'], "_"))
+        .unwrap_or_default()
 }
 
 /// Options of a run.
@@ -96,7 +128,7 @@ impl Progress {
 /// What a run did.
 #[derive(Debug, Clone)]
 pub struct RunReport {
-    /// Jobs in the grid.
+    /// Jobs in the grid (in the shard's share, for a shard).
     pub total: usize,
     /// Jobs run now.
     pub ran: usize,
@@ -468,15 +500,18 @@ fn thread_cpu_seconds() -> Option<f64> {
     Some((user + system) / 100.0)
 }
 
+/// The summary of the finished jobs of `shard`'s share ([`Shard::WHOLE`]: every finished job).
 fn summarise(
     settings: &Settings,
     cells: &[Cell],
     prepared: &[Prepared],
     out: &Path,
+    shard: Shard,
 ) -> Result<Summary, String> {
     let mut jobs = Vec::new();
     let mut cell_summaries = Vec::new();
-    for cell in cells {
+    let seeds = settings.seed_list();
+    for (ci, cell) in cells.iter().enumerate() {
         let per_set: Vec<f64> = prepared[cell.objective]
             .per_variance
             .iter()
@@ -484,7 +519,10 @@ fn summarise(
             .map_or(Vec::new(), |(_, _, b)| b.clone());
         let targets = paper_001_targets(&per_set, &cell.costs);
         let first = jobs.len();
-        for seed in settings.seed_list() {
+        for (si, &seed) in seeds.iter().enumerate() {
+            if !shard.owns(job_position(ci, si, seeds.len())) {
+                continue;
+            }
             let path = job_path(out, cell, seed);
             let Ok(text) = std::fs::read_to_string(&path) else {
                 continue;
@@ -565,13 +603,63 @@ fn progress_line(p: &Progress, pending: usize, skipped: usize, start: Instant) -
 pub fn summarise_finished(settings: &Settings, out: &Path) -> Result<Summary, String> {
     let cells = settings.cells()?;
     let prepared = prepare(settings, out)?;
-    summarise(settings, &cells, &prepared, out)
+    summarise(settings, &cells, &prepared, out, Shard::WHOLE)
+}
+
+/// Writes `OUT/summary.json` from the jobs already finished under `out`, running none: the
+/// merge step after the shards of a grid (`costbo run --no-run`). The cells' settings are
+/// checked against those the jobs were run with, as a run checks them.
+pub fn merge(settings: &Settings, out: &Path) -> Result<Summary, String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let cells = settings.cells()?;
+    for cell in &cells {
+        check_cell_settings(settings, cell, out)?;
+    }
+    let prepared = prepare(settings, out)?;
+    let summary = summarise(settings, &cells, &prepared, out, Shard::WHOLE)?;
+    write_summary(&summary_path(out, Shard::WHOLE), &summary)?;
+    Ok(summary)
+}
+
+/// The 0-based position of job (cell `ci`, `si`-th seed) in the grid's stable job order:
+/// cells in grid order, each cell's seeds in seed order. Shards split the grid by it.
+pub fn job_position(ci: usize, si: usize, seeds: usize) -> usize {
+    ci * seeds + si
+}
+
+/// Where a run of `shard` writes its summary: `OUT/summary.json` for the whole grid,
+/// `OUT/summary-shard-K-of-N.json` for a share (its own jobs only), so that shards finishing
+/// at the same time never overwrite the grid's summary with a partial one.
+pub fn summary_path(out: &Path, shard: Shard) -> PathBuf {
+    if shard.is_whole() {
+        out.join("summary.json")
+    } else {
+        out.join(format!("summary-{}.json", shard.stem()))
+    }
+}
+
+fn write_summary(path: &Path, summary: &Summary) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(summary).map_err(|e| e.to_string())?;
+    write_atomic(path, &format!("{text}\n"))
 }
 
 /// Runs every job of the grid whose CSV is missing under `options.out`, seed by seed (every
 /// cell's first seed, then every cell's second, …), then writes `summary.json` (over every
 /// finished job).
 pub fn run(settings: &Settings, options: &RunOptions) -> Result<RunReport, String> {
+    run_shard(settings, options, Shard::WHOLE)
+}
+
+/// [`run`] for `shard`'s share of the grid only (see [`shard`]): runs the share's jobs whose
+/// CSV is missing under `options.out` (a directory the shards share), and writes the summary
+/// of the share's finished jobs to [`summary_path`]. With [`Shard::WHOLE`] this is [`run`].
+/// After every shard has finished, [`merge`] (or [`run`], which then finds every job done)
+/// writes the grid's `summary.json`, the same as a run on one machine.
+pub fn run_shard(
+    settings: &Settings,
+    options: &RunOptions,
+    shard: Shard,
+) -> Result<RunReport, String> {
     let out = &options.out;
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let cells = settings.cells()?;
@@ -587,7 +675,10 @@ pub fn run(settings: &Settings, options: &RunOptions) -> Result<RunReport, Strin
             prepared[cell.objective].objective.dim(),
         )?;
         check_cell_settings(settings, cell, out)?;
-        for &seed in &seeds {
+        for (si, &seed) in seeds.iter().enumerate() {
+            if !shard.owns(job_position(ci, si, seeds.len())) {
+                continue;
+            }
             total += 1;
             if !job_path(out, cell, seed).exists() {
                 pending.push((ci, seed));
@@ -694,9 +785,8 @@ pub fn run(settings: &Settings, options: &RunOptions) -> Result<RunReport, Strin
             println!("{line}");
         }
     }
-    let summary = summarise(settings, &cells, &prepared, out)?;
-    let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
-    write_atomic(&out.join("summary.json"), &format!("{text}\n"))?;
+    let summary = summarise(settings, &cells, &prepared, out, shard)?;
+    write_summary(&summary_path(out, shard), &summary)?;
     let failed = failed.into_inner().unwrap_or_default();
     Ok(RunReport {
         total,

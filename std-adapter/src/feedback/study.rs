@@ -528,6 +528,19 @@ fn read_trial(path: &Path, methods: &[Method]) -> Option<Vec<(String, f64, u32)>
 
 /// Runs (or resumes) the study and writes the report and JSON; returns the files written.
 pub fn reproduce(options: &FeedbackOptions) -> Result<Vec<PathBuf>, String> {
+    reproduce_shard(options, crate::experiment::Shard::WHOLE)
+}
+
+/// [`reproduce`] for `shard`'s share of the synthetic trials (`costbo reproduce
+/// costly-feedback --shard K/N`): trial `i` of the fixed order (ε, then trial) is shard
+/// `i mod N + 1`'s, as the runner's shards (see [`crate::experiment::shard`]). A shard writes
+/// no report or JSON and returns no files: once every shard has finished, [`reproduce`] on the
+/// shared output directory finds every trial done and writes them. Every shard must be given
+/// the same options (trials, quick, lengthscale).
+pub fn reproduce_shard(
+    options: &FeedbackOptions,
+    shard: crate::experiment::Shard,
+) -> Result<Vec<PathBuf>, String> {
     if options.trials == 0 || options.trials > 10_000 {
         return Err(format!("trials {} outside 1..=10000", options.trials));
     }
@@ -541,7 +554,11 @@ pub fn reproduce(options: &FeedbackOptions) -> Result<Vec<PathBuf>, String> {
         .epsilons
         .iter()
         .flat_map(|&e| (0..options.trials).map(move |k| (e, k)))
-        .filter(|&(e, k)| read_trial(&trial_path(&dir, e, k), &grid_spec.methods).is_none())
+        .enumerate()
+        .filter(|&(i, (e, k))| {
+            shard.owns(i) && read_trial(&trial_path(&dir, e, k), &grid_spec.methods).is_none()
+        })
+        .map(|(_, job)| job)
         .collect();
     if !options.no_run && !jobs.is_empty() {
         let next = AtomicUsize::new(0);
@@ -577,6 +594,9 @@ pub fn reproduce(options: &FeedbackOptions) -> Result<Vec<PathBuf>, String> {
         if !failures.is_empty() {
             return Err(failures.join("\n"));
         }
+    }
+    if !shard.is_whole() {
+        return Ok(Vec::new());
     }
     let mut rows = synthetic_rows(&grid_spec, &dir, options.trials);
     let bandit_trials = if options.quick { 10 } else { 100 };

@@ -380,16 +380,7 @@ fn quartile_curve(traces: &[Trace], b: f64, points: usize) -> (Vec<f64>, [Vec<f6
 
 /// Runs the missing jobs of the study and writes the report; returns the report's path.
 pub fn reproduce(options: &PandoraOptions) -> Result<PathBuf, String> {
-    let mut figs = figures(options.quick);
-    if let Some(keep) = &options.figures {
-        figs.retain(|f| keep.iter().any(|k| k == f.key));
-        if figs.is_empty() {
-            return Err(format!(
-                "no figure among {keep:?} (known: fig3, fig4, fig5, fig11)"
-            ));
-        }
-    }
-    let all = jobs(&figs, options.seeds);
+    let (figs, all) = grid(options)?;
     if !options.no_run {
         run_missing(&all, options)?;
     }
@@ -400,6 +391,38 @@ pub fn reproduce(options: &PandoraOptions) -> Result<PathBuf, String> {
     std::fs::write(&options.report, report)
         .map_err(|e| format!("{}: {e}", options.report.display()))?;
     Ok(options.report.clone())
+}
+
+/// Runs the missing jobs of `shard`'s share of the study's grid (`costbo reproduce pandora
+/// --shard K/N`): job `i` of the grid's fixed order (figures, panels, costs, rules, seeds) is
+/// shard `i mod N + 1`'s, as the runner's shards (see [`crate::experiment::shard`]). A shard
+/// writes no report: once every shard has finished, [`reproduce`] on the shared output
+/// directory finds every job done and writes it. Every shard must be given the same options
+/// (seeds, quick, figures), which fix the order.
+pub fn run_shard(options: &PandoraOptions, shard: crate::experiment::Shard) -> Result<(), String> {
+    let (_, all) = grid(options)?;
+    let mine: Vec<Job> = all
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| shard.owns(*i))
+        .map(|(_, j)| j)
+        .collect();
+    run_missing(&mine, options)
+}
+
+/// The figures selected by `options` and their jobs, in the grid's fixed order.
+fn grid(options: &PandoraOptions) -> Result<(Vec<FigureSpec>, Vec<Job>), String> {
+    let mut figs = figures(options.quick);
+    if let Some(keep) = &options.figures {
+        figs.retain(|f| keep.iter().any(|k| k == f.key));
+        if figs.is_empty() {
+            return Err(format!(
+                "no figure among {keep:?} (known: fig3, fig4, fig5, fig11)"
+            ));
+        }
+    }
+    let all = jobs(&figs, options.seeds);
+    Ok((figs, all))
 }
 
 fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> {

@@ -21,7 +21,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::experiment::{
-    self, CostSpec, JudgePoints, ObjectiveSpec, PriorMean, RunOptions, Seeds, Settings, Summary,
+    self, CostSpec, JudgePoints, ObjectiveSpec, PriorMean, RunOptions, Seeds, Settings, Shard,
+    Summary,
 };
 use crate::plot::Figure;
 use report::CellData;
@@ -208,15 +209,36 @@ fn share_best_values(from: &std::path::Path, to: &std::path::Path) -> Result<(),
     std::fs::create_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
     for e in entries.flatten() {
         let dest = target.join(e.file_name());
-        if !dest.exists() {
-            std::fs::copy(e.path(), &dest).map_err(|err| format!("{}: {err}", dest.display()))?;
+        // Skip the temporary files of writers in progress (shards on other machines).
+        if e.file_name().to_string_lossy().starts_with('.') || dest.exists() {
+            continue;
         }
+        // Through a temporary file: a shard on another machine may read `dest` meanwhile.
+        let text = std::fs::read_to_string(e.path())
+            .map_err(|err| format!("{}: {err}", e.path().display()))?;
+        experiment::write_atomic(&dest, &text)?;
     }
     Ok(())
 }
 
 /// Runs (unless `options.run` is false) every part of the study, then writes the report.
 pub fn reproduce(options: &ReproduceOptions) -> Result<Outcome, String> {
+    reproduce_shard(options, Shard::WHOLE)
+}
+
+/// [`reproduce`] for `shard`'s share of every part's grid (`costbo reproduce --shard K/N`, see
+/// [`experiment::shard`]). A share of the grid is no basis for verdicts, so a shard writes no
+/// report: it runs its jobs and writes each part's `summary-shard-K-of-N.json` (listed in
+/// [`Outcome::written`], with no verdicts). Once every shard has finished, [`reproduce`] on the
+/// same output directory finds every job done and writes the parts' `summary.json` and the
+/// report. With [`Shard::WHOLE`] this is [`reproduce`].
+pub fn reproduce_shard(options: &ReproduceOptions, shard: Shard) -> Result<Outcome, String> {
+    if !shard.is_whole() && !options.run {
+        return Err(format!(
+            "--shard {shard} with --no-run: a shard runs its share of the grid; the report \
+             comes from the merge (the command without --shard)"
+        ));
+    }
     let start = Instant::now();
     if let Some(only) = &options.objectives {
         let parts = options.study.parts(options.quick, options.seeds);
@@ -250,13 +272,14 @@ pub fn reproduce(options: &ReproduceOptions) -> Result<Outcome, String> {
             if options.progress {
                 println!("{}: {} → {}", part.dir, part.about, dir.display());
             }
-            let r = experiment::run(
+            let r = experiment::run_shard(
                 &part.settings,
                 &RunOptions {
                     out: dir.clone(),
                     jobs: options.jobs,
                     progress: options.progress,
                 },
+                shard,
             )?;
             (r.summary, r.failed)
         } else {
@@ -270,6 +293,17 @@ pub fn reproduce(options: &ReproduceOptions) -> Result<Outcome, String> {
             dir,
             summary,
             failed,
+        });
+    }
+    if !shard.is_whole() {
+        let written = parts
+            .iter()
+            .map(|p| experiment::summary_path(&p.dir, shard))
+            .collect();
+        return Ok(Outcome {
+            parts,
+            verdicts: Vec::new(),
+            written,
         });
     }
     let elapsed = start.elapsed().as_secs_f64();
