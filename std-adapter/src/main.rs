@@ -243,7 +243,8 @@ struct ReproduceArgs {
     /// Worker threads (default: available parallelism).
     #[arg(long)]
     jobs: Option<usize>,
-    /// Seeds of the paper grid (default: the paper's, 10 for ucb-cvs and 5 for unknown-cost).
+    /// Seeds of the paper grid (default: the paper's, 10 for ucb-cvs, 5 for unknown-cost, 16 for
+    /// pandora; trials for costly-feedback, 50).
     #[arg(long)]
     seeds: Option<u64>,
     /// Only these objectives (comma separated labels, e.g. gp-sample,hartmann3).
