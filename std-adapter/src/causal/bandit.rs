@@ -99,6 +99,10 @@ pub struct BanditOptions {
     pub noise: f64,
     /// Monte Carlo draws for optima without a closed form.
     pub optimum_samples: u64,
+    /// Standard deviation of extra Gaussian noise added to the outcome the controller is told
+    /// (not to the recorded outcome or regret): the noise sweep of Fig. 5 measures how noisy
+    /// feedback slows learning, so the regret stays that of the noise-free SCM draw.
+    pub extra_noise_sd: f64,
 }
 
 impl Default for BanditOptions {
@@ -112,6 +116,7 @@ impl Default for BanditOptions {
             outputscale: 1.0,
             noise: 0.1,
             optimum_samples: 100_000,
+            extra_noise_sd: 0.0,
         }
     }
 }
@@ -291,6 +296,8 @@ pub fn run(env: &Environment, method: Method, o: &BanditOptions) -> Result<Trace
         .map_err(|e| format!("{e:?}"))?,
     );
     let mut rng = Rng::new(o.seed);
+    // A separate stream, so that the SCM's draws are the same at every noise level.
+    let mut feedback_noise = Rng::new(o.seed ^ 0xfeed_0004);
     let target = g.target();
     let mut trace = Trace {
         arms,
@@ -325,7 +332,12 @@ pub fn run(env: &Environment, method: Method, o: &BanditOptions) -> Result<Trace
             .ok_or_else(|| format!("round {t}: the SCM never reached the arm's actions"))?
             .map_err(|e| format!("round {t}, arm {}: {e:?}", a.label))?;
         let y = values[target];
-        ctl.tell(if env.minimise { -y } else { y })
+        let told = if o.extra_noise_sd > 0.0 {
+            y + feedback_noise.normal(0.0, o.extra_noise_sd)
+        } else {
+            y
+        };
+        ctl.tell(if env.minimise { -told } else { told })
             .map_err(|e| format!("round {t}: {e:?}"))?;
         trace.chosen.push(choice.arm);
         trace.outcomes.push(y);
