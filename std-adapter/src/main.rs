@@ -184,8 +184,8 @@ fn study_parser() -> impl TypedValueParser<Value = StudyChoice> {
             )))
             .chain(std::iter::once(PossibleValue::new("causal").help(
                 "Paper 004: CoCa-BO against CoBO, the oracle arm and random on PSA-I/II, the \
-                 Fig. 1 SCM and A.2, with the noise sweep (Figs. 3, 5, 6b; --seeds, 12 by \
-                 default, and --rounds, 200)",
+                 Fig. 1 SCM and A.2, with the noise sweep (Figs. 3, 5, 6b; --seeds, 40 by \
+                 default, 110 in the paper; --rounds, 700)",
             ))),
     )
     .map(|name| match reproduce::study(&name) {
@@ -215,8 +215,8 @@ struct ReproduceArgs {
     /// Seeds of the paper grid (default: the paper's, 10 for ucb-cvs and 5 for unknown-cost).
     #[arg(long)]
     seeds: Option<u64>,
-    /// causal only: rounds per run (default 200, at most the per-arm GP capacity 256; the
-    /// paper runs 700).
+    /// causal only: rounds per run (default 700 as in the paper, at most the per-arm GP
+    /// capacity 704).
     #[arg(long)]
     rounds: Option<usize>,
     /// Only these objectives (comma separated labels, e.g. gp-sample,hartmann3).
@@ -457,8 +457,8 @@ fn run(cli: Cli) -> Result<(), String> {
             } else {
                 PathBuf::from("docs/results/causal.md")
             };
-            let seeds = a.seeds.unwrap_or(if a.quick { 2 } else { 12 });
-            let rounds = a.rounds.unwrap_or(if a.quick { 30 } else { 200 });
+            let seeds = a.seeds.unwrap_or(if a.quick { 2 } else { 40 });
+            let rounds = a.rounds.unwrap_or(if a.quick { 30 } else { 700 });
             let mut command = format!("costbo reproduce causal --seeds {seeds} --rounds {rounds}");
             if a.quick {
                 command += " --quick";

@@ -408,8 +408,8 @@ fn curve(label: &str, s: &CellSummary) -> Curve {
 
 fn panel_title(env: &str) -> String {
     match env {
-        "psa-1" | "psa1" | "psa_1" => "(3a) PSA-I".into(),
-        "psa-2" | "psa2" | "psa_2" => "(3b) PSA-II".into(),
+        "psa-1" => "(3a) PSA-I".into(),
+        "psa-2" => "(3b) PSA-II".into(),
         "fig1" => "(3d) Fig. 1 SCM".into(),
         "a2" => "(3c) App. A.2 SCM".into(),
         e => e.into(),
@@ -513,9 +513,13 @@ fn frequency_figure(o: &CausalStudyOptions, s: &[CellSummary]) -> Figure {
     }
 }
 
+/// Seeds a cell needs to enter a verdict: with fewer the standard error means little.
+pub const MIN_SEEDS: usize = 3;
+
 fn find<'a>(s: &'a [CellSummary], env: &str, m: Method, eps: f64) -> Option<&'a CellSummary> {
-    s.iter()
-        .find(|c| c.env == env && c.method == short(m) && c.eps_y_sd == eps && c.seeds > 0)
+    s.iter().find(|c| {
+        c.env == env && c.method == short(m) && c.eps_y_sd == eps && c.seeds >= MIN_SEEDS
+    })
 }
 
 fn pm(v: (f64, f64)) -> String {
@@ -549,7 +553,11 @@ fn report(o: &CausalStudyOptions, s: &[CellSummary], figs: &[String]) -> String 
          and the arms are hand-restricted in the paper; the controller here holds at most {} \
          inputs. CaBO (context-free POMIS arms on the latent projection) is not implemented, so \
          the CaBO comparisons of Figs. 3a–b are not tested. Fig. 7 (backend ablation) is not \
-         run. Rounds are capped at {CAPACITY} by the per-arm GP capacity.\n\n",
+         run. Rounds are capped at {CAPACITY} by the per-arm GP capacity. On PSA the POMPS \
+         enumeration leaves one arm, (Aspirin, Statin; Age, BMI), as in the paper's scripts, so \
+         both CoCa-BO rules and the oracle play the same arm with the same draws and coincide; \
+         CoBO there would condition on Cancer, which the SCM draws after the actions, so it is \
+         not run (the paper plots CaBO, not CoBO, on PSA).\n\n",
         o.rounds,
         envs(o.quick)
             .iter()
@@ -649,28 +657,45 @@ fn verdicts(s: &[CellSummary]) -> Vec<Verdict> {
                     pm(cobo.at(cobo.rounds / 4)),
                     decreasing(cobo)
                 ),
+                // The bound is analytic (E[Y] = 0 under every CoBO policy): the data can only be
+                // consistent with it, and flat.
                 word(cm + 1.96 * ce >= 1.0 / 3.0 && !decreasing(cobo)),
             ));
-            let f = coca.frequency_last_quarter.first().copied().unwrap_or(0.0);
             let sub = decreasing(coca) && coca.last().0 + 1.96 * coca.last().1 < cm - 1.96 * ce;
             v.push((
-                "Fig. 3d: CoCa-BO's regret sublinear (below CoBO), its selection converges to \
-                 (X1; C)"
-                    .into(),
+                "Fig. 3d: CoCa-BO's regret sublinear, much smaller than CoBO's".into(),
                 format!(
-                    "CoCa-BO {} at T (CoBO {}), still falling: {}; (X1; C) played {:.2} of the \
-                     last quarter",
+                    "CoCa-BO {} at T (CoBO {}), still falling: {}",
                     pm(coca.last()),
                     pm((cm, ce)),
                     decreasing(coca),
-                    f
                 ),
-                word(sub && f > 0.8),
+                word(sub),
+            ));
+            // "Converges": the optimal arm takes most of the last quarter's plays, for the
+            // analysed rule and for the public code's.
+            let mut ours = Vec::new();
+            let mut ok = true;
+            for m in [Method::CocaBo, Method::CocaBoUcb1] {
+                if let Some(c) = find(s, "fig1", m, e) {
+                    let f = c.frequency_last_quarter.first().copied().unwrap_or(0.0);
+                    let all = c.frequency.first().copied().unwrap_or(0.0);
+                    ok &= f > 0.8;
+                    ours.push(format!(
+                        "{}: (X1; C) {all:.2} of all rounds, {f:.2} of the last quarter",
+                        short(m)
+                    ));
+                }
+            }
+            v.push((
+                "Fig. 3d: CoCa-BO's selection frequency converges to (X1; C)".into(),
+                ours.join("; "),
+                format!("{} (threshold: > 0.8 of the last quarter)", word(ok)),
             ));
         }
         _ => v.push((
             "Fig. 3d (Fig. 1 SCM)".into(),
-            "no runs".into(),
+            format!("fewer than {MIN_SEEDS} seeds"),
             "not tested".into(),
         )),
     }
@@ -699,17 +724,15 @@ fn verdicts(s: &[CellSummary]) -> Vec<Verdict> {
                 word(decreasing(cobo) && decreasing(coca) && a + 1.96 * ea < b - 1.96 * eb),
             ));
         }
-        _ => v.push(("Fig. 3c (A.2)".into(), "no runs".into(), "not tested".into())),
+        _ => v.push((
+            "Fig. 3c (A.2)".into(),
+            format!("fewer than {MIN_SEEDS} seeds"),
+            "not tested".into(),
+        )),
     }
     // PSA: only CoCa-BO's own convergence is testable without CaBO.
     for (env, fig) in [("psa-1", "3a (PSA-I)"), ("psa-2", "3b (PSA-II)")] {
-        let name = s
-            .iter()
-            .find(|c| c.env.replace('_', "-") == env)
-            .map(|c| c.env.clone());
-        let coca = name
-            .as_deref()
-            .and_then(|n| find(s, n, Method::CocaBo, e));
+        let coca = find(s, env, Method::CocaBo, e);
         v.push((
             format!("Fig. {fig}: CaBO unstable / fails to converge, CoCa-BO much smaller regret"),
             match coca {
@@ -727,7 +750,7 @@ fn verdicts(s: &[CellSummary]) -> Vec<Verdict> {
     // Fig. 5.
     let sweep: Vec<&CellSummary> = s
         .iter()
-        .filter(|c| c.env == "a2" && c.method == short(Method::CocaBo) && c.seeds > 0)
+        .filter(|c| c.env == "a2" && c.method == short(Method::CocaBo) && c.seeds >= MIN_SEEDS)
         .collect();
     if sweep.len() > 1 {
         let ok = sweep
