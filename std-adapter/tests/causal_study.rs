@@ -30,10 +30,19 @@ fn quick_study_writes_report_figures_and_resumes() {
     ] {
         let path = dir.join(name);
         assert!(written.contains(&path), "{name} not reported as written");
-        assert!(std::fs::metadata(&path).unwrap().len() > 0, "{name} is empty");
+        assert!(
+            std::fs::metadata(&path).unwrap().len() > 0,
+            "{name} is empty"
+        );
     }
     let md = std::fs::read_to_string(dir.join("causal.md")).unwrap();
-    for needle in ["Subset run", "| fig1 | CoBO | 2 |", "Fig. 5", "not tested", "![figures/"] {
+    for needle in [
+        "Subset run",
+        "| fig1 | CoBO | 2 |",
+        "Fig. 5",
+        "not tested",
+        "![figures/",
+    ] {
         assert!(md.contains(needle), "report lacks {needle:?}");
     }
     // One file per (environment, method, seed); resuming must not rewrite them.
@@ -49,7 +58,11 @@ fn quick_study_writes_report_figures_and_resumes() {
     assert_eq!(again.len(), written.len());
     assert_eq!(std::fs::metadata(&run).unwrap().modified().unwrap(), stamp);
     // A third seed runs only the new seed's files.
-    reproduce(&CausalStudyOptions { seeds: 3, ..options }).unwrap();
+    reproduce(&CausalStudyOptions {
+        seeds: 3,
+        ..options
+    })
+    .unwrap();
     assert_eq!(std::fs::metadata(&run).unwrap().modified().unwrap(), stamp);
     assert!(dir.join("runs/fig1-t24/cocabo/seed-2.csv").exists());
     let md = std::fs::read_to_string(dir.join("causal.md")).unwrap();
@@ -66,7 +79,11 @@ fn quick_cli_writes_the_report_beside_its_runs() {
         .arg(&dir)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(dir.join("causal.md").exists());
     assert!(dir.join("figures/causal-fig3-regret.png").exists());
     let _ = std::fs::remove_dir_all(&dir);

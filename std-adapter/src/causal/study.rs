@@ -158,9 +158,9 @@ fn read_run(path: &Path, rounds: usize) -> Option<RunFile> {
 }
 
 fn run_one(c: &Cell, rounds: usize, seed: u64, path: &Path) -> Result<(), String> {
-    let extra = c
-        .noise
-        .map_or(0.0, |s| 0.1 * (s * s - A2_EPS_Y_SD * A2_EPS_Y_SD).max(0.0).sqrt());
+    let extra = c.noise.map_or(0.0, |s| {
+        0.1 * (s * s - A2_EPS_Y_SD * A2_EPS_Y_SD).max(0.0).sqrt()
+    });
     let o = BanditOptions {
         rounds,
         seed,
@@ -309,7 +309,11 @@ pub fn reproduce(o: &CausalStudyOptions) -> Result<Vec<PathBuf>, String> {
                     let cell = &grid[c];
                     // A cell that failed once fails for every seed (too many arms or inputs):
                     // skip its other seeds.
-                    if failures.lock().map(|f| f.iter().any(|x| x.0 == c)).unwrap_or(false) {
+                    if failures
+                        .lock()
+                        .map(|f| f.iter().any(|x| x.0 == c))
+                        .unwrap_or(false)
+                    {
                         continue;
                     }
                     let path = seed_path(&o.out, cell, o.rounds, seed);
@@ -340,7 +344,20 @@ pub fn reproduce(o: &CausalStudyOptions) -> Result<Vec<PathBuf>, String> {
             let runs: Vec<RunFile> = (0..o.seeds)
                 .filter_map(|s| read_run(&seed_path(&o.out, c, o.rounds, s), o.rounds))
                 .collect();
-            let err = failures.iter().find(|f| f.0 == i).map(|f| f.1.clone());
+            let mut err = failures.iter().find(|f| f.0 == i).map(|f| f.1.clone());
+            if runs.is_empty() && err.is_none() {
+                // With --no-run the failure of a cell that cannot run (CoBO on PSA) is not in
+                // this call's list: one round says why, or that the cell has simply not run.
+                let one = BanditOptions {
+                    rounds: 1,
+                    ..BanditOptions::default()
+                };
+                err = Some(
+                    run(c.env, c.method, &one)
+                        .err()
+                        .unwrap_or_else(|| "no finished runs yet".into()),
+                );
+            }
             summarise(c, &runs, o.rounds, err)
         })
         .collect();
@@ -388,7 +405,7 @@ fn write_outputs(o: &CausalStudyOptions, s: &[CellSummary]) -> Result<Vec<PathBu
 }
 
 fn curve(label: &str, s: &CellSummary) -> Curve {
-    // Every 2nd round at most 128 points per curve keeps the PNGs light.
+    // At most about 128 points per curve keep the PNGs light.
     let step = (s.rounds / 128).max(1);
     let idx: Vec<usize> = (0..s.rounds).step_by(step).collect();
     let mean: Vec<f64> = idx.iter().map(|&i| s.mean[i]).collect();
@@ -473,6 +490,10 @@ fn frequency_figure(o: &CausalStudyOptions, s: &[CellSummary]) -> Figure {
             }) else {
                 continue;
             };
+            // One arm (PSA's single POMPS) is played every round: nothing to show.
+            if c.arms.len() < 2 {
+                continue;
+            }
             let w = 10.min(c.rounds);
             let curves = c
                 .arms
@@ -517,9 +538,8 @@ fn frequency_figure(o: &CausalStudyOptions, s: &[CellSummary]) -> Figure {
 pub const MIN_SEEDS: usize = 3;
 
 fn find<'a>(s: &'a [CellSummary], env: &str, m: Method, eps: f64) -> Option<&'a CellSummary> {
-    s.iter().find(|c| {
-        c.env == env && c.method == short(m) && c.eps_y_sd == eps && c.seeds >= MIN_SEEDS
-    })
+    s.iter()
+        .find(|c| c.env == env && c.method == short(m) && c.eps_y_sd == eps && c.seeds >= MIN_SEEDS)
 }
 
 fn pm(v: (f64, f64)) -> String {
@@ -759,7 +779,14 @@ fn verdicts(s: &[CellSummary]) -> Vec<Verdict> {
             .all(|c| decreasing(c));
         let ours = sweep
             .iter()
-            .map(|c| format!("σ {}: {} (falling: {})", c.eps_y_sd, pm(c.last()), decreasing(c)))
+            .map(|c| {
+                format!(
+                    "σ {}: {} (falling: {})",
+                    c.eps_y_sd,
+                    pm(c.last()),
+                    decreasing(c)
+                )
+            })
             .collect::<Vec<_>>()
             .join("; ");
         v.push((
