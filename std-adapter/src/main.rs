@@ -215,8 +215,9 @@ fn study_parser() -> impl TypedValueParser<Value = StudyChoice> {
                  the trials, 50 in the paper)",
             )))
             .chain(std::iter::once(PossibleValue::new("causal").help(
-                "Paper 004: CoCa-BO on the Fig. 1 SCM against CoBO, the oracle arm and random \
-                 (--quick only so far; --seeds, 3 by default)",
+                "Paper 004: CoCa-BO against CoBO, the oracle arm and random on PSA-I/II, the \
+                 Fig. 1 SCM and A.2, with the noise sweep (Figs. 3, 5, 6b; --seeds, 40 by \
+                 default, 110 in the paper; --rounds, 700)",
             ))),
     )
     .map(|name| match reproduce::study(&name) {
@@ -247,6 +248,10 @@ struct ReproduceArgs {
     /// pandora; trials for costly-feedback, 50).
     #[arg(long)]
     seeds: Option<u64>,
+    /// causal only: rounds per run (default 700 as in the paper, at most the per-arm GP
+    /// capacity 704).
+    #[arg(long)]
+    rounds: Option<usize>,
     /// Only these objectives (comma separated labels, e.g. gp-sample,hartmann3).
     #[arg(long, value_delimiter = ',')]
     objectives: Option<Vec<String>>,
@@ -507,25 +512,43 @@ fn run(cli: Cli) -> Result<(), String> {
             println!("in {:.1}s", start.elapsed().as_secs_f64());
         }
         Command::Reproduce(a) if matches!(a.study, StudyChoice::Causal) => {
-            // Only the quick skeleton exists: the paper's grid (110 seeds × 700 rounds, every
-            // environment, the figures and verdicts) is issue 18's remaining work.
-            if !a.quick {
-                return Err("reproduce causal: only --quick is implemented so far".into());
+            use costbo_std::causal::study::{reproduce, CausalStudyOptions};
+            let out = a.out.clone().unwrap_or_else(|| {
+                PathBuf::from(if a.quick {
+                    "results/reproduce-causal-quick"
+                } else {
+                    "results/reproduce-causal"
+                })
+            });
+            // The quick report stays beside its runs so that CI never touches docs/results.
+            let report = if a.quick {
+                out.join("causal.md")
+            } else {
+                PathBuf::from("docs/results/causal.md")
+            };
+            let seeds = a.seeds.unwrap_or(if a.quick { 2 } else { 40 });
+            let rounds = a.rounds.unwrap_or(if a.quick { 30 } else { 700 });
+            let mut command = format!("costbo reproduce causal --seeds {seeds} --rounds {rounds}");
+            if a.quick {
+                command += " --quick";
             }
-            let out = a
-                .out
-                .clone()
-                .unwrap_or_else(|| PathBuf::from("results/reproduce-causal-quick"));
-            std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+            let options = CausalStudyOptions {
+                out,
+                report,
+                seeds,
+                rounds,
+                quick: a.quick,
+                jobs: a
+                    .jobs
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                progress: !a.quick,
+                no_run: a.no_run,
+                command,
+            };
             let start = std::time::Instant::now();
-            let md = costbo_std::causal::bandit::quick_report(
-                &costbo_std::causal::envs::FIG1,
-                60,
-                a.seeds.unwrap_or(3),
-            )?;
-            let path = out.join("causal.md");
-            std::fs::write(&path, md).map_err(|e| format!("{}: {e}", path.display()))?;
-            println!("wrote {}", path.display());
+            for path in reproduce(&options)? {
+                println!("wrote {}", path.display());
+            }
             println!("in {:.1}s", start.elapsed().as_secs_f64());
         }
         Command::Reproduce(a) if matches!(a.study, StudyChoice::CostlyFeedback) => {

@@ -10,6 +10,7 @@
 //! - [`bandit`]: the core controller played on the environments, with regret per round;
 //! - [`scm`]: random numbers and quadrature for the simulators;
 //! - [`envs`]: the five environments with their optima;
+//! - [`study`]: `costbo reproduce causal`, the report with figures and verdicts;
 //! - [`cli`]: `costbo causal …`.
 //!
 //! See docs/causal.md.
@@ -24,3 +25,4 @@ pub mod nodeset;
 pub mod pomps;
 pub mod scm;
 pub mod scope;
+pub mod study;
