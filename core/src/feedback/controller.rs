@@ -167,15 +167,16 @@ pub struct FeedbackAsk<R> {
 /// The controller (see the module docs).
 #[derive(Debug, Clone)]
 pub struct CandidateController<R, S, G> {
-    posterior: CandidatePosterior<R, S>,
+    // Visible to the `snapshot` module, which saves and restores them.
+    pub(super) posterior: CandidatePosterior<R, S>,
     settings: FeedbackSettings<R>,
-    rng: G,
-    round: u32,
-    open: Option<FeedbackAsk<R>>,
-    paid: u32,
+    pub(super) rng: G,
+    pub(super) round: u32,
+    pub(super) open: Option<FeedbackAsk<R>>,
+    pub(super) paid: u32,
     // (cost of one measurement, budget) when measurements are priced.
-    ledger: Option<(R, R)>,
-    spent: R,
+    pub(super) ledger: Option<(R, R)>,
+    pub(super) spent: R,
 }
 
 impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Rng> CandidateController<R, S, G> {

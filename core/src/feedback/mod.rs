@@ -17,3 +17,5 @@
 pub mod controller;
 pub mod query;
 pub mod select;
+#[cfg(feature = "serde")]
+pub mod snapshot;

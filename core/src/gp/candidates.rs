@@ -215,6 +215,66 @@ impl<R: Real, S: AsRef<[R]> + AsMut<[R]>> CandidatePosterior<R, S> {
         }
     }
 
+    /// The learned state, borrowed for a snapshot: (mean scale, reduction scale, observations,
+    /// scaled mean `μ̂` (M), reduction `P̂` (M², row-major)). The prior and the scratch column
+    /// are configuration and workspace.
+    #[cfg(feature = "serde")]
+    pub(crate) fn learned(&self) -> (R, R, usize, &[R], &[R]) {
+        let m = self.m;
+        let s = self.storage.as_ref();
+        (
+            self.mean_scale,
+            self.reduction_scale,
+            self.observations,
+            &s[2 * m * m..2 * m * m + m],
+            &s[m * m..2 * m * m],
+        )
+    }
+
+    /// The learned state, mutably, for restoring a snapshot (see [`Self::learned`]); the caller
+    /// validates what it wrote with [`Self::learned_is_valid`] and calls [`Self::reset`] if not.
+    #[cfg(feature = "serde")]
+    pub(crate) fn learned_mut(&mut self) -> (&mut R, &mut R, &mut usize, &mut [R], &mut [R]) {
+        let m = self.m;
+        let s = self.storage.as_mut();
+        let (_, rest) = s.split_at_mut(m * m);
+        let (reduction, rest) = rest.split_at_mut(m * m);
+        (
+            &mut self.mean_scale,
+            &mut self.reduction_scale,
+            &mut self.observations,
+            &mut rest[..m],
+            reduction,
+        )
+    }
+
+    /// Whether a restored learned state is one the filter can reach: finite values, scale
+    /// factors in `[FOLD_BELOW, 1]` (the filter folds them below that), a
+    /// reduction whose diagonal lies in `[0, prior variance]` up to rounding, so that the
+    /// posterior variances are those of a valid filter. (Symmetry is not checked: the update
+    /// adds `(cᵢ·s)·cⱼ` and `(cⱼ·s)·cᵢ`, equal only to rounding.)
+    #[cfg(feature = "serde")]
+    pub(crate) fn learned_is_valid(&self) -> bool {
+        let m = self.m;
+        let s = self.storage.as_ref();
+        let (a, b) = (self.mean_scale, self.reduction_scale);
+        let floor = R::from_f64(FOLD_BELOW);
+        let scales_ok = a >= floor && a <= R::ONE && b >= floor && b <= R::ONE;
+        if !scales_ok || !crate::real::all_finite(&s[m * m..2 * m * m + m]) {
+            return false;
+        }
+        // Rounding slack for the diagonal: the update accumulates M terms per entry.
+        let slack = R::EPSILON.sqrt();
+        for i in 0..m {
+            let prior = s[i * m + i];
+            let reduced = b * s[m * m + i * m + i];
+            if !(reduced >= -slack * prior && reduced <= prior * (R::ONE + slack) + slack) {
+                return false;
+            }
+        }
+        true
+    }
+
     fn mu(&self, j: usize) -> usize {
         2 * self.m * self.m + j
     }
