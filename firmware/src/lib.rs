@@ -37,6 +37,8 @@
 #![deny(missing_docs)]
 
 pub mod app;
+#[cfg(feature = "causal")]
+pub mod causal;
 pub mod drivers;
 pub mod experiment;
 #[cfg(feature = "feedback")]

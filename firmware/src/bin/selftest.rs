@@ -1,8 +1,8 @@
 //! On-target self-tests, run under QEMU:
 //!
 //! ```text
-//! cargo run --profile firmware -p costbo-firmware --target thumbv7em-none-eabihf --features pandora,feedback --bin selftest
-//! cargo run --profile firmware -p costbo-firmware --target thumbv6m-none-eabi --features pandora,feedback --bin selftest
+//! cargo run --profile firmware -p costbo-firmware --target thumbv7em-none-eabihf --features pandora,feedback,causal --bin selftest
+//! cargo run --profile firmware -p costbo-firmware --target thumbv6m-none-eabi --features pandora,feedback,causal --bin selftest
 //! ```
 //!
 //! Prints `test NAME ... ok|FAILED (reason)` per test, then `N passed, N failed`; QEMU exits with
@@ -39,6 +39,8 @@ mod firmware {
         suite::decision::log_eipc_decisions_equal_the_desktops,
         #[cfg(feature = "feedback")]
         suite::decision::feedback_decisions_equal_the_desktops,
+        #[cfg(all(feature = "causal", not(costbo_machine = "microbit")))]
+        suite::decision::causal_decisions_equal_the_desktops,
     ];
 
     #[entry]
