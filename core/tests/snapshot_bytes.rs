@@ -172,7 +172,7 @@ fn snapshots_serialise_to_the_pinned_bytes_and_load_back() {
 
 #[test]
 fn link_frames_are_the_pinned_bytes() {
-    let v = |x: &[f32]| Values::from_slice(x);
+    let v = |x: &[f32]| Values::from_slice(x).unwrap();
     let device = [
         DeviceMessage::Hello {
             version: 1,

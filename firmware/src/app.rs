@@ -36,7 +36,7 @@
 use costbo_core::driver::{Decision, DriverError};
 use costbo_core::link::{
     encode, values_from_options, DeviceMessage, ErrorCode, FrameDecoder, HostMessage, LinkError,
-    Values, DECODER_CAPACITY, MAX_FRAME, VERSION,
+    Values, DECODER_CAPACITY, MAX_FRAME, MAX_VARS, VERSION,
 };
 use costbo_experiment::Spec;
 use embedded_hal::delay::DelayNs;
@@ -444,7 +444,7 @@ where
                 round,
                 spent,
                 set: r.set as u8,
-                values: values_from_options(&r.values).unwrap_or(Values::from_slice(&[])),
+                values: values_from_options(&r.values).unwrap_or_default(),
                 score: r.score,
             },
             // No observation yet: nothing to recommend.
@@ -452,7 +452,7 @@ where
                 round,
                 spent,
                 set: 0,
-                values: Values::from_slice(&[f32::NAN; D]),
+                values: Values::from_slice(&[f32::NAN; D][..D.min(MAX_VARS)]).unwrap_or_default(),
                 score: f32::NAN,
             },
         };
@@ -465,7 +465,7 @@ where
         let msg = DeviceMessage::Decision {
             round: self.round(),
             set: d.set as u8,
-            values: values_from_options(&d.values).unwrap_or(Values::from_slice(&[])),
+            values: values_from_options(&d.values).unwrap_or_default(),
             score: d.score,
         };
         self.send(&msg)
