@@ -544,45 +544,29 @@ where
 }
 
 /// One log line formatted with `core::fmt` (for defmt, which logs it as a string; longer
-/// lines are cut).
-#[derive(Debug)]
-pub struct Line {
-    buf: [u8; 160],
-    len: usize,
-}
+/// lines are cut at a character boundary).
+#[derive(Debug, Default)]
+pub struct Line(heapless::String<160>);
 
 impl Line {
     /// An empty line.
     pub const fn new() -> Self {
-        Line {
-            buf: [0; 160],
-            len: 0,
-        }
+        Line(heapless::String::new())
     }
 
     /// The text so far.
     pub fn as_str(&self) -> &str {
-        // Only whole UTF-8 characters are ever copied in (see `write_str`).
-        core::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
-    }
-}
-
-impl Default for Line {
-    fn default() -> Self {
-        Self::new()
+        &self.0
     }
 }
 
 impl core::fmt::Write for Line {
     fn write_str(&mut self, s: &str) -> core::fmt::Result {
         for ch in s.chars() {
-            let mut b = [0u8; 4];
-            let enc = ch.encode_utf8(&mut b).as_bytes();
-            if self.len + enc.len() > self.buf.len() {
+            // Full: the rest of the line is cut, and the log goes on.
+            if self.0.push(ch).is_err() {
                 break;
             }
-            self.buf[self.len..self.len + enc.len()].copy_from_slice(enc);
-            self.len += enc.len();
         }
         Ok(())
     }

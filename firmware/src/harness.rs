@@ -56,10 +56,8 @@ const MSG_CAP: usize = 224;
 
 /// The text of the most recent failure. A failing test returns at once, so one buffer is
 /// enough, and it keeps [`TestFailure`] (and every `TestResult`) a few words small.
-#[derive(Clone, Copy)]
 struct MsgBuf {
-    buf: [u8; MSG_CAP],
-    len: usize,
+    text: heapless::String<MSG_CAP>,
     truncated: bool,
     seq: u32,
 }
@@ -70,8 +68,7 @@ struct MsgCell(core::cell::UnsafeCell<MsgBuf>);
 unsafe impl Sync for MsgCell {}
 
 static MSG: MsgCell = MsgCell(core::cell::UnsafeCell::new(MsgBuf {
-    buf: [0; MSG_CAP],
-    len: 0,
+    text: heapless::String::new(),
     truncated: false,
     seq: 0,
 }));
@@ -79,14 +76,10 @@ static MSG: MsgCell = MsgCell(core::cell::UnsafeCell::new(MsgBuf {
 impl Write for MsgBuf {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         for c in s.chars() {
-            let mut tmp = [0u8; 4];
-            let bytes = c.encode_utf8(&mut tmp).as_bytes();
-            if self.len + bytes.len() > MSG_CAP {
+            if self.text.push(c).is_err() {
                 self.truncated = true;
                 return Ok(());
             }
-            self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
-            self.len += bytes.len();
         }
         Ok(())
     }
@@ -112,21 +105,17 @@ impl TestFailure {
         // Format on the stack first: `args` may borrow the message of an earlier failure,
         // which lives in the static buffer.
         let mut local = MsgBuf {
-            buf: [0; MSG_CAP],
-            len: 0,
+            text: heapless::String::new(),
             truncated: false,
             seq: 0,
         };
         let _ = local.write_fmt(args);
         // SAFETY: see `MsgCell`; `args` is no longer used.
         let msg = unsafe { &mut *MSG.0.get() };
-        local.seq = msg.seq.wrapping_add(1);
+        let seq = msg.seq.wrapping_add(1);
+        local.seq = seq;
         *msg = local;
-        TestFailure {
-            file,
-            line,
-            seq: local.seq,
-        }
+        TestFailure { file, line, seq }
     }
 
     /// Source file of the failing check.
@@ -146,8 +135,7 @@ impl TestFailure {
         if msg.seq != self.seq {
             return "<message overwritten>";
         }
-        // Only whole UTF-8 characters are ever copied in, see `write_str`.
-        core::str::from_utf8(&msg.buf[..msg.len]).unwrap_or("<invalid utf-8>")
+        &msg.text
     }
 
     fn truncated(&self) -> bool {
