@@ -169,7 +169,7 @@ where
             self.config_id,
             D,
             M,
-            self.spec.budget as f32
+            Short(self.spec.budget as f32)
         );
         let mut replayed = 0u32;
         let mut failure = None;
@@ -191,7 +191,7 @@ where
                 "journal: replayed {} records, round {}, spent {}",
                 replayed,
                 self.round(),
-                self.ctl.spent()
+                Short(self.ctl.spent())
             ),
             Some(Ok(e)) => {
                 log!(
@@ -284,8 +284,8 @@ where
             "round {}: control set {} (cost {}), score {}",
             round,
             d.set,
-            self.spec.cost::<f32>(d.set).unwrap_or(f32::NAN),
-            d.score
+            Short(self.spec.cost::<f32>(d.set).unwrap_or(f32::NAN)),
+            Short(d.score)
         );
         for (l, v) in self.spec.variables.iter().enumerate() {
             let Some(value) = d.values[l] else { continue };
@@ -299,7 +299,7 @@ where
                     "round {}: dose {} = {} {}: pump {} on {} ms{}",
                     round,
                     v.name,
-                    value,
+                    Short(value),
                     v.unit,
                     pump.channel,
                     dose.on_ms,
@@ -354,8 +354,8 @@ where
                             "round {}: {} reads {} but {} was dosed",
                             round,
                             var.name,
-                            reading,
-                            dosed
+                            Short(reading),
+                            Short(dosed)
                         );
                         return self.error(ErrorCode::InvalidMeasurement);
                     }
@@ -368,7 +368,7 @@ where
                 "round {}: measured {} = {} {}",
                 round,
                 var.name,
-                reading,
+                Short(reading),
                 var.unit
             );
         }
@@ -425,10 +425,10 @@ where
             self,
             "round {}: outcome {}, cost {}, spent {} of {}",
             round,
-            y,
-            cost,
-            self.ctl.spent(),
-            self.spec.budget as f32
+            Short(y),
+            Short(cost),
+            Short(self.ctl.spent()),
+            Short(self.spec.budget as f32)
         );
         self.send(&DeviceMessage::Ack { round })?;
         self.phase = Phase::Idle;
@@ -456,7 +456,7 @@ where
                 score: f32::NAN,
             },
         };
-        log!(self, "done after {} rounds, spent {}", round, spent);
+        log!(self, "done after {} rounds, spent {}", round, Short(spent));
         self.phase = Phase::Finished;
         self.send(&msg)
     }
@@ -569,6 +569,18 @@ impl core::fmt::Write for Line {
             }
         }
         Ok(())
+    }
+}
+
+/// An `f32` for the log, written by `ryu` in its shortest round-trip form (`3.0`, `0.1`,
+/// `1e-5`, `NaN`). `core`'s float formatting (Grisu with a Dragon fallback, exact and
+/// exponential forms, their power-of-ten tables) is about 20 KB of flash, a seventh of the
+/// controller; ryu's `f32` path is a few KB.
+pub struct Short(pub f32);
+
+impl core::fmt::Display for Short {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(ryu::Buffer::new().format(self.0))
     }
 }
 
