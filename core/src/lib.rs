@@ -94,5 +94,8 @@ pub mod testfn;
 pub mod thompson;
 
 pub use gp::{Gp, GpError, Hyperparameters, Prediction, PredictionGradient, WhenFull};
+/// The bounded collections of the records and messages ([`heapless::Vec`]), re-exported so
+/// that users name the same version.
+pub use heapless;
 pub use kernel::{Kernel, Shape};
 pub use real::Real;

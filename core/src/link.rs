@@ -43,8 +43,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::snapshot::BoundedVec;
-
 /// Protocol version carried by [`DeviceMessage::Hello`].
 pub const VERSION: u16 = 1;
 
@@ -60,8 +58,9 @@ pub const MAX_FRAME: usize = cobs_max(MAX_PAYLOAD + 4) + 1;
 /// Decoder capacity that holds any message of this protocol ([`MAX_PAYLOAD`] plus the CRC).
 pub const DECODER_CAPACITY: usize = MAX_PAYLOAD + 4;
 
-/// Up to [`MAX_VARS`] values, physical units, in variable order.
-pub type Values = BoundedVec<f32, MAX_VARS>;
+/// Up to [`MAX_VARS`] values, physical units, in variable order (serialised as a sequence:
+/// a varint count, then the values).
+pub type Values = heapless::Vec<f32, MAX_VARS>;
 
 /// The CRC-32 used by frames and by the journal (ISO-HDLC: zlib's `crc32`).
 pub const CRC32: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
@@ -212,32 +211,16 @@ pub fn encode_raw(data: &[u8], out: &mut [u8]) -> Result<usize, LinkError> {
     if out.len() < cobs_max(data.len()) + 1 {
         return Err(LinkError::BufferTooSmall);
     }
-    let mut code_at = 0;
-    let mut w = 1;
-    let mut code: u8 = 1;
-    for (i, &b) in data.iter().enumerate() {
-        if b == 0 {
-            out[code_at] = code;
-            code_at = w;
-            w += 1;
-            code = 1;
-        } else {
-            out[w] = b;
-            w += 1;
-            code += 1;
-            // A full block (254 bytes) ends without an implicit zero; open the next block
-            // only if data follows, as standard COBS does.
-            if code == 0xFF && i + 1 < data.len() {
-                out[code_at] = code;
-                code_at = w;
-                w += 1;
-                code = 1;
-            }
-        }
-    }
-    out[code_at] = code;
-    out[w] = 0;
-    Ok(w + 1)
+    // The `cobs` crate writes nothing for empty data; standard COBS (and this protocol's
+    // earlier encoder) writes one code byte 0x01 for it.
+    let n = if data.is_empty() {
+        out[0] = 1;
+        1
+    } else {
+        cobs::try_encode(data, out).map_err(|_| LinkError::BufferTooSmall)?
+    };
+    *out.get_mut(n).ok_or(LinkError::BufferTooSmall)? = 0;
+    Ok(n + 1)
 }
 
 /// A byte-at-a-time frame decoder holding up to `B` decoded bytes (payload and CRC; use
@@ -245,16 +228,32 @@ pub fn encode_raw(data: &[u8], out: &mut [u8]) -> Result<usize, LinkError> {
 ///
 /// Feed every received byte to [`push`](Self::push); at each delimiter it returns the frame's
 /// message or why the frame was dropped, and starts afresh, so garbage costs at most the frame
-/// it touches.
-#[derive(Debug, Clone)]
+/// it touches. The COBS state machine is the `cobs` crate's [`cobs::DecoderState`]; this type
+/// adds the buffer, the overflow flag and the CRC check.
+#[derive(Debug)]
 pub struct FrameDecoder<const B: usize> {
-    buf: [u8; B],
-    len: usize,
-    // Bytes left in the current COBS block; 0 when the next byte is a code.
-    left: u8,
-    // Code of the current block (0 before the first).
-    code: u8,
+    buf: heapless::Vec<u8, B>,
+    state: cobs::DecoderState,
     overflow: bool,
+}
+
+impl<const B: usize> Clone for FrameDecoder<B> {
+    fn clone(&self) -> Self {
+        use cobs::DecoderState::*;
+        // `cobs::DecoderState` is neither `Clone` nor `Copy` (clippy's `self.state` would be a
+        // move out of a borrow); its variants are public and plain, so rebuild it.
+        #[allow(clippy::needless_match)]
+        let state = match self.state {
+            Idle => Idle,
+            Grab(n) => Grab(n),
+            GrabChain(n) => GrabChain(n),
+        };
+        FrameDecoder {
+            buf: self.buf.clone(),
+            state,
+            overflow: self.overflow,
+        }
+    }
 }
 
 impl<const B: usize> Default for FrameDecoder<B> {
@@ -267,29 +266,17 @@ impl<const B: usize> FrameDecoder<B> {
     /// An empty decoder.
     pub const fn new() -> Self {
         FrameDecoder {
-            buf: [0; B],
-            len: 0,
-            left: 0,
-            code: 0,
+            buf: heapless::Vec::new(),
+            state: cobs::DecoderState::Idle,
             overflow: false,
         }
     }
 
     /// Forgets a partial frame.
     pub fn reset(&mut self) {
-        self.len = 0;
-        self.left = 0;
-        self.code = 0;
+        self.buf.clear();
+        self.state = cobs::DecoderState::Idle;
         self.overflow = false;
-    }
-
-    fn put(&mut self, b: u8) {
-        if self.len < B {
-            self.buf[self.len] = b;
-            self.len += 1;
-        } else {
-            self.overflow = true;
-        }
     }
 
     /// Takes one byte. At a delimiter ending a non-empty frame, returns the decoded message or
@@ -306,33 +293,39 @@ impl<const B: usize> FrameDecoder<B> {
     /// Like [`push`](Self::push), but returns the checked payload (CRC removed) instead of
     /// decoding it.
     pub fn push_raw(&mut self, byte: u8) -> Option<Result<&[u8], LinkError>> {
-        if byte == 0 {
-            let started = self.code != 0;
-            let (len, left, overflow) = (self.len, self.left, self.overflow);
-            self.reset();
-            if !started {
-                return None;
+        if matches!(self.state, cobs::DecoderState::Idle) {
+            // Between frames: what the buffer holds is the last frame's payload, which the
+            // previous call lent out. Start afresh.
+            self.buf.clear();
+            self.overflow = false;
+        }
+        match self.state.feed(byte) {
+            // A code byte, or a delimiter outside a frame (an idle line or a flush).
+            Ok(cobs::DecodeResult::NoData) => None,
+            Ok(cobs::DecodeResult::DataContinue(b)) => {
+                if self.buf.push(b).is_err() {
+                    // Keep reading to the delimiter, so that the next frame starts clean.
+                    self.overflow = true;
+                }
+                None
             }
-            return Some(if overflow {
+            // The state machine is idle again; the buffer is emptied at the next byte.
+            Ok(cobs::DecodeResult::DataComplete) => Some(if self.overflow {
                 Err(LinkError::Overflow)
-            } else if left != 0 {
-                Err(LinkError::Cobs)
             } else {
-                check_crc(&self.buf[..len])
-            });
-        }
-        if self.left == 0 {
-            // A code byte; the block before it ends with an implicit zero unless it was full.
-            if self.code != 0 && self.code != 0xFF {
-                self.put(0);
+                check_crc(&self.buf)
+            }),
+            // A delimiter inside a block: the frame ended early. The state machine is idle.
+            Err(_) => {
+                let overflow = self.overflow;
+                self.reset();
+                Some(Err(if overflow {
+                    LinkError::Overflow
+                } else {
+                    LinkError::Cobs
+                }))
             }
-            self.code = byte;
-            self.left = byte - 1;
-        } else {
-            self.put(byte);
-            self.left -= 1;
         }
-        None
     }
 }
 
@@ -355,11 +348,10 @@ pub fn values_from_options<R: crate::Real, const D: usize>(v: &[Option<R>; D]) -
     if D > MAX_VARS {
         return None;
     }
-    let mut out = Values::from_slice(&[]);
-    for (o, x) in out.items.iter_mut().zip(v) {
-        *o = x.map_or(f32::NAN, |x| x.to_f64() as f32);
+    let mut out = Values::new();
+    for x in v {
+        out.push(x.map_or(f32::NAN, |x| x.to_f64() as f32)).ok()?;
     }
-    out.len = D;
     Some(out)
 }
 

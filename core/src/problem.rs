@@ -145,8 +145,7 @@ pub struct Problem<R, const D: usize, const M: usize> {
     upper: [R; D],
     // Distribution of each variable in unit-cube coordinates.
     unit: [Distribution<R>; D],
-    sets: [ControlSet; M],
-    len: usize,
+    sets: heapless::Vec<ControlSet, M>,
     costs: Costs<R, D, M>,
     // Variables measured before each decision (paper 004's contexts).
     contexts: ControlSet,
@@ -181,10 +180,8 @@ impl<R: Real, const D: usize, const M: usize> Problem<R, D, M> {
         if sets.is_empty() {
             return Err(ProblemError::NoControlSets);
         }
-        if sets.len() > M {
-            return Err(ProblemError::TooManyControlSets);
-        }
-        let mut stored = [ControlSet(0); M];
+        let stored =
+            heapless::Vec::from_slice(sets).map_err(|_| ProblemError::TooManyControlSets)?;
         for (i, s) in sets.iter().enumerate() {
             if s.is_empty() {
                 return Err(ProblemError::EmptyControlSet(i));
@@ -195,7 +192,6 @@ impl<R: Real, const D: usize, const M: usize> Problem<R, D, M> {
             if sets[..i].contains(s) {
                 return Err(ProblemError::DuplicateControlSet(i));
             }
-            stored[i] = *s;
         }
         let costs = match costs {
             None => Costs::Unknown,
@@ -218,7 +214,6 @@ impl<R: Real, const D: usize, const M: usize> Problem<R, D, M> {
             upper,
             unit,
             sets: stored,
-            len: sets.len(),
             costs,
             contexts: ControlSet(0),
         })
@@ -231,7 +226,9 @@ impl<R: Real, const D: usize, const M: usize> Problem<R, D, M> {
     pub fn with_costs(mut self, costs: Costs<R, D, M>) -> Result<Self, ProblemError> {
         match &costs {
             Costs::Known(c) => {
-                if let Some(i) = (0..self.len).find(|&i| !(c[i].is_finite() && c[i] > R::ZERO)) {
+                if let Some(i) =
+                    (0..self.sets.len()).find(|&i| !(c[i].is_finite() && c[i] > R::ZERO))
+                {
                     return Err(ProblemError::Cost(i));
                 }
             }
@@ -272,12 +269,12 @@ impl<R: Real, const D: usize, const M: usize> Problem<R, D, M> {
 
     /// Number of control sets.
     pub fn num_sets(&self) -> usize {
-        self.len
+        self.sets.len()
     }
 
     /// The control sets.
     pub fn sets(&self) -> &[ControlSet] {
-        &self.sets[..self.len]
+        &self.sets
     }
 
     /// The first control set that controls every variable, if there is one. Its best
@@ -333,7 +330,7 @@ impl<R: Real, const D: usize, const M: usize> Problem<R, D, M> {
     /// Known cost of set `i`, if costs are known.
     pub fn known_cost(&self, i: usize) -> Option<R> {
         match &self.costs {
-            Costs::Known(c) if i < self.len => Some(c[i]),
+            Costs::Known(c) if i < self.sets.len() => Some(c[i]),
             _ => None,
         }
     }

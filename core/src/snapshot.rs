@@ -12,12 +12,12 @@
 //! not bit for bit).
 //!
 //! Arrays whose length is a const generic have no serde implementation of their own, so
-//! [`FixedArray`] and [`BoundedVec`] carry them (as sequences).
+//! [`FixedArray`] carries them (as a sequence of exactly `K` values), and bounded lists are
+//! [`heapless::Vec`]s, which serde writes as a sequence of their length (the same bytes the
+//! hand-written bounded vector of earlier versions wrote: snapshots saved by them load
+//! unchanged; `core/tests/snapshot_bytes.rs` pins them).
 
-use core::fmt;
-use core::marker::PhantomData;
-
-use serde::de::{Error as _, SeqAccess, Visitor};
+use serde::de::Error as _;
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -35,87 +35,26 @@ impl<T: Serialize, const K: usize> Serialize for FixedArray<T, K> {
     }
 }
 
-impl<'de, T: Deserialize<'de> + Copy + Default, const K: usize> Deserialize<'de>
-    for FixedArray<T, K>
-{
+impl<'de, T: Deserialize<'de>, const K: usize> Deserialize<'de> for FixedArray<T, K> {
     fn deserialize<De: Deserializer<'de>>(d: De) -> Result<Self, De::Error> {
-        let v: BoundedVec<T, K> = d.deserialize_seq(BoundedVisitor(PhantomData))?;
-        if v.len != K {
-            return Err(De::Error::invalid_length(
-                v.len,
-                &"exactly the array's length",
-            ));
-        }
-        Ok(FixedArray(v.items))
+        // At most K values (more fail inside heapless's visitor), then exactly K.
+        let v = heapless::Vec::<T, K>::deserialize(d)?;
+        let len = v.len();
+        v.into_array()
+            .map(FixedArray)
+            .map_err(|_| De::Error::invalid_length(len, &"exactly the array's length"))
     }
 }
 
-/// Up to `K` values (the first `len` of `items`), serialised as a sequence of `len`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BoundedVec<T, const K: usize> {
-    /// Storage; entries from `len` on are unused.
-    pub items: [T; K],
-    /// Number of values.
-    pub len: usize,
-}
-
-impl<T: Copy + Default, const K: usize> BoundedVec<T, K> {
-    /// The values of `xs` (at most `K`; extra values are dropped).
-    pub fn from_slice(xs: &[T]) -> Self {
-        let mut items = [T::default(); K];
-        let len = xs.len().min(K);
-        items[..len].copy_from_slice(&xs[..len]);
-        BoundedVec { items, len }
+/// The first `K` values of `xs` (the rest are dropped), for saving a state whose lists hold at
+/// most `K` values by construction.
+pub(crate) fn bounded<T: Clone, const K: usize>(xs: &[T]) -> heapless::Vec<T, K> {
+    let mut v = heapless::Vec::new();
+    for x in xs.iter().take(K) {
+        // Cannot fail: at most K values are taken.
+        let _ = v.push(x.clone());
     }
-
-    /// The values.
-    pub fn as_slice(&self) -> &[T] {
-        &self.items[..self.len.min(K)]
-    }
-}
-
-impl<T: Serialize, const K: usize> Serialize for BoundedVec<T, K> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let n = self.len.min(K);
-        let mut seq = s.serialize_seq(Some(n))?;
-        for v in &self.items[..n] {
-            seq.serialize_element(v)?;
-        }
-        seq.end()
-    }
-}
-
-struct BoundedVisitor<T, const K: usize>(PhantomData<T>);
-
-impl<'de, T: Deserialize<'de> + Copy + Default, const K: usize> Visitor<'de>
-    for BoundedVisitor<T, K>
-{
-    type Value = BoundedVec<T, K>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "a sequence of at most {K} values")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut out = BoundedVec {
-            items: [T::default(); K],
-            len: 0,
-        };
-        while let Some(v) = seq.next_element()? {
-            if out.len == K {
-                return Err(A::Error::invalid_length(K + 1, &self));
-            }
-            out.items[out.len] = v;
-            out.len += 1;
-        }
-        Ok(out)
-    }
-}
-
-impl<'de, T: Deserialize<'de> + Copy + Default, const K: usize> Deserialize<'de>
-    for BoundedVec<T, K>
-{
-    fn deserialize<De: Deserializer<'de>>(d: De) -> Result<Self, De::Error> {
-        d.deserialize_seq(BoundedVisitor(PhantomData))
-    }
+    v
 }
 
 /// One stored observation: the point in unit coordinates and the outcome.
@@ -175,7 +114,7 @@ pub struct PendingRecord<R: Copy + Default, const D: usize> {
 ))]
 pub struct Snapshot<R: Copy + Default, const N: usize, const D: usize, P> {
     /// Observations in the GP, oldest first.
-    pub observations: BoundedVec<ObservationRecord<R, D>, N>,
+    pub observations: heapless::Vec<ObservationRecord<R, D>, N>,
     /// Kernel lengthscales.
     pub lengthscales: FixedArray<R, D>,
     /// Kernel outputscale.
@@ -204,7 +143,7 @@ pub struct Snapshot<R: Copy + Default, const N: usize, const D: usize, P> {
 ))]
 pub struct ModelRecord<R: Copy + Default, const N: usize, const D: usize> {
     /// Observations, oldest first.
-    pub observations: BoundedVec<ObservationRecord<R, D>, N>,
+    pub observations: heapless::Vec<ObservationRecord<R, D>, N>,
     /// Kernel lengthscales.
     pub lengthscales: FixedArray<R, D>,
     /// Kernel outputscale.
@@ -218,13 +157,13 @@ pub struct ModelRecord<R: Copy + Default, const N: usize, const D: usize> {
 impl<R: crate::real::Real, const N: usize, const D: usize> ModelRecord<R, N, D> {
     /// The record of `gp`.
     pub fn of<S: AsRef<[R]> + AsMut<[R]>>(gp: &crate::gp::Gp<R, N, D, S>) -> Self {
-        let mut observations = BoundedVec::from_slice(&[]);
+        let mut observations = heapless::Vec::new();
         for (x, y) in gp.inputs().iter().zip(gp.outputs()) {
-            observations.items[observations.len] = ObservationRecord {
+            // Cannot fail: a GP of capacity N holds at most N observations.
+            let _ = observations.push(ObservationRecord {
                 x: FixedArray(*x),
                 y: *y,
-            };
-            observations.len += 1;
+            });
         }
         let k = gp.kernel();
         ModelRecord {

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 type Dec = FrameDecoder<DECODER_CAPACITY>;
 
 fn vals(v: &[f32]) -> Values {
-    Values::from_slice(v)
+    Values::from_slice(v).unwrap()
 }
 
 fn device_messages() -> Vec<DeviceMessage> {

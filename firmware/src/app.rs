@@ -36,7 +36,7 @@
 use costbo_core::driver::{Decision, DriverError};
 use costbo_core::link::{
     encode, values_from_options, DeviceMessage, ErrorCode, FrameDecoder, HostMessage, LinkError,
-    Values, DECODER_CAPACITY, MAX_FRAME, VERSION,
+    Values, DECODER_CAPACITY, MAX_FRAME, MAX_VARS, VERSION,
 };
 use costbo_experiment::Spec;
 use embedded_hal::delay::DelayNs;
@@ -169,7 +169,7 @@ where
             self.config_id,
             D,
             M,
-            self.spec.budget as f32
+            Short(self.spec.budget as f32)
         );
         let mut replayed = 0u32;
         let mut failure = None;
@@ -191,7 +191,7 @@ where
                 "journal: replayed {} records, round {}, spent {}",
                 replayed,
                 self.round(),
-                self.ctl.spent()
+                Short(self.ctl.spent())
             ),
             Some(Ok(e)) => {
                 log!(
@@ -284,8 +284,8 @@ where
             "round {}: control set {} (cost {}), score {}",
             round,
             d.set,
-            self.spec.cost::<f32>(d.set).unwrap_or(f32::NAN),
-            d.score
+            Short(self.spec.cost::<f32>(d.set).unwrap_or(f32::NAN)),
+            Short(d.score)
         );
         for (l, v) in self.spec.variables.iter().enumerate() {
             let Some(value) = d.values[l] else { continue };
@@ -299,7 +299,7 @@ where
                     "round {}: dose {} = {} {}: pump {} on {} ms{}",
                     round,
                     v.name,
-                    value,
+                    Short(value),
                     v.unit,
                     pump.channel,
                     dose.on_ms,
@@ -354,8 +354,8 @@ where
                             "round {}: {} reads {} but {} was dosed",
                             round,
                             var.name,
-                            reading,
-                            dosed
+                            Short(reading),
+                            Short(dosed)
                         );
                         return self.error(ErrorCode::InvalidMeasurement);
                     }
@@ -368,7 +368,7 @@ where
                 "round {}: measured {} = {} {}",
                 round,
                 var.name,
-                reading,
+                Short(reading),
                 var.unit
             );
         }
@@ -425,10 +425,10 @@ where
             self,
             "round {}: outcome {}, cost {}, spent {} of {}",
             round,
-            y,
-            cost,
-            self.ctl.spent(),
-            self.spec.budget as f32
+            Short(y),
+            Short(cost),
+            Short(self.ctl.spent()),
+            Short(self.spec.budget as f32)
         );
         self.send(&DeviceMessage::Ack { round })?;
         self.phase = Phase::Idle;
@@ -444,7 +444,7 @@ where
                 round,
                 spent,
                 set: r.set as u8,
-                values: values_from_options(&r.values).unwrap_or(Values::from_slice(&[])),
+                values: values_from_options(&r.values).unwrap_or_default(),
                 score: r.score,
             },
             // No observation yet: nothing to recommend.
@@ -452,11 +452,11 @@ where
                 round,
                 spent,
                 set: 0,
-                values: Values::from_slice(&[f32::NAN; D]),
+                values: Values::from_slice(&[f32::NAN; D][..D.min(MAX_VARS)]).unwrap_or_default(),
                 score: f32::NAN,
             },
         };
-        log!(self, "done after {} rounds, spent {}", round, spent);
+        log!(self, "done after {} rounds, spent {}", round, Short(spent));
         self.phase = Phase::Finished;
         self.send(&msg)
     }
@@ -465,7 +465,7 @@ where
         let msg = DeviceMessage::Decision {
             round: self.round(),
             set: d.set as u8,
-            values: values_from_options(&d.values).unwrap_or(Values::from_slice(&[])),
+            values: values_from_options(&d.values).unwrap_or_default(),
             score: d.score,
         };
         self.send(&msg)
@@ -544,47 +544,43 @@ where
 }
 
 /// One log line formatted with `core::fmt` (for defmt, which logs it as a string; longer
-/// lines are cut).
-#[derive(Debug)]
-pub struct Line {
-    buf: [u8; 160],
-    len: usize,
-}
+/// lines are cut at a character boundary).
+#[derive(Debug, Default)]
+pub struct Line(heapless::String<160>);
 
 impl Line {
     /// An empty line.
     pub const fn new() -> Self {
-        Line {
-            buf: [0; 160],
-            len: 0,
-        }
+        Line(heapless::String::new())
     }
 
     /// The text so far.
     pub fn as_str(&self) -> &str {
-        // Only whole UTF-8 characters are ever copied in (see `write_str`).
-        core::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
-    }
-}
-
-impl Default for Line {
-    fn default() -> Self {
-        Self::new()
+        &self.0
     }
 }
 
 impl core::fmt::Write for Line {
     fn write_str(&mut self, s: &str) -> core::fmt::Result {
         for ch in s.chars() {
-            let mut b = [0u8; 4];
-            let enc = ch.encode_utf8(&mut b).as_bytes();
-            if self.len + enc.len() > self.buf.len() {
+            // Full: the rest of the line is cut, and the log goes on.
+            if self.0.push(ch).is_err() {
                 break;
             }
-            self.buf[self.len..self.len + enc.len()].copy_from_slice(enc);
-            self.len += enc.len();
         }
         Ok(())
+    }
+}
+
+/// An `f32` for the log, written by `ryu` in its shortest round-trip form (`3.0`, `0.1`,
+/// `1e-5`, `NaN`). `core`'s float formatting (Grisu with a Dragon fallback, exact and
+/// exponential forms, their power-of-ten tables) is about 20 KB of flash, a seventh of the
+/// controller; ryu's `f32` path is a few KB.
+pub struct Short(pub f32);
+
+impl core::fmt::Display for Short {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(ryu::Buffer::new().format(self.0))
     }
 }
 

@@ -56,10 +56,8 @@ const MSG_CAP: usize = 224;
 
 /// The text of the most recent failure. A failing test returns at once, so one buffer is
 /// enough, and it keeps [`TestFailure`] (and every `TestResult`) a few words small.
-#[derive(Clone, Copy)]
 struct MsgBuf {
-    buf: [u8; MSG_CAP],
-    len: usize,
+    text: heapless::String<MSG_CAP>,
     truncated: bool,
     seq: u32,
 }
@@ -70,8 +68,7 @@ struct MsgCell(core::cell::UnsafeCell<MsgBuf>);
 unsafe impl Sync for MsgCell {}
 
 static MSG: MsgCell = MsgCell(core::cell::UnsafeCell::new(MsgBuf {
-    buf: [0; MSG_CAP],
-    len: 0,
+    text: heapless::String::new(),
     truncated: false,
     seq: 0,
 }));
@@ -79,14 +76,10 @@ static MSG: MsgCell = MsgCell(core::cell::UnsafeCell::new(MsgBuf {
 impl Write for MsgBuf {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         for c in s.chars() {
-            let mut tmp = [0u8; 4];
-            let bytes = c.encode_utf8(&mut tmp).as_bytes();
-            if self.len + bytes.len() > MSG_CAP {
+            if self.text.push(c).is_err() {
                 self.truncated = true;
                 return Ok(());
             }
-            self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
-            self.len += bytes.len();
         }
         Ok(())
     }
@@ -112,21 +105,17 @@ impl TestFailure {
         // Format on the stack first: `args` may borrow the message of an earlier failure,
         // which lives in the static buffer.
         let mut local = MsgBuf {
-            buf: [0; MSG_CAP],
-            len: 0,
+            text: heapless::String::new(),
             truncated: false,
             seq: 0,
         };
         let _ = local.write_fmt(args);
         // SAFETY: see `MsgCell`; `args` is no longer used.
         let msg = unsafe { &mut *MSG.0.get() };
-        local.seq = msg.seq.wrapping_add(1);
+        let seq = msg.seq.wrapping_add(1);
+        local.seq = seq;
         *msg = local;
-        TestFailure {
-            file,
-            line,
-            seq: local.seq,
-        }
+        TestFailure { file, line, seq }
     }
 
     /// Source file of the failing check.
@@ -146,8 +135,7 @@ impl TestFailure {
         if msg.seq != self.seq {
             return "<message overwritten>";
         }
-        // Only whole UTF-8 characters are ever copied in, see `write_str`.
-        core::str::from_utf8(&msg.buf[..msg.len]).unwrap_or("<invalid utf-8>")
+        &msg.text
     }
 
     fn truncated(&self) -> bool {
@@ -335,6 +323,17 @@ static STATE: Global<State> = Global::new(State {
 });
 static IN_PANIC: Global<bool> = Global::new(false);
 
+/// What the panic and fault handlers do during a test run. Set by [`run`] only, so a firmware
+/// that never runs tests (the controller) does not link the runner's reporting and
+/// continuation code (about 2.5 KB of flash).
+#[derive(Clone, Copy)]
+struct Hooks {
+    panic: fn(&core::panic::PanicInfo) -> !,
+    fault: fn(fmt::Arguments) -> !,
+}
+
+static HOOKS: Global<Option<Hooks>> = Global::new(None);
+
 /// Runs every test in `tests`, prints the results and the final `N passed, N failed` line, and
 /// exits QEMU (status 0 if all passed, 1 otherwise). `title` goes into the header line.
 pub fn run(title: &str, tests: &'static [Test]) -> ! {
@@ -352,6 +351,10 @@ pub fn run(title: &str, tests: &'static [Test]) -> ! {
         failed: 0,
         active: true,
     });
+    HOOKS.set(Some(Hooks {
+        panic: test_panicked,
+        fault: test_faulted,
+    }));
     run_remaining()
 }
 
@@ -416,11 +419,18 @@ pub(crate) fn on_panic(info: &core::panic::PanicInfo) -> ! {
         exit(101);
     }
     IN_PANIC.set(true);
-    let mut st = STATE.get();
-    if !st.active {
-        println!("panicked: {}", info);
-        exit(101);
+    match HOOKS.get() {
+        Some(h) if STATE.get().active => (h.panic)(info),
+        _ => {
+            println!("panicked: {}", info);
+            exit(101)
+        }
     }
+}
+
+/// A panic inside a test: reports it and goes on with the next test.
+fn test_panicked(info: &core::panic::PanicInfo) -> ! {
+    let mut st = STATE.get();
     match info.location() {
         Some(l) => println!(
             "FAILED (panicked at {}:{}:{}: {})",
@@ -444,11 +454,18 @@ pub(crate) fn on_panic(info: &core::panic::PanicInfo) -> ! {
 /// Called by the HardFault and default exception handlers: reports the running test (if any) as
 /// failed, skips the rest and exits.
 pub(crate) fn on_fault(what: fmt::Arguments) -> ! {
-    let mut st = STATE.get();
-    if !st.active {
-        println!("{}", what);
-        exit(102);
+    match HOOKS.get() {
+        Some(h) if STATE.get().active => (h.fault)(what),
+        _ => {
+            println!("{}", what);
+            exit(102)
+        }
     }
+}
+
+/// A fault inside a test: reports it, skips the rest and exits.
+fn test_faulted(what: fmt::Arguments) -> ! {
+    let mut st = STATE.get();
     println!("FAILED ({})", what);
     st.failed += 1;
     STATE.set(st);

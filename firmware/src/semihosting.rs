@@ -20,18 +20,15 @@ fn stdout() -> Option<hio::HostStream> {
 
 /// Formats into a stack buffer and writes it in chunks, so that one `print!` costs one or a few
 /// semihosting calls instead of one per formatting fragment.
-struct Chunked {
-    buf: [u8; 128],
-    len: usize,
-}
+struct Chunked(heapless::Vec<u8, 128>);
 
 impl Chunked {
     fn flush(&mut self) {
-        if self.len > 0 {
+        if !self.0.is_empty() {
             if let Some(mut out) = stdout() {
-                let _ = out.write_all(&self.buf[..self.len]);
+                let _ = out.write_all(&self.0);
             }
-            self.len = 0;
+            self.0.clear();
         }
     }
 }
@@ -39,11 +36,11 @@ impl Chunked {
 impl Write for Chunked {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         for &b in s.as_bytes() {
-            if self.len == self.buf.len() {
+            if self.0.is_full() {
                 self.flush();
             }
-            self.buf[self.len] = b;
-            self.len += 1;
+            // Cannot fail: a full buffer was just flushed.
+            let _ = self.0.push(b);
         }
         Ok(())
     }
@@ -51,10 +48,7 @@ impl Write for Chunked {
 
 #[doc(hidden)]
 pub fn _print(args: fmt::Arguments) {
-    let mut w = Chunked {
-        buf: [0; 128],
-        len: 0,
-    };
+    let mut w = Chunked(heapless::Vec::new());
     let _ = w.write_fmt(args);
     w.flush();
 }

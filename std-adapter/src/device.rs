@@ -469,7 +469,7 @@ fn session<const N: usize, const M: usize>(
                     .map(|s| ControlSet(s.mask))
                     .ok_or_else(|| format!("decision names control set {set}"))?;
                 let dv: [f32; D] = values_to_array(&values)
-                    .ok_or_else(|| format!("decision with {} values", values.len))?;
+                    .ok_or_else(|| format!("decision with {} values", values.len()))?;
                 let decision = if options.mirror {
                     let mine = mirror.suggest().map_err(|e| {
                         format!("round {round}: the device decided, the host's controller: {e:?}")
@@ -529,7 +529,8 @@ fn session<const N: usize, const M: usize>(
                 };
                 wire.send(&HostMessage::Measurement {
                     round,
-                    values: Values::from_slice(&sent),
+                    values: Values::from_slice(&sent)
+                        .map_err(|_| format!("{} values exceed a message's", sent.len()))?,
                 })?;
                 wire.send(&HostMessage::Outcome {
                     round,

@@ -58,13 +58,13 @@ where
     #[cfg(feature = "serde")]
     pub fn snapshot(&self) -> crate::snapshot::Snapshot<R, N, D, P::Record> {
         use crate::snapshot::*;
-        let mut observations = BoundedVec::from_slice(&[]);
+        let mut observations = heapless::Vec::new();
         for (x, y) in self.gp.inputs().iter().zip(self.gp.outputs()) {
-            observations.items[observations.len] = ObservationRecord {
+            // Cannot fail: a GP of capacity N holds at most N observations.
+            let _ = observations.push(ObservationRecord {
                 x: FixedArray(*x),
                 y: *y,
-            };
-            observations.len += 1;
+            });
         }
         let pending = self.pending.map(|d| {
             let u = self.problem.to_unit(&core::array::from_fn(|l| {

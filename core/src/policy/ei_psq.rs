@@ -24,8 +24,7 @@ use rand_xoshiro::Xoshiro128PlusPlus;
 pub struct EiPsq<R, const D: usize, const F: usize, const H: usize> {
     selection: Selection,
     // Past queries (control set, point in unit coordinates), oldest first.
-    history: [(ControlSet, [R; D]); H],
-    len: usize,
+    history: heapless::Vec<(ControlSet, [R; D]), H>,
 }
 
 impl<R: Real, const D: usize, const F: usize, const H: usize> EiPsq<R, D, F, H> {
@@ -33,8 +32,7 @@ impl<R: Real, const D: usize, const F: usize, const H: usize> EiPsq<R, D, F, H> 
     pub fn new(selection: Selection) -> Self {
         EiPsq {
             selection,
-            history: [(ControlSet(0), [R::ZERO; D]); H],
-            len: 0,
+            history: heapless::Vec::new(),
         }
     }
 
@@ -45,7 +43,7 @@ impl<R: Real, const D: usize, const F: usize, const H: usize> EiPsq<R, D, F, H> 
 
     /// The remembered queries, oldest first.
     pub fn history(&self) -> &[(ControlSet, [R; D])] {
-        &self.history[..self.len]
+        &self.history
     }
 
     /// Appends a query to the window.
@@ -53,12 +51,11 @@ impl<R: Real, const D: usize, const F: usize, const H: usize> EiPsq<R, D, F, H> 
         if H == 0 {
             return;
         }
-        if self.len == H {
-            self.history.copy_within(1.., 0);
-            self.len -= 1;
+        if self.history.is_full() {
+            self.history.remove(0);
         }
-        self.history[self.len] = (set, u);
-        self.len += 1;
+        // Cannot fail: there is room now.
+        let _ = self.history.push((set, u));
     }
 }
 
@@ -71,7 +68,7 @@ impl<R: Real, const D: usize, const F: usize, const H: usize> EiPsq<R, D, F, H> 
 ))]
 pub struct EiRecord<R: Copy + Default, const D: usize, const H: usize> {
     /// Past queries, oldest first.
-    pub history: crate::snapshot::BoundedVec<crate::snapshot::QueryRecord<R, D>, H>,
+    pub history: heapless::Vec<crate::snapshot::QueryRecord<R, D>, H>,
 }
 
 impl<R: Real, const D: usize, const M: usize, const F: usize, const H: usize> Policy<R, D, M>
@@ -121,14 +118,14 @@ impl<R: Real, const D: usize, const M: usize, const F: usize, const H: usize> Po
 
     #[cfg(feature = "serde")]
     fn save(&self) -> Self::Record {
-        use crate::snapshot::{BoundedVec, FixedArray, QueryRecord};
-        let mut history = BoundedVec::from_slice(&[]);
+        use crate::snapshot::{FixedArray, QueryRecord};
+        let mut history = heapless::Vec::new();
         for (set, x) in self.history() {
-            history.items[history.len] = QueryRecord {
+            // Cannot fail: both windows hold H queries.
+            let _ = history.push(QueryRecord {
                 set: set.0,
                 x: FixedArray(*x),
-            };
-            history.len += 1;
+            });
         }
         EiRecord { history }
     }
@@ -142,7 +139,7 @@ impl<R: Real, const D: usize, const M: usize, const F: usize, const H: usize> Po
         if !record.history.as_slice().iter().all(|q| in_cube(&q.x.0)) {
             return Err(DriverError::InvalidSnapshot);
         }
-        self.len = 0;
+        self.history.clear();
         for q in record.history.as_slice() {
             self.remember(ControlSet(q.set), q.x.0);
         }

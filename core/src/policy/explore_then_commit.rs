@@ -160,9 +160,9 @@ impl<R: Real, const M: usize> ExploreThenCommit<R, M> {
 ))]
 pub struct EtcRecord<R: Copy + Default, const M: usize> {
     /// Group costs.
-    pub group_cost: crate::snapshot::BoundedVec<R, M>,
+    pub group_cost: heapless::Vec<R, M>,
     /// Remaining plays per group.
-    pub plays_left: crate::snapshot::BoundedVec<u32, M>,
+    pub plays_left: heapless::Vec<u32, M>,
 }
 
 impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for ExploreThenCommit<R, M> {
@@ -226,11 +226,11 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for ExploreThenCom
 
     #[cfg(feature = "serde")]
     fn save(&self) -> Self::Record {
-        use crate::snapshot::BoundedVec;
+        use crate::snapshot::bounded;
         let (c, p) = self.parts();
         EtcRecord {
-            group_cost: BoundedVec::from_slice(c),
-            plays_left: BoundedVec::from_slice(p),
+            group_cost: bounded(c),
+            plays_left: bounded(p),
         }
     }
 

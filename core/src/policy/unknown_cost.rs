@@ -263,11 +263,11 @@ impl<R: Real, const M: usize> UnknownCost<R, M> {
 ))]
 pub struct UnknownCostRecord<R: Copy + Default, const M: usize> {
     /// Plays per set.
-    pub plays: crate::snapshot::BoundedVec<u32, M>,
+    pub plays: heapless::Vec<u32, M>,
     /// Sums of the costs paid per set.
-    pub cost_sums: crate::snapshot::BoundedVec<R, M>,
+    pub cost_sums: heapless::Vec<R, M>,
     /// Running minimum of each set's expected UCB.
-    pub ucb_bar: crate::snapshot::BoundedVec<R, M>,
+    pub ucb_bar: heapless::Vec<R, M>,
     /// Running maximum of the expected LCB.
     pub lcb_bar: R,
     /// Rounds recorded.
@@ -360,12 +360,12 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for UnknownCost<R,
 
     #[cfg(feature = "serde")]
     fn save(&self) -> Self::Record {
-        use crate::snapshot::BoundedVec;
+        use crate::snapshot::bounded;
         let (plays, sums, ucb, lcb, rounds, exploit) = self.parts();
         UnknownCostRecord {
-            plays: BoundedVec::from_slice(plays),
-            cost_sums: BoundedVec::from_slice(sums),
-            ucb_bar: BoundedVec::from_slice(ucb),
+            plays: bounded(plays),
+            cost_sums: bounded(sums),
+            ucb_bar: bounded(ucb),
             lcb_bar: lcb,
             rounds,
             exploit_rounds: exploit,

@@ -390,7 +390,17 @@ impl<'a> Spec<'a> {
     pub fn measured(&self, l: usize, raw: u16) -> Option<f32> {
         let v = self.variables.get(l)?;
         let (lo, hi) = (v.lower as f32, v.upper as f32);
-        Some(v.sensor.to_physical(raw).clamp(lo, hi))
+        let x = v.sensor.to_physical(raw);
+        // `f32::clamp`'s result, without its panic on reversed or NaN bounds: that panic's
+        // message formats floats, which alone links core's float formatting (about 20 KB)
+        // into the firmware.
+        Some(if x < lo {
+            lo
+        } else if x > hi {
+            hi
+        } else {
+            x
+        })
     }
 
     /// The core problem, with `D` variables and `M` control sets.

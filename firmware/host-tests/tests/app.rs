@@ -75,7 +75,7 @@ fn playing_host(cut: Option<u32>) -> Responder {
             vec![
                 HostMessage::Measurement {
                     round: *round,
-                    values: Values::from_slice(&x),
+                    values: Values::from_slice(&x).unwrap(),
                 },
                 HostMessage::Outcome {
                     round: *round,
@@ -232,7 +232,7 @@ fn messages_out_of_place_are_refused_and_change_nothing() {
     let seen = decided.clone();
     let responder: Responder = Box::new(move |m| {
         if let DeviceMessage::Decision { values, .. } = m {
-            *seen.borrow_mut() = Some(*values);
+            *seen.borrow_mut() = Some(values.clone());
         }
         vec![]
     });
@@ -245,7 +245,7 @@ fn messages_out_of_place_are_refused_and_change_nothing() {
             },
             HostMessage::Measurement {
                 round: 0,
-                values: Values::from_slice(&[1.0; D]),
+                values: Values::from_slice(&[1.0; D]).unwrap(),
             },
         ],
         responder,
@@ -260,7 +260,7 @@ fn messages_out_of_place_are_refused_and_change_nothing() {
         app.poll().unwrap();
     }
     let dosed: Vec<u32> = app.pumps().pins().iter().map(|p| p.activations).collect();
-    let decision = decided.borrow().unwrap();
+    let decision = decided.borrow().clone().unwrap();
     let x: Vec<f32> = decision
         .as_slice()
         .iter()
@@ -285,19 +285,19 @@ fn messages_out_of_place_are_refused_and_change_nothing() {
     let script = [
         HostMessage::Measurement {
             round: 1,
-            values: Values::from_slice(&x),
+            values: Values::from_slice(&x).unwrap(),
         },
         HostMessage::Measurement {
             round: 0,
-            values: Values::from_slice(&x[..D - 1]),
+            values: Values::from_slice(&x[..D - 1]).unwrap(),
         },
         HostMessage::Measurement {
             round: 0,
-            values: Values::from_slice(&[f32::NAN; D]),
+            values: Values::from_slice(&[f32::NAN; D]).unwrap(),
         },
         HostMessage::Measurement {
             round: 0,
-            values: Values::from_slice(&off),
+            values: Values::from_slice(&off).unwrap(),
         },
         HostMessage::Outcome {
             round: 0,
@@ -307,7 +307,7 @@ fn messages_out_of_place_are_refused_and_change_nothing() {
         HostMessage::Ping,
         HostMessage::Measurement {
             round: 0,
-            values: Values::from_slice(&x),
+            values: Values::from_slice(&x).unwrap(),
         },
         HostMessage::Outcome {
             round: 0,
