@@ -266,7 +266,7 @@ struct InFlight {
 pub fn run(options: &DeviceOptions) -> Result<DeviceReport, String> {
     let text =
         std::fs::read(&options.config).map_err(|e| format!("{}: {e}", options.config.display()))?;
-    let spec = costbo_experiment::toml::load(&options.config).map_err(|e| e.0)?;
+    let spec = costbo_experiment::toml::load(&options.config).map_err(|e| one_line(&e.0))?;
     let config_id = costbo_experiment::config_id(&text);
     match (spec.variables.len(), spec.sets.len(), spec.capacity) {
         (D, 7, 16) => session::<16, 7>(&spec, config_id, options),
@@ -278,6 +278,15 @@ pub fn run(options: &DeviceOptions) -> Result<DeviceReport, String> {
              experiment (5 variables, 7 control sets) at capacity 16, 32, 64 or 128",
             options.config.display()
         )),
+    }
+}
+
+/// A several-line parser message in one line: the first line (where) and the last (what).
+fn one_line(message: &str) -> String {
+    let lines: Vec<&str> = message.lines().filter(|l| !l.trim().is_empty()).collect();
+    match (lines.first(), lines.last()) {
+        (Some(first), Some(last)) if lines.len() > 1 => format!("{first}: {}", last.trim()),
+        _ => message.trim().to_string(),
     }
 }
 
@@ -421,7 +430,7 @@ fn session<const N: usize, const M: usize>(
                     || f64::from(spent) > f64::from(budget) * (1.0 + 1e-6)
                 {
                     return Err(format!(
-                        "the device's hello says spent {spent} of budget {budget}: refused (a \
+                        "the device's hello says spent {spent:?} of budget {budget:?}: refused (a \
                          budget must be finite and > 0, spent in [0, budget])"
                     ));
                 }
@@ -638,8 +647,8 @@ fn session<const N: usize, const M: usize>(
                 let slack = 1e-6 * ledger.abs().max(1.0) * f64::from(round.max(1));
                 if !(spent.is_finite() && (f64::from(spent) - ledger).abs() <= slack) {
                     return Err(format!(
-                        "the device reports spent {spent} after {round} rounds, the host \
-                         charged {ledger}: refused"
+                        "the device reports spent {spent:?} after {round} rounds, the host \
+                         charged {ledger:?}: refused"
                     ));
                 }
                 if options.mirror {
@@ -674,7 +683,7 @@ fn session<const N: usize, const M: usize>(
                 let e = expected(control, &u);
                 if !e.is_finite() {
                     return Err(format!(
-                        "the recommendation's expected growth is {e}: refused"
+                        "the recommendation's expected growth is {e:?}: refused"
                     ));
                 }
                 report.recommendation = Some((set, v, score));
@@ -721,7 +730,7 @@ fn check_values(
         }
         if !(v.is_finite() && f64::from(v) >= var.lower && f64::from(v) <= var.upper) {
             return Err(format!(
-                "round {round}: the device's {what} sets {} to {v}, outside its bounds [{}, {}]: \
+                "round {round}: the device's {what} sets {} to {v:?}, outside its bounds [{}, {}]: \
                  refused",
                 var.name, var.lower, var.upper
             ));
@@ -729,7 +738,7 @@ fn check_values(
     }
     if !score.is_finite() {
         return Err(format!(
-            "round {round}: the device's {what} has score {score}: refused"
+            "round {round}: the device's {what} has score {score:?}: refused"
         ));
     }
     Ok(())
@@ -837,13 +846,13 @@ impl DeviceArgs {
         };
         if !(self.timeout > 0.0 && self.timeout <= MAX_TIMEOUT_SECONDS) {
             return Err(format!(
-                "--timeout {}: must be in (0, {MAX_TIMEOUT_SECONDS}] seconds (a week)",
+                "--timeout {:?}: must be in (0, {MAX_TIMEOUT_SECONDS}] seconds (a week)",
                 self.timeout
             ));
         }
         if !(self.noise.is_finite() && (0.0..=MAX_NOISE).contains(&self.noise)) {
             return Err(format!(
-                "--noise {}: must be in [0, {MAX_NOISE}] (a standard deviation of the growth)",
+                "--noise {:?}: must be in [0, {MAX_NOISE}] (a standard deviation of the growth)",
                 self.noise
             ));
         }

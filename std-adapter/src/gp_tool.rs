@@ -73,7 +73,7 @@ impl GpSpec {
                 Ok(())
             } else {
                 Err(ToolError::Data(format!(
-                    "--{name} {v}: must be {}in [{MIN_SCALE:e}, {MAX_SCALE:e}]",
+                    "--{name} {v:?}: must be {}in [{MIN_SCALE:e}, {MAX_SCALE:e}]",
                     if zero { "0 or " } else { "" }
                 )))
             }
@@ -88,7 +88,7 @@ impl GpSpec {
         range("noise", self.noise, true)?;
         if !self.mean.is_finite() {
             return Err(ToolError::Data(format!(
-                "--mean {}: must be a finite number",
+                "--mean {:?}: must be a finite number",
                 self.mean
             )));
         }

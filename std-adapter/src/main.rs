@@ -408,7 +408,7 @@ fn reproduce_args_error(a: &ReproduceArgs) -> Option<String> {
     }
     if !(a.lengthscale.is_finite() && (1e-4..=1e4).contains(&a.lengthscale)) {
         return Some(format!(
-            "--lengthscale {}: must be in [1e-4, 1e4]",
+            "--lengthscale {:?}: must be in [1e-4, 1e4]",
             a.lengthscale
         ));
     }
@@ -437,7 +437,7 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Demo(a) => {
             if !(a.budget > 0.0 && a.budget <= MAX_DEMO_BUDGET) {
                 return Err(format!(
-                    "--budget {}: must be in (0, {MAX_DEMO_BUDGET}] (at most 10 000 rounds of \
+                    "--budget {:?}: must be in (0, {MAX_DEMO_BUDGET}] (at most 10 000 rounds of \
                      the cheapest set, cost 0.1)",
                     a.budget
                 ));
@@ -770,6 +770,14 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Pandora(a) => {
             use costbo_std::pandora::{run_box, BoxCost, BoxModel, BoxRun};
+            // Before anything is built or spawned (an external objective is a process).
+            if !(a.budget > 0.0 && a.budget <= MAX_PANDORA_BUDGET) {
+                return Err(format!(
+                    "--budget {:?}: must be in (0, {MAX_PANDORA_BUDGET}] (the run's GP holds at \
+                     most {MAX_PANDORA_BUDGET} observations)",
+                    a.budget
+                ));
+            }
             let options = Options {
                 dim: a.dim,
                 seed: a.objective_seed,
@@ -799,13 +807,6 @@ fn run(cli: Cli) -> Result<(), String> {
                     }
                 },
             };
-            if !(a.budget > 0.0 && a.budget <= MAX_PANDORA_BUDGET) {
-                return Err(format!(
-                    "--budget {}: must be in (0, {MAX_PANDORA_BUDGET}] (the run's GP holds at \
-                     most {MAX_PANDORA_BUDGET} observations)",
-                    a.budget
-                ));
-            }
             let run = BoxRun {
                 rule: a.rule,
                 seed: a.seed,

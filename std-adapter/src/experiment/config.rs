@@ -267,6 +267,32 @@ impl fmt::Display for Cell {
     }
 }
 
+/// A TOML error in one line (the parser's own is several, with a drawing of the spot):
+/// `line L: message`.
+pub fn toml_error(e: &toml::de::Error, text: &str) -> String {
+    let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
+    // serde names the untagged enums, not the settings they are.
+    let message = message
+        .replace(
+            "data did not match any variant of untagged enum Seeds",
+            "seeds must be a count (seeds = 3) or a list of integers (seeds = [0, 5])",
+        )
+        .replace(
+            "data did not match any variant of untagged enum CostSpec",
+            "costs: each entry must be a preset (\"cheap\") or a list of numbers",
+        );
+    match e.span() {
+        Some(span) => {
+            let line = text
+                .get(..span.start)
+                .map_or(0, |before| before.matches('\n').count())
+                + 1;
+            format!("line {line}: {message}")
+        }
+        None => message,
+    }
+}
+
 /// The cost of each control set of a cost setting (a preset's, or the list).
 fn cost_values(c: &CostSpec) -> Result<Vec<f64>, String> {
     match c {
@@ -352,7 +378,7 @@ impl ObjectiveSpec {
 impl Settings {
     /// Parses TOML text.
     pub fn from_toml(text: &str) -> Result<Self, String> {
-        let s: Settings = toml::from_str(text).map_err(|e| e.to_string())?;
+        let s: Settings = toml::from_str(text).map_err(|e| toml_error(&e, text))?;
         s.validate()?;
         Ok(s)
     }
@@ -380,14 +406,14 @@ impl Settings {
         for o in &self.objectives {
             if !(o.budget.is_finite() && o.budget > 0.0) {
                 return Err(format!(
-                    "{}: budget {} must be a finite number > 0",
+                    "{}: budget {:?} must be a finite number > 0",
                     o.name, o.budget
                 ));
             }
             if let Some(l) = o.lengthscale {
                 if !(MIN_LENGTHSCALE..=MAX_LENGTHSCALE).contains(&l) {
                     return Err(format!(
-                        "{}: lengthscale {l} must lie in [{MIN_LENGTHSCALE:e}, {MAX_LENGTHSCALE:e}] \
+                        "{}: lengthscale {l:?} must lie in [{MIN_LENGTHSCALE:e}, {MAX_LENGTHSCALE:e}] \
                          (the unit cube's kernel is a constant or a spike outside)",
                         o.name
                     ));
@@ -413,7 +439,7 @@ impl Settings {
         for &v in &self.variances {
             if !(MIN_VARIANCE..1.0 / 12.0).contains(&v) {
                 return Err(format!(
-                    "variance {v} must lie in [{MIN_VARIANCE:e}, 1/12) (below, the uncontrolled \
+                    "variance {v:?} must lie in [{MIN_VARIANCE:e}, 1/12) (below, the uncontrolled \
                      variables are constants; 1/12 is the uniform distribution's)"
                 ));
             }
@@ -444,26 +470,26 @@ impl Settings {
         }
         if !(self.noise.is_finite() && (0.0..=MAX_NOISE).contains(&self.noise)) {
             return Err(format!(
-                "noise {} must lie in [0, {MAX_NOISE:e}] (a standard deviation; the objectives \
+                "noise {:?} must lie in [0, {MAX_NOISE:e}] (a standard deviation; the objectives \
                  are of unit scale)",
                 self.noise
             ));
         }
         if !(self.beta.is_finite() && (0.0..=MAX_BETA).contains(&self.beta)) {
             return Err(format!(
-                "beta {} must lie in [0, {MAX_BETA:e}] (the width of the confidence bounds)",
+                "beta {:?} must lie in [0, {MAX_BETA:e}] (the width of the confidence bounds)",
                 self.beta
             ));
         }
         if !(self.epsilon.is_finite() && self.epsilon >= 0.0) {
             return Err(format!(
-                "epsilon {} must be a finite number ≥ 0 (ucb-cvs's tolerance)",
+                "epsilon {:?} must be a finite number ≥ 0 (ucb-cvs's tolerance)",
                 self.epsilon
             ));
         }
         if !(self.cost_noise.is_finite() && (0.0..=MAX_COST).contains(&self.cost_noise)) {
             return Err(format!(
-                "cost_noise {} must lie in [0, {MAX_COST}] (a standard deviation of the observed \
+                "cost_noise {:?} must lie in [0, {MAX_COST}] (a standard deviation of the observed \
                  cost, clipped to [{MIN_OBSERVED_COST}, {MAX_OBSERVED_COST}])",
                 self.cost_noise
             ));
@@ -517,7 +543,7 @@ impl Settings {
                     .map_or(by_budget, |r| by_budget.min(r as f64));
                 if rounds.is_nan() || rounds > MAX_ROUNDS as f64 {
                     return Err(format!(
-                        "{}: budget {} over the cheapest cost {cheapest} allows {by_budget:.3e} \
+                        "{}: budget {:?} over the cheapest cost {cheapest:?} allows {by_budget:.3e} \
                          rounds, at most {MAX_ROUNDS} (lower the budget or set max_rounds)",
                         o.name, o.budget
                     ));
@@ -538,7 +564,7 @@ impl Settings {
                     return Err(format!(
                         "algorithm `{a}` learns costs, and observed costs are clipped to \
                          [{MIN_OBSERVED_COST}, {MAX_OBSERVED_COST}] as in paper 001's code: mean \
-                         cost {bad} lies outside, so its observations would all be clipped"
+                         cost {bad:?} lies outside, so its observations would all be clipped"
                     ));
                 }
             }
@@ -587,7 +613,7 @@ impl Settings {
                 }
                 if let Some(bad) = costs.iter().find(|c| !(c.is_finite() && **c > 0.0)) {
                     return Err(format!(
-                        "costs `{label}`: cost {bad} must be a finite number > 0"
+                        "costs `{label}`: cost {bad:?} must be a finite number > 0"
                     ));
                 }
                 for &v in &self.variances {
