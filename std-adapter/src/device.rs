@@ -138,6 +138,9 @@ fn open(endpoint: &Endpoint, deadline: Instant) -> Result<Box<dyn Link>, String>
         let r: std::io::Result<Box<dyn Link>> = match endpoint {
             Endpoint::Tcp(addr) => TcpStream::connect(addr).and_then(|s| {
                 s.set_read_timeout(Some(Duration::from_millis(200)))?;
+                // A device that stops reading must not block a send for ever (the link is
+                // then reported closed): frames are small, so a second is ample.
+                s.set_write_timeout(Some(Duration::from_secs(1)))?;
                 s.set_nodelay(true)?;
                 Ok(Box::new(s) as Box<dyn Link>)
             }),

@@ -365,3 +365,22 @@ fn a_negative_number_after_a_flag_is_a_value() {
     // k(0, 100) = exp(-100²/(2·0.25)) underflows to 0: mean -3, latent variance 1.
     assert_eq!(out, "mean,variance\n-3.0,1.0\n");
 }
+
+#[test]
+fn every_shipped_grid_passes_the_checks() {
+    // The limits refuse nothing the project runs: the studies' grids (paper and smoke) and the
+    // example config.
+    for study in costbo_std::reproduce::STUDIES {
+        for quick in [false, true] {
+            for part in study.parts(quick, study.paper_seeds()) {
+                if let Err(e) = part.settings.validate() {
+                    panic!("{} {} (quick {quick}): {e}", study.name(), part.dir);
+                }
+            }
+        }
+    }
+    let quick =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/quick.toml"))
+            .unwrap();
+    costbo_std::experiment::Settings::from_toml(&quick).unwrap();
+}

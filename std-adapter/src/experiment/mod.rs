@@ -5,7 +5,9 @@
 //! Layout of the output directory:
 //!
 //! ```text
-//! OUT/<cell>/<seed>.csv   one row per round (written atomically; present = job done)
+//! OUT/<cell>/<seed>.csv   one row per round (written atomically and synced; finished if it
+//!                         passes read_job's checks, else re-run)
+//! OUT/<cell>/<seed>.time  wall and CPU seconds, and the CSV's length and hash (written first)
 //! OUT/<cell>/cell.txt     the cell's settings (a rerun with other settings is refused)
 //! OUT/best/<key>.json     best expected value of each control set (the regret reference)
 //! OUT/summary.json        final simple regret per job, mean ± standard error per cell
@@ -24,7 +26,10 @@
 //!
 //! Each job is deterministic in its seed: the initial points, the uncontrolled draws, the noise
 //! and the controller's bank all derive from it, so every algorithm of a cell row sees the same
-//! initial design. Re-running with the same output directory skips jobs whose CSV exists.
+//! initial design. Re-running with the same output directory skips the jobs whose CSV is
+//! finished ([`read_job`]) and re-runs those whose CSV is missing or damaged (a power cut, a
+//! `kill -9`). Runs need no lock on the directory: every file is written whole by a rename and
+//! every job's files are deterministic, so two runs (or shards) at once write the same bytes.
 //!
 //! A grid can be spread over machines that share the output directory: [`run_shard`] with
 //! [`Shard`] K/N runs only the jobs at positions `i` with `i mod N = K − 1` of the grid's stable
