@@ -429,12 +429,17 @@ fn session<const N: usize, const M: usize>(
                 spent,
                 budget,
             } => {
+                // A rule may overshoot the budget by its last round's cost, at most the dearest
+                // set's.
+                let dearest = (0..spec.sets.len())
+                    .filter_map(|i| spec.cost::<f64>(i))
+                    .fold(0.0, f64::max);
                 if !(spent.is_finite() && budget.is_finite() && spent >= 0.0 && budget > 0.0)
-                    || f64::from(spent) > f64::from(budget) * (1.0 + 1e-6)
+                    || f64::from(spent) > f64::from(budget) * (1.0 + 1e-6) + dearest
                 {
                     return Err(format!(
                         "the device's hello says spent {spent:?} of budget {budget:?}: refused (a \
-                         budget must be finite and > 0, spent in [0, budget])"
+                         budget must be finite and > 0, spent in [0, budget + {dearest}])"
                     ));
                 }
                 if version != VERSION {
@@ -731,7 +736,11 @@ fn check_values(
         if !control.contains(l) {
             continue;
         }
-        if !(v.is_finite() && f64::from(v) >= var.lower && f64::from(v) <= var.upper) {
+        // The device computes in f32: its bounds are the f64 bounds rounded, and a value at a
+        // bound may be a few ulps past it.
+        let (lower, upper) = (var.lower as f32, var.upper as f32);
+        let slack = 4.0 * f32::EPSILON * lower.abs().max(upper.abs()).max(1.0);
+        if !(v.is_finite() && v >= lower - slack && v <= upper + slack) {
             return Err(format!(
                 "round {round}: the device's {what} sets {} to {v:?}, outside its bounds [{}, {}]: \
                  refused",

@@ -291,6 +291,9 @@ fn cases() -> Vec<Case> {
         // `costbo causal`.
         cli("causal pomps --graph missing.toml", "missing.toml"),
         cli("causal pomps", "--graph"),
+        cli("causal envs --samples 0", "--samples"),
+        cli("causal envs --samples 18446744073709551615", "--samples"),
+        cli("causal envs --samples -5", "--samples"),
     ]
 }
 

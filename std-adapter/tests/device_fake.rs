@@ -206,6 +206,7 @@ fn impossible_numbers_from_the_device_are_refused() {
         (vec![hello(0, f32::NAN, 3.0)], "hello"),
         (vec![hello(0, 0.0, f32::INFINITY)], "hello"),
         (vec![hello(0, -1.0, 3.0)], "hello"),
+        // Past the budget by more than the dearest set's cost (1).
         (vec![hello(0, 5.0, 3.0)], "hello"),
         (
             vec![hello(0, 0.0, 3.0), decision(0, &all(f32::NAN), 1.0)],
