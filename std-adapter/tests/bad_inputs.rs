@@ -387,3 +387,51 @@ fn every_shipped_grid_passes_the_checks() {
             .unwrap();
     costbo_std::experiment::Settings::from_toml(&quick).unwrap();
 }
+
+#[test]
+fn long_decimals_give_bounded_file_names() {
+    // Costs and a variance whose shortest decimals are long: the cell's directory and the
+    // cached best values still get names a file system takes (they used to be the decimals).
+    let dir = scratch().join("long-names");
+    std::fs::create_dir_all(&dir).unwrap();
+    let costs: Vec<String> = (1..=7).map(|i| format!("0.{i}23456789012345")).collect();
+    let grid = format!(
+        "seeds = 1\ncosts = [[{}]]\nvariances = [0.041234567890123456]\n\
+         algorithms = [\"etc-ada\"]\n{GRID_TAIL}",
+        costs.join(", ")
+    );
+    std::fs::write(dir.join("long.toml"), grid).unwrap();
+    let args: Vec<String> = "run --config long.toml --out out --jobs 1"
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    let (code, _, err, _) = costbo(&args, &dir);
+    assert_eq!(code, Some(0), "{err}");
+    let names = |sub: &str| -> Vec<String> {
+        std::fs::read_dir(dir.join("out").join(sub))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    let cells: Vec<String> = names("")
+        .into_iter()
+        .filter(|n| n.starts_with("hartmann3"))
+        .collect();
+    assert_eq!(cells.len(), 1);
+    // The first 100 bytes of the full name, a dash and 16 hex digits of its hash.
+    let cell = &cells[0];
+    assert_eq!(cell.len(), 117, "{cell}");
+    assert!(cell.starts_with("hartmann3_0.123456789012345-0.223456789012345-"));
+    assert!(cell[101..].chars().all(|c| c.is_ascii_hexdigit()));
+    let best = names("best");
+    assert_eq!(best.len(), 1);
+    // The variance's 20-character decimal is replaced by the hex of its bits.
+    let bits = format!("vx{:016x}", 0.041234567890123456f64.to_bits());
+    assert!(best[0].contains(&bits), "{best:?}");
+    assert!(
+        std::fs::read_dir(dir.join("out").join(cell))
+            .unwrap()
+            .count()
+            >= 3
+    );
+}
