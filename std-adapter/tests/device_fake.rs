@@ -74,7 +74,7 @@ where
     let stop_device = stop.clone();
     std::thread::spawn(move || {
         let (mut stream, _) = listener.accept().unwrap();
-        let _ = script(&mut stream, &stop_device);
+        script(&mut stream, &stop_device);
         // Keep the link open (silent) until the host is done.
         while !stop_device.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(10));
@@ -156,7 +156,7 @@ fn garbage_without_end_is_given_up_on_within_the_timeout() {
                     x ^= x << 13;
                     x ^= x >> 17;
                     x ^= x << 5;
-                    *b = if x % 61 == 0 { 0 } else { x as u8 };
+                    *b = if x.is_multiple_of(61) { 0 } else { x as u8 };
                 }
                 if s.write_all(&chunk).is_err() {
                     break;

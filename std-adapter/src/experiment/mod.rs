@@ -541,15 +541,16 @@ pub fn read_job(out: &Path, cell: &Cell, seed: u64, d: usize) -> JobFile {
         Some((value(CSV_BYTES)?, value(CSV_HASH)?))
     });
     match recorded {
-        Some((bytes, hash)) => {
-            if bytes != text.len().to_string() || hash != format!("{:016x}", judge::fnv(&text)) {
-                return JobFile::Damaged(format!(
-                    "{} bytes that differ from the {bytes} bytes recorded in its time file \
-                     (cut short or damaged)",
-                    text.len()
-                ));
-            }
+        Some((bytes, hash))
+            if bytes != text.len().to_string() || hash != format!("{:016x}", judge::fnv(&text)) =>
+        {
+            return JobFile::Damaged(format!(
+                "{} bytes that differ from the {bytes} bytes recorded in its time file (cut \
+                 short or damaged)",
+                text.len()
+            ));
         }
+        Some(_) => {}
         None if text.lines().nth(1).is_none() => {
             return JobFile::Damaged("a header without rounds and no record of completion".into());
         }
