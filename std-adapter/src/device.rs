@@ -138,6 +138,9 @@ fn open(endpoint: &Endpoint, deadline: Instant) -> Result<Box<dyn Link>, String>
         let r: std::io::Result<Box<dyn Link>> = match endpoint {
             Endpoint::Tcp(addr) => TcpStream::connect(addr).and_then(|s| {
                 s.set_read_timeout(Some(Duration::from_millis(200)))?;
+                // A device that stops reading must not block a send for ever (the link is
+                // then reported closed): frames are small, so a second is ample.
+                s.set_write_timeout(Some(Duration::from_secs(1)))?;
                 s.set_nodelay(true)?;
                 Ok(Box::new(s) as Box<dyn Link>)
             }),
@@ -162,6 +165,8 @@ struct Wire {
     pending: std::collections::VecDeque<u8>,
     // A write failed: the link is gone (reported as `Closed` by the next receive).
     broken: bool,
+    // Frames dropped as damaged.
+    damaged: usize,
 }
 
 enum Received {
@@ -177,6 +182,7 @@ impl Wire {
             decoder: FrameDecoder::new(),
             pending: Default::default(),
             broken: false,
+            damaged: 0,
         }
     }
 
@@ -195,8 +201,10 @@ impl Wire {
         Ok(())
     }
 
-    /// The next message, `Idle` after a read timeout, `Closed` at end of stream.
-    fn receive(&mut self) -> Result<Received, String> {
+    /// The next message, `Idle` after a read timeout or once `deadline` has passed (so that a
+    /// link that never stops sending, garbage or not, cannot keep the caller here), `Closed`
+    /// at end of stream.
+    fn receive(&mut self, deadline: Instant) -> Result<Received, String> {
         loop {
             if self.broken {
                 return Ok(Received::Closed);
@@ -204,9 +212,19 @@ impl Wire {
             while let Some(b) = self.pending.pop_front() {
                 match self.decoder.push::<DeviceMessage>(b) {
                     Some(Ok(m)) => return Ok(Received::Message(m)),
-                    Some(Err(e)) => eprintln!("costbo device: dropped a damaged frame ({e:?})"),
+                    Some(Err(e)) => {
+                        self.damaged += 1;
+                        // A wrong baud rate damages every frame: say so a few times, not
+                        // thousands.
+                        if self.damaged <= 3 {
+                            eprintln!("costbo device: dropped a damaged frame ({e:?})");
+                        }
+                    }
                     None => {}
                 }
+            }
+            if Instant::now() >= deadline {
+                return Ok(Received::Idle);
             }
             let mut chunk = [0u8; 512];
             match self.link.read(&mut chunk) {
@@ -251,7 +269,7 @@ struct InFlight {
 pub fn run(options: &DeviceOptions) -> Result<DeviceReport, String> {
     let text =
         std::fs::read(&options.config).map_err(|e| format!("{}: {e}", options.config.display()))?;
-    let spec = costbo_experiment::toml::load(&options.config).map_err(|e| e.0)?;
+    let spec = costbo_experiment::toml::load(&options.config).map_err(|e| one_line(&e.0))?;
     let config_id = costbo_experiment::config_id(&text);
     match (spec.variables.len(), spec.sets.len(), spec.capacity) {
         (D, 7, 16) => session::<16, 7>(&spec, config_id, options),
@@ -263,6 +281,15 @@ pub fn run(options: &DeviceOptions) -> Result<DeviceReport, String> {
              experiment (5 variables, 7 control sets) at capacity 16, 32, 64 or 128",
             options.config.display()
         )),
+    }
+}
+
+/// A several-line parser message in one line: the first line (where) and the last (what).
+fn one_line(message: &str) -> String {
+    let lines: Vec<&str> = message.lines().filter(|l| !l.trim().is_empty()).collect();
+    match (lines.first(), lines.last()) {
+        (Some(first), Some(last)) if lines.len() > 1 => format!("{first}: {}", last.trim()),
+        _ => message.trim().to_string(),
     }
 }
 
@@ -322,6 +349,10 @@ fn session<const N: usize, const M: usize>(
         optimum,
     };
     let mut wire = Wire::new(open(&options.endpoint, Instant::now() + options.timeout)?);
+    // The timeout bounds the time without progress (a round observed, or the end), whatever
+    // arrives meanwhile: garbage, damaged frames, repeated hellos or decisions, reconnects.
+    let mut last_progress = Instant::now();
+    let mut damaged = 0usize;
     let mut last_heard = Instant::now();
     let mut last_ping = Instant::now();
     let mut greeted = false;
@@ -340,18 +371,29 @@ fn session<const N: usize, const M: usize>(
         options.endpoint
     );
     loop {
-        let msg = match wire.receive()? {
+        let progress_deadline = last_progress + options.timeout;
+        if Instant::now() >= progress_deadline {
+            damaged += wire.damaged;
+            wire.damaged = 0;
+            return Err(format!(
+                "no round completed for {:?} (host at round {host_round}, {} in this time; \
+                 --timeout bounds it)",
+                options.timeout,
+                if damaged > 0 {
+                    format!("{damaged} damaged frames dropped: wrong baud rate or link?")
+                } else if last_heard.elapsed() >= options.timeout {
+                    "the device said nothing".to_string()
+                } else {
+                    "only messages that did not advance the session".to_string()
+                }
+            ));
+        }
+        let msg = match wire.receive(progress_deadline)? {
             Received::Message(m) => {
                 last_heard = Instant::now();
                 m
             }
             Received::Idle => {
-                if last_heard.elapsed() > options.timeout {
-                    return Err(format!(
-                        "the device said nothing for {:?} (host at round {host_round})",
-                        options.timeout
-                    ));
-                }
                 if last_ping.elapsed() > Duration::from_secs(2) && !greeted {
                     wire.send(&HostMessage::Ping)?;
                     last_ping = Instant::now();
@@ -366,7 +408,11 @@ fn session<const N: usize, const M: usize>(
                     println!("link closed at round {host_round}; waiting for the device");
                 }
                 std::thread::sleep(Duration::from_millis(100));
-                wire = Wire::new(open(&options.endpoint, Instant::now() + options.timeout)?);
+                damaged += wire.damaged;
+                let deadline = last_progress + options.timeout;
+                wire = Wire::new(open(&options.endpoint, deadline).map_err(|e| {
+                    format!("reconnecting within --timeout {:?}: {e}", options.timeout)
+                })?);
                 report.reconnects += 1;
                 last_heard = Instant::now();
                 greeted = false;
@@ -383,6 +429,19 @@ fn session<const N: usize, const M: usize>(
                 spent,
                 budget,
             } => {
+                // A rule may overshoot the budget by its last round's cost, at most the dearest
+                // set's.
+                let dearest = (0..spec.sets.len())
+                    .filter_map(|i| spec.cost::<f64>(i))
+                    .fold(0.0, f64::max);
+                if !(spent.is_finite() && budget.is_finite() && spent >= 0.0 && budget > 0.0)
+                    || f64::from(spent) > f64::from(budget) * (1.0 + 1e-6) + dearest
+                {
+                    return Err(format!(
+                        "the device's hello says spent {spent:?} of budget {budget:?}: refused (a \
+                         budget must be finite and > 0, spent in [0, budget + {dearest}])"
+                    ));
+                }
                 if version != VERSION {
                     return Err(format!(
                         "the device speaks protocol version {version}, the host {VERSION}"
@@ -423,6 +482,7 @@ fn session<const N: usize, const M: usize>(
                             &mut spent_sum,
                         )?;
                         in_flight = None;
+                        last_progress = Instant::now();
                     } else if round == f.round {
                         in_flight = None;
                     }
@@ -468,8 +528,13 @@ fn session<const N: usize, const M: usize>(
                     .get(set)
                     .map(|s| ControlSet(s.mask))
                     .ok_or_else(|| format!("decision names control set {set}"))?;
-                let dv: [f32; D] = values_to_array(&values)
-                    .ok_or_else(|| format!("decision with {} values", values.len()))?;
+                let dv: [f32; D] = values_to_array(&values).ok_or_else(|| {
+                    format!(
+                        "round {round}: a decision with {} values, the experiment has {D}",
+                        values.len()
+                    )
+                })?;
+                check_values(spec, "decision", round, control, &dv, score)?;
                 let decision = if options.mirror {
                     let mine = mirror.suggest().map_err(|e| {
                         format!("round {round}: the device decided, the host's controller: {e:?}")
@@ -555,6 +620,7 @@ fn session<const N: usize, const M: usize>(
                     &mut spent_sum,
                 )?;
                 in_flight = None;
+                last_progress = Instant::now();
             }
             DeviceMessage::Done {
                 round,
@@ -573,6 +639,27 @@ fn session<const N: usize, const M: usize>(
                     .get(set)
                     .map(|s| ControlSet(s.mask))
                     .ok_or_else(|| format!("recommendation names control set {set}"))?;
+                let rv: [f32; D] = values_to_array(&values).ok_or_else(|| {
+                    format!(
+                        "the recommendation has {} values, the experiment has {D}",
+                        values.len()
+                    )
+                })?;
+                check_values(spec, "recommendation", round, control, &rv, score)?;
+                let ledger = if options.mirror {
+                    f64::from(mirror.spent())
+                } else {
+                    spent_sum
+                };
+                // Without the mirror the host's ledger sums the f32 costs in f64: allow the
+                // f32 rounding of a sum of `round` terms.
+                let slack = 1e-6 * ledger.abs().max(1.0) * f64::from(round.max(1));
+                if !(spent.is_finite() && (f64::from(spent) - ledger).abs() <= slack) {
+                    return Err(format!(
+                        "the device reports spent {spent:?} after {round} rounds, the host \
+                         charged {ledger:?}: refused"
+                    ));
+                }
                 if options.mirror {
                     let mine = mirror
                         .recommend()
@@ -595,18 +682,19 @@ fn session<const N: usize, const M: usize>(
                         ));
                     }
                 }
-                let u: [f64; D] = if v.len() == D {
-                    core::array::from_fn(|l| {
-                        if control.contains(l) {
-                            truth.to_unit(&[f64::from(v[l]); D])[l]
-                        } else {
-                            0.5
-                        }
-                    })
-                } else {
-                    [0.5; D]
-                };
+                let u: [f64; D] = core::array::from_fn(|l| {
+                    if control.contains(l) {
+                        truth.to_unit(&[f64::from(rv[l]); D])[l]
+                    } else {
+                        0.5
+                    }
+                });
                 let e = expected(control, &u);
+                if !e.is_finite() {
+                    return Err(format!(
+                        "the recommendation's expected growth is {e:?}: refused"
+                    ));
+                }
                 report.recommendation = Some((set, v, score));
                 report.recommended_expected = Some(e);
                 println!(
@@ -632,6 +720,41 @@ fn session<const N: usize, const M: usize>(
             }
         }
     }
+}
+
+/// Checks a decision's or recommendation's numbers from the device: every controlled value
+/// finite and within its variable's bounds, and a finite score (the rules only play finite
+/// scores), so that nothing absurd is dosed, simulated or reported.
+fn check_values(
+    spec: &Spec<'static>,
+    what: &str,
+    round: u32,
+    control: ControlSet,
+    values: &[f32; D],
+    score: f32,
+) -> Result<(), String> {
+    for (l, (&v, var)) in values.iter().zip(spec.variables.iter()).enumerate() {
+        if !control.contains(l) {
+            continue;
+        }
+        // The device computes in f32: its bounds are the f64 bounds rounded, and a value at a
+        // bound may be a few ulps past it.
+        let (lower, upper) = (var.lower as f32, var.upper as f32);
+        let slack = 4.0 * f32::EPSILON * lower.abs().max(upper.abs()).max(1.0);
+        if !(v.is_finite() && v >= lower - slack && v <= upper + slack) {
+            return Err(format!(
+                "round {round}: the device's {what} sets {} to {v:?}, outside its bounds [{}, {}]: \
+                 refused",
+                var.name, var.lower, var.upper
+            ));
+        }
+    }
+    if !score.is_finite() {
+        return Err(format!(
+            "round {round}: the device's {what} has score {score:?}: refused"
+        ));
+    }
+    Ok(())
 }
 
 /// The host's side of an acknowledged round: the mirror observes what the device observed.
@@ -683,6 +806,11 @@ fn observe<const N: usize, const M: usize>(
     Ok(())
 }
 
+/// Longest `--timeout`, in seconds (a week): longer is no timeout at all.
+pub const MAX_TIMEOUT_SECONDS: f64 = 7.0 * 24.0 * 3600.0;
+/// Largest growth noise standard deviation (`--noise`); growth is of unit scale.
+pub const MAX_NOISE: f64 = 1e3;
+
 /// Command-line arguments of `costbo device`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct DeviceArgs {
@@ -729,8 +857,20 @@ impl DeviceArgs {
             (None, Some(p)) => Endpoint::Serial(p.clone(), self.baud),
             _ => return Err("give the device's link: --tcp HOST:PORT or --serial PATH".into()),
         };
-        if !(self.timeout > 0.0 && self.timeout.is_finite()) {
-            return Err("--timeout must be a positive number of seconds".into());
+        if !(self.timeout > 0.0 && self.timeout <= MAX_TIMEOUT_SECONDS) {
+            return Err(format!(
+                "--timeout {:?}: must be in (0, {MAX_TIMEOUT_SECONDS}] seconds (a week)",
+                self.timeout
+            ));
+        }
+        if !(self.noise.is_finite() && (0.0..=MAX_NOISE).contains(&self.noise)) {
+            return Err(format!(
+                "--noise {:?}: must be in [0, {MAX_NOISE}] (a standard deviation of the growth)",
+                self.noise
+            ));
+        }
+        if self.baud == 0 {
+            return Err("--baud 0: must be a positive baud rate".into());
         }
         Ok(DeviceOptions {
             config: self.config.clone(),

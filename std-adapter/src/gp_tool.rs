@@ -53,6 +53,70 @@ pub struct FitOptions {
     pub seed: u64,
 }
 
+/// Most optimiser starts of a fit (each is up to `evaluations_per_start` likelihoods of
+/// O(n³) at the capacity of 2 048 points).
+pub const MAX_STARTS: usize = 1_000;
+/// Most likelihood evaluations per start.
+pub const MAX_EVALUATIONS: usize = 100_000;
+/// Smallest positive noise, lengthscale or outputscale accepted: hyperparameters are fitted
+/// in log space, and below this the kernel or its Cholesky factor underflows even in f64.
+pub const MIN_SCALE: f64 = 1e-12;
+/// Largest lengthscale, outputscale or noise accepted (a kernel beyond is a constant).
+pub const MAX_SCALE: f64 = 1e12;
+
+impl GpSpec {
+    /// Checks the settings: lengthscales and outputscale in [[`MIN_SCALE`], [`MAX_SCALE`]],
+    /// noise 0 or in that range, a finite mean; the message names the setting and its range.
+    pub fn check(&self) -> Result<(), ToolError> {
+        let range = |name: &str, v: f64, zero: bool| {
+            if (zero && v == 0.0) || (MIN_SCALE..=MAX_SCALE).contains(&v) {
+                Ok(())
+            } else {
+                Err(ToolError::Data(format!(
+                    "--{name} {v:?}: must be {}in [{MIN_SCALE:e}, {MAX_SCALE:e}]",
+                    if zero { "0 or " } else { "" }
+                )))
+            }
+        };
+        if self.lengthscales.is_empty() {
+            return Err(ToolError::Data("--lengthscales: none given".into()));
+        }
+        for &l in &self.lengthscales {
+            range("lengthscales", l, false)?;
+        }
+        range("outputscale", self.outputscale, false)?;
+        range("noise", self.noise, true)?;
+        if !self.mean.is_finite() {
+            return Err(ToolError::Data(format!(
+                "--mean {:?}: must be a finite number",
+                self.mean
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl FitOptions {
+    /// Checks the options: starts in `1..=`[`MAX_STARTS`], evaluations in
+    /// `1..=`[`MAX_EVALUATIONS`].
+    pub fn check(&self) -> Result<(), ToolError> {
+        if !(1..=MAX_STARTS).contains(&self.starts) {
+            return Err(ToolError::Data(format!(
+                "--starts {}: must be in 1..={MAX_STARTS} (the first start is the given \
+                 hyperparameters)",
+                self.starts
+            )));
+        }
+        if !(1..=MAX_EVALUATIONS).contains(&self.evaluations_per_start) {
+            return Err(ToolError::Data(format!(
+                "--evaluations {}: must be in 1..={MAX_EVALUATIONS}",
+                self.evaluations_per_start
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// Result of a fit, in physical units.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FitSummary {
@@ -213,6 +277,7 @@ pub fn predict(
     test: &Table,
     precision: Precision,
 ) -> Result<Vec<(f64, f64)>, ToolError> {
+    spec.check()?;
     let (xs, ys) = split_train(train)?;
     let d = xs.first().map_or(train.width() - 1, Vec::len);
     if test.width() != d {
@@ -271,6 +336,8 @@ pub fn fit(
     precision: Precision,
     options: FitOptions,
 ) -> Result<FitSummary, ToolError> {
+    spec.check()?;
+    options.check()?;
     let (xs, ys) = split_train(train)?;
     if xs.is_empty() {
         return Err(ToolError::Data("no training rows".into()));

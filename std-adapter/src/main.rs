@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use costbo_core::kernel::Shape;
 use costbo_std::csv_matrix::Table;
 use costbo_std::experiment::{Shard, ShardError};
@@ -388,6 +388,38 @@ impl ModelArgs {
     }
 }
 
+/// What is wrong with `costbo reproduce`'s numbers, if anything (the study checks the rest).
+fn reproduce_args_error(a: &ReproduceArgs) -> Option<String> {
+    if let Some(n) = a.seeds {
+        if !(1..=MAX_REPRODUCE_SEEDS).contains(&n) {
+            return Some(format!("--seeds {n}: must be in 1..={MAX_REPRODUCE_SEEDS}"));
+        }
+    }
+    if a.min_seeds as u64 > MAX_REPRODUCE_SEEDS {
+        return Some(format!(
+            "--min-seeds {}: must be in 0..={MAX_REPRODUCE_SEEDS}",
+            a.min_seeds
+        ));
+    }
+    if let Some(r) = a.rounds {
+        if r == 0 {
+            return Some("--rounds 0: must be at least 1".into());
+        }
+    }
+    if !(a.lengthscale.is_finite() && (1e-4..=1e4).contains(&a.lengthscale)) {
+        return Some(format!(
+            "--lengthscale {:?}: must be in [1e-4, 1e4]",
+            a.lengthscale
+        ));
+    }
+    if let Some(j) = a.jobs {
+        if let Err(e) = worker_threads(Some(j)) {
+            return Some(e);
+        }
+    }
+    None
+}
+
 /// Shortest text that reads back as the same value in the working precision.
 fn full(v: f64, precision: Precision) -> String {
     match precision {
@@ -403,6 +435,13 @@ fn read(path: &Path) -> Result<Table, String> {
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
         Command::Demo(a) => {
+            if !(a.budget > 0.0 && a.budget <= MAX_DEMO_BUDGET) {
+                return Err(format!(
+                    "--budget {:?}: must be in (0, {MAX_DEMO_BUDGET}] (at most 10 000 rounds of \
+                     the cheapest set, cost 0.1)",
+                    a.budget
+                ));
+            }
             let options = costbo_std::demo::DemoOptions {
                 budget: a.budget,
                 seed: a.seed,
@@ -423,9 +462,7 @@ fn run(cli: Cli) -> Result<(), String> {
                     .map_or("run".into(), |s| s.to_string_lossy());
                 PathBuf::from("results").join(stem.as_ref())
             });
-            let jobs = a
-                .jobs
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let jobs = worker_threads(a.jobs)?;
             if a.no_run {
                 let summary = costbo_std::experiment::merge(&settings, &out)?;
                 let done = summary.jobs.len();
@@ -475,6 +512,9 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Device(a) => {
             costbo_std::device::run(&a.options()?)?;
         }
+        Command::Reproduce(a) if reproduce_args_error(&a).is_some() => {
+            return Err(reproduce_args_error(&a).unwrap_or_default());
+        }
         Command::Reproduce(a) if matches!(a.study, StudyChoice::Pandora) => {
             let shard = parse_shard(a.shard.as_deref())?;
             use costbo_std::pandora::study::{reproduce, PandoraOptions};
@@ -495,9 +535,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 report,
                 seeds: a.seeds.unwrap_or(if a.quick { 2 } else { 16 }),
                 quick: a.quick,
-                jobs: a
-                    .jobs
-                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                jobs: worker_threads(a.jobs)?,
                 figures: a.objectives.clone(),
                 no_run: a.no_run,
             };
@@ -538,9 +576,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 seeds,
                 rounds,
                 quick: a.quick,
-                jobs: a
-                    .jobs
-                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                jobs: worker_threads(a.jobs)?,
                 progress: !a.quick,
                 no_run: a.no_run,
                 command,
@@ -575,9 +611,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let options = FeedbackOptions {
                 quick: a.quick,
                 trials: a.seeds.unwrap_or(if a.quick { 3 } else { 50 }) as usize,
-                jobs: a
-                    .jobs
-                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                jobs: worker_threads(a.jobs)?,
                 out,
                 report,
                 json,
@@ -620,9 +654,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 objectives: a.objectives,
                 out,
                 report,
-                jobs: a
-                    .jobs
-                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                jobs: worker_threads(a.jobs)?,
                 run: !a.no_run,
                 min_seeds: a.min_seeds,
                 progress: true,
@@ -738,6 +770,14 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Pandora(a) => {
             use costbo_std::pandora::{run_box, BoxCost, BoxModel, BoxRun};
+            // Before anything is built or spawned (an external objective is a process).
+            if !(a.budget > 0.0 && a.budget <= MAX_PANDORA_BUDGET) {
+                return Err(format!(
+                    "--budget {:?}: must be in (0, {MAX_PANDORA_BUDGET}] (the run's GP holds at \
+                     most {MAX_PANDORA_BUDGET} observations)",
+                    a.budget
+                ));
+            }
             let options = Options {
                 dim: a.dim,
                 seed: a.objective_seed,
@@ -767,9 +807,6 @@ fn run(cli: Cli) -> Result<(), String> {
                     }
                 },
             };
-            if !(a.budget.is_finite() && a.budget > 0.0) {
-                return Err(format!("budget {}: must be a number > 0", a.budget));
-            }
             let run = BoxRun {
                 rule: a.rule,
                 seed: a.seed,
@@ -812,8 +849,64 @@ fn run(cli: Cli) -> Result<(), String> {
     Ok(())
 }
 
+/// Lets every option that takes a value take a negative number (`--noise -0.01` is the value
+/// -0.01, refused as negative by the check of that setting, not read as an unknown flag).
+fn negative_numbers(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| {
+        if a.get_action().takes_values() {
+            a.allow_negative_numbers(true)
+        } else {
+            a
+        }
+    })
+    .mut_subcommands(negative_numbers)
+}
+
+/// The command line, parsed; a bad one ends the process with clap's first line of error (one
+/// line, like every other refusal) and exit code 2. Help and version print in full.
+fn parse_cli() -> Cli {
+    let matches = negative_numbers(Cli::command())
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    match matches {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            eprintln!(
+                "costbo: {} (see --help)",
+                first.strip_prefix("error: ").unwrap_or(first)
+            );
+            std::process::exit(2)
+        }
+    }
+}
+
+/// Worker threads: the given number (1 to [`MAX_THREADS`]) or the machine's parallelism.
+fn worker_threads(jobs: Option<usize>) -> Result<usize, String> {
+    match jobs {
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+        Some(j) if (1..=MAX_THREADS).contains(&j) => Ok(j),
+        Some(j) => Err(format!(
+            "--jobs {j}: must be in 1..={MAX_THREADS} (each worker reserves a {} MiB stack)",
+            costbo_std::experiment::JOB_STACK >> 20
+        )),
+    }
+}
+
+/// Most worker threads (`--jobs`).
+const MAX_THREADS: usize = 1024;
+/// Most seeds (or trials) of `costbo reproduce --seeds`: the runner's grid limit.
+const MAX_REPRODUCE_SEEDS: u64 = 10_000;
+/// Largest `costbo demo --budget`: 10 000 rounds of the cheapest (0.1) control set.
+const MAX_DEMO_BUDGET: f64 = 1_000.0;
+/// Largest `costbo pandora --budget`: the run's GP holds at most 1 024 observations, so at
+/// costs of at least 1 (uniform, linear) no more rounds fit.
+const MAX_PANDORA_BUDGET: f64 = costbo_std::pandora::run::CAPACITY as f64;
+
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    match run(parse_cli()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("costbo: {e}");

@@ -69,6 +69,9 @@ pub struct ArmsArgs {
     json: bool,
 }
 
+/// Most Monte Carlo samples per entry of `costbo causal envs` (a minute or so).
+pub const MAX_SAMPLES: u64 = 100_000_000;
+
 /// Arguments of `costbo causal envs`.
 #[derive(Args)]
 pub struct EnvsArgs {
@@ -201,6 +204,13 @@ pub fn run(cmd: CausalCommand) -> Result<(), String> {
             Ok(())
         }
         CausalCommand::Envs(a) => {
+            if !(1..=MAX_SAMPLES).contains(&a.samples) {
+                return Err(format!(
+                    "--samples {}: must be in 1..={MAX_SAMPLES} (Monte Carlo draws per entry; \
+                     the default 200 000 takes about a second)",
+                    a.samples
+                ));
+            }
             print!("{}", super::envs::render_all(a.samples, a.seed));
             Ok(())
         }

@@ -14,6 +14,48 @@ pub const MODERATE: [f64; 7] = [0.1, 0.1, 0.1, 0.2, 0.2, 0.2, 1.0];
 /// Paper 000's "expensive" costs.
 pub const EXPENSIVE: [f64; 7] = [0.6, 0.6, 0.6, 0.8, 0.8, 0.8, 1.0];
 
+/// Most seeds of a grid: each is a job per cell, and a file.
+pub const MAX_SEEDS: usize = 100_000;
+/// Most jobs (cells × seeds) of a grid: each writes two files into its cell's directory.
+pub const MAX_JOBS: usize = 1_000_000;
+/// Most entries in each of `objectives`, `costs`, `variances` and `algorithms`.
+pub const MAX_LIST: usize = 1_000;
+/// Largest algorithm bank: a decision averages every candidate over it (paper 000 uses 64 to
+/// 1 024 points); 16 × the largest keeps a decision within seconds.
+pub const MAX_BANK: usize = 16_384;
+/// Largest regret judge: every round and every control set's best value average over it.
+pub const MAX_JUDGE: usize = 262_144;
+/// Most initial points: the GP's largest capacity (1 024 observations; beyond it the oldest
+/// would be dropped before the first decision).
+pub const MAX_INITIAL: usize = 1_024;
+/// Most rounds a job may play (`max_rounds`, and the budget over the cheapest cost): a round
+/// costs up to tens of milliseconds at the GP's capacity of 1 024, so a job stays within hours.
+pub const MAX_ROUNDS: usize = 100_000;
+/// Largest objective dimension accepted before the objective is built (the runner compiles 3,
+/// 5, 6 and 12).
+pub const MAX_DIM: usize = 64;
+/// Smallest truncated variance of the uncontrolled variables: a standard deviation of 10⁻⁵
+/// of the unit range (about 170 f32 ulps at ½); below, they are constants.
+pub const MIN_VARIANCE: f64 = 1e-10;
+/// Kernel lengthscales in the unit cube: below, every observation is its own spike; above,
+/// the kernel is a constant to double precision.
+pub const MIN_LENGTHSCALE: f64 = 1e-4;
+/// See [`MIN_LENGTHSCALE`].
+pub const MAX_LENGTHSCALE: f64 = 1e4;
+/// Largest observation noise standard deviation (its square, the GP's noise, must stay finite
+/// and the objectives are of unit scale).
+pub const MAX_NOISE: f64 = 1e3;
+/// Largest β.
+pub const MAX_BETA: f64 = 1e3;
+/// Paper 001's code clips every observed cost (mean plus noise) to this interval; a rule that
+/// learns costs is only run on mean costs inside it, so that the clip is the paper's noise
+/// model and never a silent change of the costs.
+pub const MIN_OBSERVED_COST: f64 = 0.001;
+/// See [`MIN_OBSERVED_COST`].
+pub const MAX_OBSERVED_COST: f64 = 2.0;
+/// Largest `cost_noise` (a standard deviation of the observed cost; see [`MIN_OBSERVED_COST`]).
+pub const MAX_COST: f64 = MAX_OBSERVED_COST;
+
 /// The experiment grid: every objective × costs × variance × algorithm × seed.
 ///
 /// ```toml
@@ -225,6 +267,62 @@ impl fmt::Display for Cell {
     }
 }
 
+/// A TOML error in one line (the parser's own is several, with a drawing of the spot):
+/// `line L: message`.
+pub fn toml_error(e: &toml::de::Error, text: &str) -> String {
+    let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
+    // serde names the untagged enums, not the settings they are.
+    let message = message
+        .replace(
+            "data did not match any variant of untagged enum Seeds",
+            "seeds must be a count (seeds = 3) or a list of integers (seeds = [0, 5])",
+        )
+        .replace(
+            "data did not match any variant of untagged enum CostSpec",
+            "costs: each entry must be a preset (\"cheap\") or a list of numbers",
+        );
+    match e.span() {
+        Some(span) => {
+            let line = text
+                .get(..span.start)
+                .map_or(0, |before| before.matches('\n').count())
+                + 1;
+            format!("line {line}: {message}")
+        }
+        None => message,
+    }
+}
+
+/// The cost of each control set of a cost setting (a preset's, or the list).
+fn cost_values(c: &CostSpec) -> Result<Vec<f64>, String> {
+    match c {
+        CostSpec::Named(n) => match n.as_str() {
+            "cheap" => Ok(CHEAP.to_vec()),
+            "moderate" => Ok(MODERATE.to_vec()),
+            "expensive" => Ok(EXPENSIVE.to_vec()),
+            _ => Err(format!(
+                "unknown cost preset `{n}` (cheap, moderate, expensive)"
+            )),
+        },
+        CostSpec::List(l) => Ok(l.clone()),
+    }
+}
+
+/// Longest file or directory name the runner builds from settings: file systems refuse names
+/// over 255 bytes, and a cell's name holds the decimals of its costs and variance.
+pub const MAX_NAME: usize = 120;
+
+/// `name` if it is at most [`MAX_NAME`] bytes (every name of an ordinary grid, unchanged), else
+/// its first 100 bytes and the FNV-1a hash of the whole name in hex: bounded, and distinct for
+/// distinct names (but for a 64-bit hash collision).
+pub(crate) fn bounded_name(name: String) -> String {
+    if name.len() <= MAX_NAME {
+        return name;
+    }
+    // `name` is sanitised ASCII, so any byte offset is a character boundary.
+    format!("{}-{:016x}", &name[..100], super::judge::fnv(&name))
+}
+
 /// Keeps letters, digits, `.`, `-` and `_`; anything else becomes `_`.
 pub(crate) fn sanitise(s: &str) -> String {
     s.chars()
@@ -280,50 +378,206 @@ impl ObjectiveSpec {
 impl Settings {
     /// Parses TOML text.
     pub fn from_toml(text: &str) -> Result<Self, String> {
-        let s: Settings = toml::from_str(text).map_err(|e| e.to_string())?;
+        let s: Settings = toml::from_str(text).map_err(|e| toml_error(&e, text))?;
         s.validate()?;
         Ok(s)
     }
 
-    fn validate(&self) -> Result<(), String> {
+    /// Checks every setting against what the runner can do (the limits are the constants of
+    /// this module, each with its reason); the message names the setting and its allowed range.
+    /// [`Settings::from_toml`] calls it, and so do the runner's entry points, for grids built in
+    /// code.
+    pub fn validate(&self) -> Result<(), String> {
         if self.objectives.is_empty() {
             return Err("no [[objectives]]".into());
         }
+        for (what, len) in [
+            ("objectives", self.objectives.len()),
+            ("costs", self.costs.len()),
+            ("variances", self.variances.len()),
+            ("algorithms", self.algorithms.len()),
+        ] {
+            if len > MAX_LIST {
+                return Err(format!(
+                    "{what}: {len} entries, at most {MAX_LIST} (every entry multiplies the grid)"
+                ));
+            }
+        }
         for o in &self.objectives {
             if !(o.budget.is_finite() && o.budget > 0.0) {
-                return Err(format!("{}: budget must be positive", o.name));
+                return Err(format!(
+                    "{}: budget {:?} must be a finite number > 0",
+                    o.name, o.budget
+                ));
             }
             if let Some(l) = o.lengthscale {
-                if !(l.is_finite() && l > 0.0) {
-                    return Err(format!("{}: lengthscale must be positive", o.name));
+                if !(MIN_LENGTHSCALE..=MAX_LENGTHSCALE).contains(&l) {
+                    return Err(format!(
+                        "{}: lengthscale {l:?} must lie in [{MIN_LENGTHSCALE:e}, {MAX_LENGTHSCALE:e}] \
+                         (the unit cube's kernel is a constant or a spike outside)",
+                        o.name
+                    ));
+                }
+            }
+            if o.sets.len() > super::simulate::MAX_SETS {
+                return Err(format!(
+                    "{}: {} control sets, at most {}",
+                    o.name,
+                    o.sets.len(),
+                    super::simulate::MAX_SETS
+                ));
+            }
+            if let Some(d) = o.dim {
+                if d > MAX_DIM {
+                    return Err(format!(
+                        "{}: dim {d} outside 1..={MAX_DIM} (the runner supports 3, 5, 6 and 12)",
+                        o.name
+                    ));
                 }
             }
         }
         for &v in &self.variances {
-            if !(v > 0.0 && v < 1.0 / 12.0) {
-                return Err(format!("variance {v} must lie in (0, 1/12)"));
+            if !(MIN_VARIANCE..1.0 / 12.0).contains(&v) {
+                return Err(format!(
+                    "variance {v:?} must lie in [{MIN_VARIANCE:e}, 1/12) (below, the uncontrolled \
+                     variables are constants; 1/12 is the uniform distribution's)"
+                ));
             }
         }
-        if self.bank == 0 || self.judge == 0 {
-            return Err("bank and judge must be positive".into());
+        if !(1..=MAX_BANK).contains(&self.bank) {
+            return Err(format!(
+                "bank {} outside 1..={MAX_BANK} (memory and time per decision grow with it)",
+                self.bank
+            ));
         }
-        if self.max_rounds == Some(0) {
-            return Err("max_rounds must be positive".into());
+        if !(1..=MAX_JUDGE).contains(&self.judge) {
+            return Err(format!(
+                "judge {} outside 1..={MAX_JUDGE} (every round averages over it)",
+                self.judge
+            ));
         }
-        if !(self.noise.is_finite() && self.noise >= 0.0) {
-            return Err("noise must be ≥ 0".into());
+        if self.initial > MAX_INITIAL {
+            return Err(format!(
+                "initial {} outside 0..={MAX_INITIAL} (the GP keeps at most {MAX_INITIAL} \
+                 observations)",
+                self.initial
+            ));
         }
-        if self.seed_list().is_empty()
-            || self.costs.is_empty()
-            || self.variances.is_empty()
-            || self.algorithms.is_empty()
-        {
-            return Err("seeds, costs, variances and algorithms must not be empty".into());
+        if let Some(r) = self.max_rounds {
+            if !(1..=MAX_ROUNDS).contains(&r) {
+                return Err(format!("max_rounds {r} outside 1..={MAX_ROUNDS}"));
+            }
+        }
+        if !(self.noise.is_finite() && (0.0..=MAX_NOISE).contains(&self.noise)) {
+            return Err(format!(
+                "noise {:?} must lie in [0, {MAX_NOISE:e}] (a standard deviation; the objectives \
+                 are of unit scale)",
+                self.noise
+            ));
+        }
+        if !(self.beta.is_finite() && (0.0..=MAX_BETA).contains(&self.beta)) {
+            return Err(format!(
+                "beta {:?} must lie in [0, {MAX_BETA:e}] (the width of the confidence bounds)",
+                self.beta
+            ));
+        }
+        if !(self.epsilon.is_finite() && self.epsilon >= 0.0) {
+            return Err(format!(
+                "epsilon {:?} must be a finite number ≥ 0 (ucb-cvs's tolerance)",
+                self.epsilon
+            ));
+        }
+        if !(self.cost_noise.is_finite() && (0.0..=MAX_COST).contains(&self.cost_noise)) {
+            return Err(format!(
+                "cost_noise {:?} must lie in [0, {MAX_COST}] (a standard deviation of the observed \
+                 cost, clipped to [{MIN_OBSERVED_COST}, {MAX_OBSERVED_COST}])",
+                self.cost_noise
+            ));
+        }
+        match &self.seeds {
+            Seeds::Count(n) if *n == 0 || *n > MAX_SEEDS as u64 => {
+                return Err(format!("seeds = {n} outside 1..={MAX_SEEDS}"));
+            }
+            Seeds::List(l) if l.is_empty() || l.len() > MAX_SEEDS => {
+                return Err(format!(
+                    "seeds: {} listed, between 1 and {MAX_SEEDS} allowed",
+                    l.len()
+                ));
+            }
+            Seeds::List(l) => {
+                let mut sorted = l.clone();
+                sorted.sort_unstable();
+                if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+                    return Err(format!(
+                        "seeds: {} is listed twice (a seed is one job; a repeat would count it \
+                         twice)",
+                        w[0]
+                    ));
+                }
+            }
+            Seeds::Count(_) => {}
+        }
+        if self.costs.is_empty() || self.variances.is_empty() || self.algorithms.is_empty() {
+            return Err("costs, variances and algorithms must not be empty".into());
         }
         for a in &self.algorithms {
             parse_algorithm(a, self.epsilon, 3)?;
         }
+        let cells = self.cells()?;
+        let jobs = cells.len().saturating_mul(self.seed_count());
+        if jobs > MAX_JOBS {
+            return Err(format!(
+                "{} cells × {} seeds = {jobs} jobs, at most {MAX_JOBS} (one file each)",
+                cells.len(),
+                self.seed_count()
+            ));
+        }
+        for o in &self.objectives {
+            // Checked per cost setting: every cost list of the grid fits every objective (cells()).
+            for c in &self.costs {
+                let costs = cost_values(c).unwrap_or_default();
+                let cheapest = costs.iter().copied().fold(f64::INFINITY, f64::min);
+                let by_budget = o.budget / cheapest;
+                let rounds = self
+                    .max_rounds
+                    .map_or(by_budget, |r| by_budget.min(r as f64));
+                if rounds.is_nan() || rounds > MAX_ROUNDS as f64 {
+                    return Err(format!(
+                        "{}: budget {:?} over the cheapest cost {cheapest:?} allows {by_budget:.3e} \
+                         rounds, at most {MAX_ROUNDS} (lower the budget or set max_rounds)",
+                        o.name, o.budget
+                    ));
+                }
+            }
+        }
+        for a in &self.algorithms {
+            let learns = parse_algorithm(a, self.epsilon, 3)?.learns_costs();
+            if !learns {
+                continue;
+            }
+            for c in &self.costs {
+                let costs = cost_values(c).unwrap_or_default();
+                if let Some(bad) = costs
+                    .iter()
+                    .find(|c| !(MIN_OBSERVED_COST..=MAX_OBSERVED_COST).contains(*c))
+                {
+                    return Err(format!(
+                        "algorithm `{a}` learns costs, and observed costs are clipped to \
+                         [{MIN_OBSERVED_COST}, {MAX_OBSERVED_COST}] as in paper 001's code: mean \
+                         cost {bad:?} lies outside, so its observations would all be clipped"
+                    ));
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// The number of seeds (without building the list).
+    pub fn seed_count(&self) -> usize {
+        match &self.seeds {
+            Seeds::Count(n) => usize::try_from(*n).unwrap_or(usize::MAX),
+            Seeds::List(l) => l.len(),
+        }
     }
 
     /// The seeds.
@@ -340,27 +594,14 @@ impl Settings {
         let mut cells = Vec::new();
         for (oi, o) in self.objectives.iter().enumerate() {
             for c in &self.costs {
-                let (label, costs) = match c {
-                    CostSpec::Named(n) => {
-                        let preset = match n.as_str() {
-                            "cheap" => CHEAP,
-                            "moderate" => MODERATE,
-                            "expensive" => EXPENSIVE,
-                            _ => {
-                                return Err(format!(
-                                    "unknown cost preset `{n}` (cheap, moderate, expensive)"
-                                ))
-                            }
-                        };
-                        (n.clone(), preset.to_vec())
-                    }
-                    CostSpec::List(l) => (
-                        l.iter()
-                            .map(|v| format!("{v}"))
-                            .collect::<Vec<_>>()
-                            .join("-"),
-                        l.clone(),
-                    ),
+                let costs = cost_values(c)?;
+                let label = match c {
+                    CostSpec::Named(n) => n.clone(),
+                    CostSpec::List(l) => l
+                        .iter()
+                        .map(|v| format!("{v}"))
+                        .collect::<Vec<_>>()
+                        .join("-"),
                 };
                 if costs.len() != o.sets.len() {
                     return Err(format!(
@@ -370,12 +611,15 @@ impl Settings {
                         costs.len()
                     ));
                 }
-                if costs.iter().any(|c| !(c.is_finite() && *c > 0.0)) {
-                    return Err(format!("costs `{label}` must be positive"));
+                if let Some(bad) = costs.iter().find(|c| !(c.is_finite() && **c > 0.0)) {
+                    return Err(format!(
+                        "costs `{label}`: cost {bad:?} must be a finite number > 0"
+                    ));
                 }
                 for &v in &self.variances {
                     for a in &self.algorithms {
-                        let name = sanitise(&format!("{}_{label}_v{v}_{a}", o.label()));
+                        let name =
+                            bounded_name(sanitise(&format!("{}_{label}_v{v}_{a}", o.label())));
                         cells.push(Cell {
                             name,
                             objective: oi,

@@ -5,7 +5,9 @@
 //! Layout of the output directory:
 //!
 //! ```text
-//! OUT/<cell>/<seed>.csv   one row per round (written atomically; present = job done)
+//! OUT/<cell>/<seed>.csv   one row per round (written atomically and synced; finished if it
+//!                         passes read_job's checks, else re-run)
+//! OUT/<cell>/<seed>.time  wall and CPU seconds, and the CSV's length and hash (written first)
 //! OUT/<cell>/cell.txt     the cell's settings (a rerun with other settings is refused)
 //! OUT/best/<key>.json     best expected value of each control set (the regret reference)
 //! OUT/summary.json        final simple regret per job, mean ± standard error per cell
@@ -24,7 +26,10 @@
 //!
 //! Each job is deterministic in its seed: the initial points, the uncontrolled draws, the noise
 //! and the controller's bank all derive from it, so every algorithm of a cell row sees the same
-//! initial design. Re-running with the same output directory skips jobs whose CSV exists.
+//! initial design. Re-running with the same output directory skips the jobs whose CSV is
+//! finished ([`read_job`]) and re-runs those whose CSV is missing or damaged (a power cut, a
+//! `kill -9`). Runs need no lock on the directory: every file is written whole by a rename and
+//! every job's files are deterministic, so two runs (or shards) at once write the same bytes.
 //!
 //! A grid can be spread over machines that share the output directory: [`run_shard`] with
 //! [`Shard`] K/N runs only the jobs at positions `i` with `i mod N = K − 1` of the grid's stable
@@ -67,25 +72,62 @@ pub const OPTIMAL_TOLERANCE: f64 = 1e-3;
 pub const JOB_STACK: usize = 256 << 20;
 
 /// Writes `text` to `path` through a temporary file and a rename, so that a file that exists is
-/// complete.
+/// complete, and makes it durable: the temporary file is synced before the rename and the
+/// directory after it, so that after a power cut the file holds either its old content or
+/// the whole new one (without the syncs, a file system may commit the rename before the
+/// data, leaving an empty or truncated file under the final name).
 ///
-/// The temporary file's name is unique to the process and the call: shards of a grid on other
-/// machines write the same shared files (a cell's `cell.txt`, the cached best values) into one
-/// directory at the same time, and with a shared temporary name one writer's rename could move
-/// another's half-written file into place, or fail because it was already moved.
+/// The temporary file's name is unique to the machine, the process and the call (so a job's
+/// CSV and its time file, written one after the other, never share one): shards of a grid on
+/// other machines write the same shared files (a cell's `cell.txt`, the cached best values)
+/// into one directory at the same time, and with a shared temporary name one writer's rename
+/// could move another's half-written file into place, or fail because it was already moved.
 pub fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
+    let tmp = temporary_name(path);
+    let written = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(format!("{}: {e}", tmp.display()));
+    }
+    if let Err(e) = std::fs::rename(&tmp, path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(format!("{}: {e}", path.display()));
+    }
+    sync_directory(path.parent().unwrap_or(Path::new(".")))
+}
+
+/// A temporary name beside `path`, unique to this machine, process and call.
+pub(crate) fn temporary_name(path: &Path) -> PathBuf {
     static CALLS: AtomicU64 = AtomicU64::new(0);
     let name = path
         .file_name()
         .map_or("file".into(), |n| n.to_string_lossy());
-    let host = hostname();
-    let tmp = path.with_file_name(format!(
-        ".{name}.{host}-{}-{}.tmp",
+    path.with_file_name(format!(
+        ".{name}.{}-{}-{}.tmp",
+        hostname(),
         std::process::id(),
         CALLS.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+    ))
+}
+
+/// Commits a directory's entries (a rename into it) to disk. Where directories cannot be
+/// opened for syncing (not Unix), the rename's durability is the file system's.
+fn sync_directory(dir: &Path) -> Result<(), String> {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    if cfg!(unix) {
+        std::fs::File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    Ok(())
 }
 
 /// This machine's name, to keep temporary files of processes with the same id on different
@@ -309,9 +351,7 @@ fn prepare(settings: &Settings, out: &Path) -> Result<Vec<Prepared>, String> {
                 o.sets,
                 settings.judge
             );
-            let cache =
-                out.join("best")
-                    .join(format!("{}_v{v}_{:016x}.json", o.label(), judge::fnv(&key)));
+            let cache = out.join("best").join(cache_name(&o.label(), v, &key));
             macro_rules! go {
                 ($k:literal) => {{
                     let judge = match settings.judge_points {
@@ -332,6 +372,20 @@ fn prepare(settings: &Settings, out: &Path) -> Result<Vec<Prepared>, String> {
         });
     }
     Ok(prepared)
+}
+
+/// The file name of a cached best-values file: the objective's label, the variance and the
+/// hash of the full key. The variance is written as its shortest decimal when that is short
+/// (the names of every cache written before, kept so those caches stay valid), otherwise as
+/// the hex of its bits (`vx3f…`): a name of bounded length that no two variances share.
+fn cache_name(label: &str, variance: f64, key: &str) -> String {
+    let decimal = format!("{variance}");
+    let v = if decimal.len() <= 16 {
+        decimal
+    } else {
+        format!("x{:016x}", variance.to_bits())
+    };
+    format!("{label}_v{v}_{:016x}.json", judge::fnv(key))
 }
 
 /// The CSV text of one run over `d` variables.
@@ -428,6 +482,113 @@ fn time_path(out: &Path, cell: &Cell, seed: u64) -> PathBuf {
     out.join(&cell.name).join(format!("{seed}.time"))
 }
 
+/// Key of the time file's line holding the length of the job's CSV in bytes.
+const CSV_BYTES: &str = "csv_bytes";
+/// Key of the time file's line holding the FNV-1a hash of the job's CSV, in hex.
+const CSV_HASH: &str = "csv_fnv1a";
+
+/// The completion record of a job's CSV, appended to its time file: its length and hash.
+fn job_record(csv: &str) -> String {
+    format!(
+        "{CSV_BYTES} = {}\n{CSV_HASH} = {:016x}\n",
+        csv.len(),
+        judge::fnv(csv)
+    )
+}
+
+/// What the job files on disk say about one job.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobFile {
+    /// No CSV: the job has not finished.
+    Missing,
+    /// A complete CSV (its text).
+    Finished(String),
+    /// A CSV that is not a finished job's (empty, cut short, damaged, or not the one its
+    /// record describes): the job must run again. The reason, in words.
+    Damaged(String),
+}
+
+/// Reads and checks the CSV of job `seed` of `cell` over `d` variables.
+///
+/// A CSV counts as finished only if it is what the runner writes: UTF-8, the header of `d`
+/// variables, every line whole (ending in a newline) with one field per column, rounds
+/// numbered 1, 2, … and finite numbers. A job written by this version also leaves a record of
+/// its CSV's length and hash in its time file (written before the CSV), and the CSV must match
+/// it; that catches a file cut at a line boundary too. A CSV without a record (written by an
+/// earlier version) must hold at least one round: a header alone is what a cut leaves.
+pub fn read_job(out: &Path, cell: &Cell, seed: u64, d: usize) -> JobFile {
+    let path = job_path(out, cell, seed);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return JobFile::Missing,
+        Err(e) => return JobFile::Damaged(format!("unreadable ({e})")),
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        return JobFile::Damaged("not UTF-8 text".into());
+    };
+    if let Err(why) = check_job_csv(&text, d) {
+        return JobFile::Damaged(why);
+    }
+    let record = std::fs::read(time_path(out, cell, seed)).ok();
+    let recorded = record.as_deref().and_then(|r| {
+        let r = std::str::from_utf8(r).ok()?;
+        let value = |key: &str| {
+            r.lines()
+                .filter_map(|l| l.split_once('='))
+                .find(|(k, _)| k.trim() == key)
+                .map(|(_, v)| v.trim().to_string())
+        };
+        Some((value(CSV_BYTES)?, value(CSV_HASH)?))
+    });
+    match recorded {
+        Some((bytes, hash))
+            if bytes != text.len().to_string() || hash != format!("{:016x}", judge::fnv(&text)) =>
+        {
+            return JobFile::Damaged(format!(
+                "{} bytes that differ from the {bytes} bytes recorded in its time file (cut \
+                 short or damaged)",
+                text.len()
+            ));
+        }
+        Some(_) => {}
+        None if text.lines().nth(1).is_none() => {
+            return JobFile::Damaged("a header without rounds and no record of completion".into());
+        }
+        None => {}
+    }
+    JobFile::Finished(text)
+}
+
+/// Checks the shape of a job CSV over `d` variables (see [`read_job`]).
+fn check_job_csv(text: &str, d: usize) -> Result<(), String> {
+    if text.is_empty() {
+        return Err("empty".into());
+    }
+    if !text.ends_with('\n') {
+        return Err("its last line is cut short".into());
+    }
+    let header = csv(&[], d);
+    let mut lines = text.lines();
+    if lines.next() != header.lines().next() {
+        return Err(format!("not the header of a job over {d} variables"));
+    }
+    let columns = header.trim_end().split(',').count();
+    for (i, line) in lines.enumerate() {
+        let fields: Vec<&str> = line.split(',').collect();
+        let whole = fields.len() == columns
+            && fields[0].parse::<usize>().ok() == Some(i + 1)
+            && fields[3].parse::<usize>().is_ok()
+            && [1, 2]
+                .into_iter()
+                .chain(columns - 5..columns)
+                .all(|c| fields[c].parse::<f64>().is_ok_and(f64::is_finite));
+        if !whole {
+            return Err(format!("round {} is not a whole row", i + 1));
+        }
+    }
+    Ok(())
+}
+
 /// How long one job took: wall-clock seconds and, where the platform tells (Linux), the CPU
 /// seconds of its thread (less than the wall time when the machine is shared).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -456,6 +617,9 @@ impl JobTime {
         };
         for line in text.lines() {
             let (k, v) = line.split_once('=')?;
+            if matches!(k.trim(), CSV_BYTES | CSV_HASH) {
+                continue;
+            }
             let v: f64 = v.trim().parse().ok()?;
             match k.trim() {
                 "wall_seconds" => t.wall_seconds = v,
@@ -524,8 +688,16 @@ fn summarise(
                 continue;
             }
             let path = job_path(out, cell, seed);
-            let Ok(text) = std::fs::read_to_string(&path) else {
-                continue;
+            let text = match read_job(out, cell, seed, prepared[cell.objective].objective.dim()) {
+                JobFile::Finished(text) => text,
+                JobFile::Missing => continue,
+                JobFile::Damaged(why) => {
+                    eprintln!(
+                        "costbo: {}: {why}; not counted (a run will redo the job)",
+                        path.display()
+                    );
+                    continue;
+                }
             };
             let j = job_summary(&cell.name, seed, &text, targets, &cell.costs)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
@@ -601,6 +773,7 @@ fn progress_line(p: &Progress, pending: usize, skipped: usize, start: Instant) -
 /// The summary of the jobs already finished under `out`, without running any (the best values
 /// of the control sets are computed if they are not cached yet).
 pub fn summarise_finished(settings: &Settings, out: &Path) -> Result<Summary, String> {
+    settings.validate()?;
     let cells = settings.cells()?;
     let prepared = prepare(settings, out)?;
     summarise(settings, &cells, &prepared, out, Shard::WHOLE)
@@ -610,6 +783,7 @@ pub fn summarise_finished(settings: &Settings, out: &Path) -> Result<Summary, St
 /// merge step after the shards of a grid (`costbo run --no-run`). The cells' settings are
 /// checked against those the jobs were run with, as a run checks them.
 pub fn merge(settings: &Settings, out: &Path) -> Result<Summary, String> {
+    settings.validate()?;
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let cells = settings.cells()?;
     for cell in &cells {
@@ -660,6 +834,7 @@ pub fn run_shard(
     options: &RunOptions,
     shard: Shard,
 ) -> Result<RunReport, String> {
+    settings.validate()?;
     let out = &options.out;
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let cells = settings.cells()?;
@@ -680,8 +855,17 @@ pub fn run_shard(
                 continue;
             }
             total += 1;
-            if !job_path(out, cell, seed).exists() {
-                pending.push((ci, seed));
+            let d = prepared[cell.objective].objective.dim();
+            match read_job(out, cell, seed, d) {
+                JobFile::Finished(_) => {}
+                JobFile::Missing => pending.push((ci, seed)),
+                JobFile::Damaged(why) => {
+                    eprintln!(
+                        "costbo: {}: {why}; running the job again",
+                        job_path(out, cell, seed).display()
+                    );
+                    pending.push((ci, seed));
+                }
             }
         }
     }
@@ -720,9 +904,15 @@ pub fn run_shard(
                                 wall_seconds: wall.elapsed().as_secs_f64(),
                                 cpu_seconds: cpu.zip(thread_cpu_seconds()).map(|(a, b)| b - a),
                             };
-                            // The time first: a CSV present means its time is there too.
-                            write_atomic(&time_path(out, cell, seed), &time.to_text())?;
-                            write_atomic(&path, &csv(&rounds, d))?;
+                            // The time and the CSV's record first: a CSV present means its
+                            // time is there too, and a CSV that does not match its record is
+                            // not a finished job's (read_job).
+                            let text = csv(&rounds, d);
+                            write_atomic(
+                                &time_path(out, cell, seed),
+                                &(time.to_text() + &job_record(&text)),
+                            )?;
+                            write_atomic(&path, &text)?;
                             Ok(spent_fraction)
                         });
                     match r {
@@ -842,17 +1032,26 @@ fn check_cell_settings(settings: &Settings, cell: &Cell, out: &Path) -> Result<(
     let dir = out.join(&cell.name);
     let path = dir.join("cell.txt");
     let text = cell_fingerprint(settings, cell);
-    match std::fs::read_to_string(&path) {
-        Ok(old) if old == text => Ok(()),
+    // Bytes, not text: a damaged (non-UTF-8) file must meet the same refusal as other
+    // settings, never count as absent and be overwritten.
+    match std::fs::read(&path) {
+        Ok(old) if old == text.as_bytes() => Ok(()),
+        Ok(old) if std::str::from_utf8(&old).is_err() || old.is_empty() => Err(format!(
+            "{} is damaged (empty or not text), so the settings of the results in {} are \
+             unknown; remove that directory or use another --out",
+            path.display(),
+            dir.display()
+        )),
         Ok(_) => Err(format!(
             "{} holds results of other settings for cell {}; use another --out",
             out.display(),
             cell.name
         )),
-        Err(_) => {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             write_atomic(&path, &text)
         }
+        Err(e) => Err(format!("{}: {e}", path.display())),
     }
 }
 

@@ -10,7 +10,7 @@ use costbo_core::random::{standard_normal, uniform_open};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
-use super::config::{Algorithm, PriorMean};
+use super::config::{Algorithm, PriorMean, MAX_OBSERVED_COST, MIN_OBSERVED_COST};
 use super::judge::Expected;
 use super::Progress;
 use crate::objectives::Objective;
@@ -160,9 +160,11 @@ pub fn run<const N: usize, const D: usize>(
         let cost = if known {
             input.costs[d.set]
         } else {
-            // Paper 001's code: mean + 0.01·N(0, 1), clipped to [0.001, 2].
+            // Paper 001's code: mean + 0.01·N(0, 1), clipped to [0.001, 2]. The settings refuse
+            // a rule that learns costs on mean costs outside (Settings::validate), so the clip
+            // only trims the noise.
             (input.costs[d.set] + input.cost_noise * standard_normal::<f64, Platform>(&mut rng))
-                .clamp(0.001, 2.0)
+                .clamp(MIN_OBSERVED_COST, MAX_OBSERVED_COST)
         };
         if ctl.spent() + cost > input.budget {
             // Only with unknown costs: the realised cost is over what is left; the round is

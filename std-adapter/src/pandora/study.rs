@@ -292,6 +292,10 @@ fn write_trace(path: &Path, t: &Trace) -> Result<(), String> {
 
 fn read_trace(path: &Path) -> Option<Trace> {
     let text = std::fs::read_to_string(path).ok()?;
+    // Every line is written whole, newline included: a file without one was cut short.
+    if !text.ends_with('\n') {
+        return None;
+    }
     let mut lines = text.lines();
     let head: Vec<&str> = lines.next()?.split_whitespace().collect();
     let (optimum, initial_best) = match head.as_slice() {
@@ -426,9 +430,23 @@ fn grid(options: &PandoraOptions) -> Result<(Vec<FigureSpec>, Vec<Job>), String>
 }
 
 fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> {
+    // A file that exists but does not read back (cut short or damaged by a crash) is run
+    // again, never counted as finished.
     let missing: Vec<&Job> = all
         .iter()
-        .filter(|j| !j.path(&options.out).exists())
+        .filter(|j| {
+            let path = j.path(&options.out);
+            if read_trace(&path).is_some() {
+                return false;
+            }
+            if path.exists() {
+                eprintln!(
+                    "costbo: {}: damaged or incomplete; running the job again",
+                    path.display()
+                );
+            }
+            true
+        })
         .collect();
     eprintln!(
         "pandora: {} jobs, {} finished, {} to run on {} threads",

@@ -213,9 +213,11 @@ fn share_best_values(from: &std::path::Path, to: &std::path::Path) -> Result<(),
         if e.file_name().to_string_lossy().starts_with('.') || dest.exists() {
             continue;
         }
+        // A damaged file is not copied: the runner recomputes what it cannot read.
+        let Ok(text) = std::fs::read_to_string(e.path()) else {
+            continue;
+        };
         // Through a temporary file: a shard on another machine may read `dest` meanwhile.
-        let text = std::fs::read_to_string(e.path())
-            .map_err(|err| format!("{}: {err}", e.path().display()))?;
         experiment::write_atomic(&dest, &text)?;
     }
     Ok(())

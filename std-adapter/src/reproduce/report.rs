@@ -46,7 +46,12 @@ fn load(parts: &[PartResult]) -> Result<Vec<CellData>, String> {
             let (mut times, mut spans) = (Vec::new(), Vec::new());
             for seed in settings.seed_list() {
                 let path = job_path(&p.dir, &cell, seed);
-                if path.exists() {
+                // The jobs the summary counted: finished, never a damaged file (read_job).
+                if p.summary
+                    .jobs
+                    .iter()
+                    .any(|j| j.cell == cell.name && j.seed == seed)
+                {
                     traces.push(Trace::read(&path)?);
                     if let Some(t) = JobTime::read(&p.dir, &cell, seed) {
                         if let Some(end) = JobTime::finished_at(&p.dir, &cell, seed) {
