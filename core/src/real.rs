@@ -419,8 +419,77 @@ mod tests {
         for &x in &[-3.0f64, -0.5, 1e-9, 0.3, 2.0, 10.0] {
             assert_eq!(Real::exp(x), x.exp());
             assert!((Real::erf(x) - libm::erf(x)).abs() == 0.0);
-            assert!(((Real::exp(x as f32) as f64) - x.exp()).abs() <= 2e-7 * x.exp());
+            // With `fast-math`, f32's exp is micromath's (tested in `fast_math_*` below).
+            if cfg!(not(feature = "fast-math")) {
+                assert!(((Real::exp(x as f32) as f64) - x.exp()).abs() <= 2e-7 * x.exp());
+            }
         }
         assert!((Real::erfc(5.0f64) - 1.537_459_794_428_034_8e-12).abs() < 1e-25);
+    }
+
+    /// Arguments micromath must not see: its answers there are wrong or, with debug assertions
+    /// (on in tests), panics. Every one must come back as libm's.
+    #[cfg(feature = "fast-math")]
+    #[test]
+    fn fast_math_leaves_every_edge_to_libm() {
+        let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        let outside_exp = [
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MAX,
+            f32::MIN,
+            88.01,
+            88.8,
+            89.0,
+            -87.01,
+            -100.0,
+        ];
+        for x in outside_exp {
+            assert!(same(fast_math::exp(x), libm::expf(x)), "exp({x})");
+        }
+        let outside_ln_sqrt = [
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            0.0,
+            -0.0,
+            f32::MIN_POSITIVE / 2.0,
+            f32::from_bits(1),
+            -1.0,
+            f32::MIN,
+        ];
+        for x in outside_ln_sqrt {
+            assert!(same(fast_math::ln(x), libm::logf(x)), "ln({x})");
+            assert!(same(fast_math::sqrt(x), libm::sqrtf(x)), "sqrt({x})");
+        }
+        // f32 routes exp only.
+        assert_eq!(Real::exp(-3.0f32), fast_math::exp(-3.0));
+        assert_ne!(fast_math::exp(-3.0), libm::expf(-3.0));
+        assert_eq!(Real::sqrt(2.0f32), libm::sqrtf(2.0));
+        assert_eq!(Real::ln(0.75f32), libm::logf(0.75));
+    }
+
+    /// micromath's exp against libm's f64 over every 97th f32 of its guarded range, and at
+    /// both ends of it: within its documented error (2.4e-3 relative measured; bound 2.5e-3).
+    #[cfg(feature = "fast-math")]
+    #[test]
+    fn fast_math_exp_is_within_its_error_over_the_guarded_range() {
+        let check = |x: f32| {
+            let (got, want) = (fast_math::exp(x) as f64, libm::exp(x as f64));
+            assert!(
+                (got - want).abs() <= 2.5e-3 * want,
+                "exp({x}) = {got}, want {want}"
+            );
+        };
+        for bits in (0..=87.0f32.to_bits()).step_by(97) {
+            check(-f32::from_bits(bits));
+        }
+        for bits in (0..=88.0f32.to_bits()).step_by(97) {
+            check(f32::from_bits(bits));
+        }
+        for x in [-87.0f32, -86.999, 87.999, 88.0] {
+            check(x);
+        }
     }
 }
