@@ -34,6 +34,12 @@ fn controller_elf() -> PathBuf {
     static ELF: OnceLock<PathBuf> = OnceLock::new();
     ELF.get_or_init(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        // The device must compute as this host does: with `fast-math` here, there too.
+        let features: &[&str] = if cfg!(feature = "fast-math") {
+            &["--features", "fast-math"]
+        } else {
+            &[]
+        };
         let status = Command::new(cargo)
             .current_dir(root())
             .args([
@@ -47,6 +53,7 @@ fn controller_elf() -> PathBuf {
                 "--bin",
                 "controller",
             ])
+            .args(features)
             .status()
             .expect("cargo runs");
         assert!(status.success(), "building the firmware controller failed");

@@ -4,6 +4,9 @@
 //!
 //! `core` on stable Rust has no `sqrt`, `exp` and friends, so the special functions come from
 //! [`libm`], which is pure Rust and identical on every target.
+//!
+//! With the feature `fast-math`, `f32`'s `exp` comes from micromath's approximation instead
+//! (`real::fast_math`); `f64` stays on libm (micromath has no `f64`).
 
 use core::fmt::{Debug, Display};
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
@@ -229,10 +232,32 @@ macro_rules! impl_real {
     };
 }
 
+#[cfg(not(feature = "fast-math"))]
 impl_real!(
     f32,
     libm::sqrtf,
     libm::expf,
+    libm::expm1f,
+    libm::logf,
+    libm::log1pf,
+    libm::erff,
+    libm::erfcf,
+    libm::sinf,
+    libm::cosf,
+    libm::powf,
+    libm::fabsf,
+    libm::fmaf,
+    libm::floorf
+);
+// Only exp is routed: it is where a decision's time goes (a kernel value per bank point and
+// training point), while sqrt and ln are called a few times per candidate and micromath's are
+// far coarser (6 % for sqrt; for ln, 0.12 absolute below 1, where it takes an approximate
+// reciprocal). docs/performance.md, "fast-math (micromath)", has the measurements.
+#[cfg(feature = "fast-math")]
+impl_real!(
+    f32,
+    libm::sqrtf,
+    fast_math::exp,
     libm::expm1f,
     libm::logf,
     libm::log1pf,
@@ -262,6 +287,61 @@ impl_real!(
     libm::floor
 );
 
+/// micromath's `f32` approximations of `exp`, `ln` and `sqrt`, guarded. `f32`'s [`Real`]
+/// implementation uses [`exp`](fast_math::exp) with the feature `fast-math`; `ln` and `sqrt`
+/// are here so that their accuracy can be measured next to it, and are not routed (their
+/// errors, 0.12 and 6 %, buy a small share of a decision's time). docs/performance.md,
+/// "fast-math (micromath)", gives the accuracy of each against libm and what `exp` does to
+/// decisions.
+///
+/// micromath computes `f32` only, so `f64` keeps libm. Each function hands micromath only the
+/// arguments its approximation is made for and leaves the rest (zero, subnormals, infinities,
+/// NaN, negative logarithms and roots, `exp` beyond −87 and 88) to libm: outside that range
+/// micromath returns wrong values (its `sqrt(0)` is 8e-20, its `ln` of a negative number is
+/// finite) or, in a build with debug assertions, panics (its `exp` of NaN or of 88.8), and the
+/// core must do neither.
+#[cfg(feature = "fast-math")]
+pub mod fast_math {
+    use micromath::F32Ext;
+
+    /// Where `exp`'s approximation holds: the result and its scaling by 2ᵏ stay normal.
+    const EXP_LO: f32 = -87.0;
+    const EXP_HI: f32 = 88.0;
+
+    /// Natural exponential: micromath's (a degree-4 Taylor polynomial on the fraction of
+    /// `x·log₂e`, scaled by a power of two) on [−87, 88], libm's elsewhere.
+    #[inline]
+    pub fn exp(x: f32) -> f32 {
+        if (EXP_LO..=EXP_HI).contains(&x) {
+            F32Ext::exp(x)
+        } else {
+            libm::expf(x)
+        }
+    }
+
+    /// Natural logarithm: micromath's (a degree-4 polynomial on the mantissa) for positive
+    /// normal finite `x`, libm's elsewhere (−∞ at 0, NaN below, subnormals).
+    #[inline]
+    pub fn ln(x: f32) -> f32 {
+        if (f32::MIN_POSITIVE..f32::INFINITY).contains(&x) {
+            F32Ext::ln(x)
+        } else {
+            libm::logf(x)
+        }
+    }
+
+    /// Square root: micromath's (halving the bit pattern: linear between powers of four, no
+    /// refinement) for positive normal finite `x`, libm's elsewhere (exactly 0 at 0).
+    #[inline]
+    pub fn sqrt(x: f32) -> f32 {
+        if (f32::MIN_POSITIVE..f32::INFINITY).contains(&x) {
+            F32Ext::sqrt(x)
+        } else {
+            libm::sqrtf(x)
+        }
+    }
+}
+
 /// Where a computation takes its elementary functions from.
 ///
 /// Implementations of `exp`, `ln`, `sin` and `cos` that are accurate to within an ulp still
@@ -283,7 +363,8 @@ pub trait Elementary<R> {
 }
 
 /// The elementary functions of [`Real`]: the [`libm`] crate, pure Rust and identical on every
-/// target (what the core and the firmware compute with).
+/// target (what the core and the firmware compute with). With the feature `fast-math`, `f32`'s
+/// `exp` is micromath's ([`Real`] for `f32` routes it there), and `Libm` follows.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Libm;
 
@@ -338,8 +419,77 @@ mod tests {
         for &x in &[-3.0f64, -0.5, 1e-9, 0.3, 2.0, 10.0] {
             assert_eq!(Real::exp(x), x.exp());
             assert!((Real::erf(x) - libm::erf(x)).abs() == 0.0);
-            assert!(((Real::exp(x as f32) as f64) - x.exp()).abs() <= 2e-7 * x.exp());
+            // With `fast-math`, f32's exp is micromath's (tested in `fast_math_*` below).
+            if cfg!(not(feature = "fast-math")) {
+                assert!(((Real::exp(x as f32) as f64) - x.exp()).abs() <= 2e-7 * x.exp());
+            }
         }
         assert!((Real::erfc(5.0f64) - 1.537_459_794_428_034_8e-12).abs() < 1e-25);
+    }
+
+    /// Arguments micromath must not see: its answers there are wrong or, with debug assertions
+    /// (on in tests), panics. Every one must come back as libm's.
+    #[cfg(feature = "fast-math")]
+    #[test]
+    fn fast_math_leaves_every_edge_to_libm() {
+        let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        let outside_exp = [
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MAX,
+            f32::MIN,
+            88.01,
+            88.8,
+            89.0,
+            -87.01,
+            -100.0,
+        ];
+        for x in outside_exp {
+            assert!(same(fast_math::exp(x), libm::expf(x)), "exp({x})");
+        }
+        let outside_ln_sqrt = [
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            0.0,
+            -0.0,
+            f32::MIN_POSITIVE / 2.0,
+            f32::from_bits(1),
+            -1.0,
+            f32::MIN,
+        ];
+        for x in outside_ln_sqrt {
+            assert!(same(fast_math::ln(x), libm::logf(x)), "ln({x})");
+            assert!(same(fast_math::sqrt(x), libm::sqrtf(x)), "sqrt({x})");
+        }
+        // f32 routes exp only.
+        assert_eq!(Real::exp(-3.0f32), fast_math::exp(-3.0));
+        assert_ne!(fast_math::exp(-3.0), libm::expf(-3.0));
+        assert_eq!(Real::sqrt(2.0f32), libm::sqrtf(2.0));
+        assert_eq!(Real::ln(0.75f32), libm::logf(0.75));
+    }
+
+    /// micromath's exp against libm's f64 over every 97th f32 of its guarded range, and at
+    /// both ends of it: within its documented error (2.4e-3 relative measured; bound 2.5e-3).
+    #[cfg(feature = "fast-math")]
+    #[test]
+    fn fast_math_exp_is_within_its_error_over_the_guarded_range() {
+        let check = |x: f32| {
+            let (got, want) = (fast_math::exp(x) as f64, libm::exp(x as f64));
+            assert!(
+                (got - want).abs() <= 2.5e-3 * want,
+                "exp({x}) = {got}, want {want}"
+            );
+        };
+        for bits in (0..=87.0f32.to_bits()).step_by(97) {
+            check(-f32::from_bits(bits));
+        }
+        for bits in (0..=88.0f32.to_bits()).step_by(97) {
+            check(f32::from_bits(bits));
+        }
+        for x in [-87.0f32, -86.999, 87.999, 88.0] {
+            check(x);
+        }
     }
 }

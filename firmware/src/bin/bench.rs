@@ -11,6 +11,8 @@
 //! plus a few for the call, as a check of the tick-to-instruction conversion;
 //! `calibration_spin_10000000` (20 M instructions) checks the handling of SysTick wraparound.
 //! The `gp_*` and `cholesky64_f32` lines measure `costbo-core` at capacity 64, d = 5, f32.
+//! With the feature `fast-math`, `fast_math_*_x100` measure the core's micromath functions on
+//! the arguments of the libm lines.
 #![cfg_attr(all(target_arch = "arm", target_os = "none"), no_std, no_main)]
 
 #[cfg(all(target_arch = "arm", target_os = "none"))]
@@ -169,6 +171,33 @@ mod firmware {
             }
             s
         });
+        // The core's fast-math functions on the same arguments as the libm lines above (only
+        // exp is what f32's Real uses with the feature; ln and sqrt are measured beside it).
+        #[cfg(feature = "fast-math")]
+        {
+            use costbo_core::real::fast_math;
+            bench(&ic, "fast_math_exp_x100", || {
+                let mut s = 0.0f32;
+                for i in 0..100 {
+                    s += fast_math::exp(black_box(i as f32 * 0.37 - 18.0));
+                }
+                s
+            });
+            bench(&ic, "fast_math_ln_x100", || {
+                let mut s = 0.0f32;
+                for i in 1..=100 {
+                    s += fast_math::ln(black_box(i as f32 * 0.37));
+                }
+                s
+            });
+            bench(&ic, "fast_math_sqrt_x100", || {
+                let mut s = 0.0f32;
+                for i in 1..=100 {
+                    s += fast_math::sqrt(black_box(i as f32 * 0.37));
+                }
+                s
+            });
+        }
         exit(0)
     }
 }

@@ -88,7 +88,17 @@ pub fn reference_cases_f64() -> TestResult {
     Ok(())
 }
 
-/// f32 on target stays within 1e-3 of the references, up to 40 points in 5 dimensions.
+/// The f32 tolerance against the references with the feature `fast-math`: micromath's `exp`
+/// is off by up to 2.4e-3 relative in every kernel value, and K⁻¹ amplifies that; the worst
+/// case measured on the desktop with the same code is 1.4e-2 (se_d3_n16's mean; lml 4.8e-3).
+#[cfg(feature = "fast-math")]
+const F32_TOL_FAST: Option<f64> = Some(2e-2);
+/// Without `fast-math`, f32 keeps the tolerances of [`reference_cases_f32`].
+#[cfg(not(feature = "fast-math"))]
+const F32_TOL_FAST: Option<f64> = None;
+
+/// f32 on target stays within 1e-3 of the references, up to 40 points in 5 dimensions (within
+/// 2e-2 with the feature `fast-math`).
 pub fn reference_cases_f32() -> TestResult {
     for c in [&refs::SE_D3_N16, &refs::MATERN52_D3_N16] {
         let mut buf = [0.0f32; tri_len(16)];
@@ -96,7 +106,12 @@ pub fn reference_cases_f32() -> TestResult {
             Ok(g) => g,
             Err(e) => fail!("build {}: {:?}", c.name, e),
         };
-        compare(&gp, c, 1e-3, 1e-3)?;
+        compare(
+            &gp,
+            c,
+            F32_TOL_FAST.unwrap_or(1e-3),
+            F32_TOL_FAST.unwrap_or(1e-3),
+        )?;
     }
     for c in [&refs::SE_D5_N40, &refs::MATERN52_D5_N40] {
         let mut buf = [0.0f32; tri_len(40)];
@@ -105,7 +120,7 @@ pub fn reference_cases_f32() -> TestResult {
             Err(e) => fail!("build {}: {:?}", c.name, e),
         };
         // matern52_d5_n40 has noise 1e-6 (cond ~1e5): f32 keeps 1e-2 there.
-        let tol = if c.noise < 1e-4 { 1e-2 } else { 1e-3 };
+        let tol = F32_TOL_FAST.unwrap_or(if c.noise < 1e-4 { 1e-2 } else { 1e-3 });
         compare(&gp, c, tol, tol)?;
     }
     Ok(())
