@@ -51,6 +51,9 @@ pub enum Method {
     CocaBoUcb1,
     /// CoBO: one arm setting every intervenable variable given every context.
     CoBo,
+    /// CaBO: context-free arms, one per non-empty POMIS of the latent projection onto the
+    /// intervenable variables, the arm with the best maximised acquisition each round.
+    CaBo,
     /// The POMPS arm of the environment's optimum, always (isolates the action regret).
     Oracle,
     /// A uniformly random POMPS arm and action.
@@ -59,10 +62,11 @@ pub enum Method {
 
 impl Method {
     /// All methods, in report order.
-    pub const ALL: [Method; 5] = [
+    pub const ALL: [Method; 6] = [
         Method::CocaBo,
         Method::CocaBoUcb1,
         Method::CoBo,
+        Method::CaBo,
         Method::Oracle,
         Method::Random,
     ];
@@ -73,6 +77,7 @@ impl Method {
             Method::CocaBo => "CoCa-BO (Algorithm 2)",
             Method::CocaBoUcb1 => "CoCa-BO (UCB1 on y, public code)",
             Method::CoBo => "CoBO",
+            Method::CaBo => "CaBO (POMIS, best acquisition)",
             Method::Oracle => "oracle arm",
             Method::Random => "random arm and action",
         }
@@ -186,6 +191,16 @@ pub fn pomps_arms(g: &CausalGraph) -> Result<Vec<RunArm>, String> {
         .collect())
 }
 
+/// CaBO's arms: one context-free arm per non-empty POMIS (notes 4.8: the empty set dropped, as
+/// in the paper's code).
+pub fn cabo_arms(g: &CausalGraph) -> Result<Vec<RunArm>, String> {
+    Ok(super::pomis::pomis(g)?
+        .into_iter()
+        .filter(|x| !x.is_empty())
+        .map(|x| arm(g, x, NodeSet::EMPTY))
+        .collect())
+}
+
 /// CoBO's single arm: every intervenable variable given every context.
 pub fn cobo_arm(g: &CausalGraph) -> RunArm {
     arm(g, g.intervenable(), g.contexts())
@@ -256,10 +271,10 @@ pub fn run(env: &Environment, method: Method, o: &BanditOptions) -> Result<Trace
     let g = env.graph();
     let (optimum, _) = env.best(o.optimum_samples, o.seed ^ 0x5eed);
     let pomps = pomps_arms(&g)?;
-    let arms = if method == Method::CoBo {
-        vec![cobo_arm(&g)]
-    } else {
-        pomps
+    let arms = match method {
+        Method::CoBo => vec![cobo_arm(&g)],
+        Method::CaBo => cabo_arms(&g)?,
+        _ => pomps,
     };
     if arms.len() > MAX_ARMS {
         return Err(format!("{} arms; at most {MAX_ARMS}", arms.len()));
@@ -269,6 +284,7 @@ pub fn run(env: &Environment, method: Method, o: &BanditOptions) -> Result<Trace
         Method::CocaBo => ArmRule::Algorithm2,
         Method::CocaBoUcb1 => ArmRule::Ucb1Rewards { scale: 1.0 },
         Method::CoBo => ArmRule::Fixed(0),
+        Method::CaBo => ArmRule::BestAcquisition,
         Method::Random => ArmRule::Random,
         Method::Oracle => ArmRule::Fixed(oracle_arm(env, &g, &arms, o)?),
     };

@@ -6,6 +6,7 @@
 //! - [`graph`]: causal graphs from TOML, with typed errors;
 //! - [`scope`]: mixed policy scopes and the graphs they induce;
 //! - [`pomps`]: POMPS enumeration and arms;
+//! - [`pomis`]: POMIS on the latent projection (the CaBO baseline's sets);
 //! - [`arms`]: the arm table, computed or hand-written;
 //! - [`bandit`]: the core controller played on the environments, with regret per round;
 //! - [`scm`]: random numbers and quadrature for the simulators;
@@ -22,6 +23,7 @@ pub mod dag;
 pub mod envs;
 pub mod graph;
 pub mod nodeset;
+pub mod pomis;
 pub mod pomps;
 pub mod scm;
 pub mod scope;
