@@ -336,6 +336,7 @@ fn quick(study: &'static dyn Study, name: &str) -> (PathBuf, costbo_std::reprodu
         run: true,
         min_seeds: 2,
         progress: false,
+        variants: false,
     };
     let outcome = reproduce(&options).unwrap();
     // Resumable: a second invocation runs nothing and writes the same report.
@@ -426,6 +427,7 @@ fn unknown_cost_quick_runs_end_to_end() {
         run: false,
         min_seeds: 2,
         progress: false,
+        variants: false,
     })
     .unwrap();
     let after = std::fs::read_to_string(&report).unwrap();
@@ -450,6 +452,7 @@ fn unknown_objective_filter_is_an_error() {
         run: false,
         min_seeds: 2,
         progress: false,
+        variants: false,
     };
     let e = reproduce(&options).unwrap_err();
     assert!(e.contains("no-such"), "{e}");

@@ -48,8 +48,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 pub use config::{
-    parse_algorithm, Algorithm, Cell, CostSpec, JudgePoints, ObjectiveSpec, PriorMean, Seeds,
-    Settings, PAPER_001_ALPHA,
+    parse_algorithm, split_model, Algorithm, Cell, CostSpec, JudgePoints, Model, ObjectiveSpec,
+    PriorMean, Seeds, Settings, DEFAULT_REFIT_EVERY, FITTED_SUFFIX, PAPER_001_ALPHA,
 };
 use costbo_core::policy::unknown_cost::within_tolerance;
 use judge::{Expected, Judge};
@@ -821,6 +821,10 @@ fn cell_fingerprint(settings: &Settings, cell: &Cell) -> String {
         settings.epsilon,
         settings.cost_noise
     ) + &non_default_settings(settings)
+        + &match cell.model() {
+            Model::Fixed => String::new(),
+            Model::Fitted => format!("refit_every = {}\n", settings.refit_every),
+        }
 }
 
 /// Fingerprint lines of the settings added later, only where they differ from their defaults:
@@ -885,6 +889,8 @@ fn run_one(
         cost_noise: settings.cost_noise,
         max_rounds: settings.max_rounds,
         prior_mean: settings.prior_mean,
+        model: cell.model(),
+        refit_every: settings.refit_every,
         beta: settings.beta,
         lengthscale: o.lengthscale_for(d),
         judge: judge.as_ref(),
