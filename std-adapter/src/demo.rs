@@ -30,6 +30,7 @@ use rand_xoshiro::Xoshiro128PlusPlus;
 
 use crate::experiment::curves::{mean_commit_budget, mean_curve, mean_stderr, Metric, Trace};
 use crate::experiment::judge::Judge;
+use crate::experiment::thread_cpu_seconds;
 use crate::objectives::plant::Plant;
 use crate::platform::Platform;
 use crate::plot::{Curve, Figure, Panel};
@@ -139,8 +140,8 @@ pub struct RunResult {
     pub recommended_expected: f64,
     /// Budget spent.
     pub spent: f64,
-    /// Wall-clock seconds of the run.
-    pub seconds: f64,
+    /// CPU seconds of the run (its thread's; `None` where the platform does not say).
+    pub cpu_seconds: Option<f64>,
 }
 
 /// The comparison of one contender over the seeds.
@@ -349,6 +350,7 @@ pub fn simulate(
     // every candidate costs an exponential per bank point and training input.
     let mut workspace = vec![0.0; ctl.workspace_len()];
     let start = Instant::now();
+    let cpu_start = thread_cpu_seconds();
     let mut rounds: Vec<Round> = Vec::new();
     let mut best = f64::NEG_INFINITY;
     loop {
@@ -403,7 +405,9 @@ pub fn simulate(
         recommendation,
         recommended_expected: expected(recommendation.control, &ru),
         spent: ctl.spent(),
-        seconds: start.elapsed().as_secs_f64(),
+        cpu_seconds: thread_cpu_seconds()
+            .zip(cpu_start)
+            .map(|(end, start)| end - start),
     })
 }
 
@@ -469,8 +473,8 @@ fn print_comparison(r: &DemoResult, options: &DemoOptions) {
         LEAF_AREA_MEAN
     );
     println!(
-        "  {:<38} {:>17} {:>17} {:>8} {:>17} {:>7}",
-        "", "recommended", "leaf area", "of best", "simple regret", "s/run"
+        "  {:<38} {:>17} {:>17} {:>8} {:>7} {:>17} {:>9}",
+        "", "recommended", "leaf area", "of best", "≥ 90 %", "simple regret", "CPU s/run"
     );
     for c in &r.comparison {
         let rec: Vec<f64> = c.runs.iter().map(|x| x.recommended_expected).collect();
@@ -480,17 +484,23 @@ fn print_comparison(r: &DemoResult, options: &DemoOptions) {
             .iter()
             .filter_map(|x| x.rounds.last().map(|l| l.simple_regret))
             .collect();
-        let secs = c.runs.iter().map(|x| x.seconds).sum::<f64>() / c.runs.len().max(1) as f64;
+        let cpu: Vec<f64> = c.runs.iter().filter_map(|x| x.cpu_seconds).collect();
+        let secs = mean_stderr(&cpu).map_or(f64::NAN, |(m, _)| m);
         let ms = |v: &[f64]| {
             mean_stderr(v).map_or("–".to_string(), |(m, s)| format!("{m:.3} ± {s:.3}"))
         };
         let (pct, _) = shares(mean_stderr(&rec).map_or(0.0, |(m, _)| m));
         println!(
-            "  {:<38} {:>17} {:>17} {:>7.0}% {:>17} {:>7.1}",
+            "  {:<38} {:>17} {:>17} {:>7.0}% {:>7} {:>17} {:>9.1}",
             c.contender.label,
             ms(&rec),
             ms(&area),
             pct,
+            format!(
+                "{}/{}",
+                rec.iter().filter(|&&g| g >= 0.9 * OPTIMUM).count(),
+                rec.len()
+            ),
             ms(&regret),
             secs
         );

@@ -135,8 +135,9 @@ struct ObjectiveEvalArgs {
 
 #[derive(Args)]
 struct DemoArgs {
-    /// Total budget (dosing costs: 0.1 per pair of nutrients, 0.2 per triple, 1 for all five).
-    #[arg(long, default_value_t = 20.0)]
+    /// Total budget (dosing costs: 0.1 per pair of nutrients, 0.2 per triple, 1 for all five;
+    /// paper 000's plant budget).
+    #[arg(long, default_value_t = 200.0)]
     budget: f64,
     /// Seed of the simulation.
     #[arg(long, default_value_t = 1)]

@@ -490,7 +490,7 @@ impl JobTime {
 
 /// CPU seconds (user + system) of the calling thread, from `/proc/thread-self/stat` (Linux; in
 /// clock ticks of 1/100 s, the value of `USER_HZ` on every Linux architecture).
-fn thread_cpu_seconds() -> Option<f64> {
+pub(crate) fn thread_cpu_seconds() -> Option<f64> {
     let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
     // Fields after the command name (which may hold spaces) start at field 3.
     let rest = &stat[stat.rfind(')')? + 2..];
