@@ -1,10 +1,16 @@
 //! `costbo demo`: a simulated nutrient-dosing experiment.
 //!
 //! Five nutrients (Ca, B, NH₃, K in log µM, and pH) feed plant trays whose growth follows the
-//! plant simulator. Each round the controller (the core's ETC-Ada rule) decides which nutrients
-//! to dose — paper 000's control sets, each with a cost — and how much; the others come from
-//! the source water, drawn from truncated normals and measured. The tray's growth is observed
-//! with noise and the cost is charged to the budget.
+//! plant simulator. Each round the controller (the core's ETC-Ada rule on a model refitted by
+//! MAP every few rounds: [`OURS`]) decides which nutrients to dose — paper 000's control sets,
+//! each with a cost — and how much; the others come from the source water, drawn from
+//! truncated normals and measured. The tray's growth is observed with noise and the cost is
+//! charged to the budget. Growth is printed standardised (the simulator's output) and as leaf
+//! area (its physical unit, [`leaf_area`]).
+//!
+//! After the shown run, the same controller, the paper's ETC-Ada on its fixed kernel
+//! ([`PAPER`]) and a cost-unaware rule ([`COST_UNAWARE`]) play a few seeds each, so that the
+//! summary and the plot say what the fitted model and cost-awareness buy.
 //!
 //! Regret is measured honestly: the expected growth of each decision (its control set and
 //! doses, averaged over the source water) is computed with its own 4 096-sample bank,
