@@ -70,8 +70,10 @@ fn control_sets() -> [ControlSet; M] {
 /// A decision rule of the demo on a model.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Contender {
-    /// Name in the summary and the plot.
+    /// Name in the summary.
     pub label: &'static str,
+    /// Name in the plot's legend.
+    pub short: &'static str,
     /// The rule.
     pub policy: PolicySpec<f64>,
     /// Whether the model is refitted (MAP, every [`REFIT_EVERY`] rounds) or the papers' fixed
@@ -85,18 +87,21 @@ pub const REFIT_EVERY: usize = crate::experiment::DEFAULT_REFIT_EVERY;
 /// The demo's controller: ETC-Ada on the fitted model (our variant).
 pub const OURS: Contender = Contender {
     label: "ETC-Ada, fitted model (ours)",
+    short: "ours",
     policy: PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
     fitted: true,
 };
 /// Paper 000's ETC-Ada as the paper runs it (fixed isotropic kernel, lengthscale 0.2).
 pub const PAPER: Contender = Contender {
     label: "ETC-Ada, fixed model (paper 000)",
+    short: "paper ETC-Ada",
     policy: PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
     fitted: false,
 };
 /// A cost-unaware baseline: UCB-PSQ (always doses all five) on the same fitted model.
 pub const COST_UNAWARE: Contender = Contender {
     label: "UCB-PSQ, fitted model (cost-unaware)",
+    short: "cost-unaware",
     policy: PolicySpec::UcbCvs(EpsilonSchedule::Constant(0.0)),
     fitted: true,
 };
@@ -417,11 +422,12 @@ pub fn simulate(
     })
 }
 
-/// Share of the best achievable growth, in percent, in both units.
+/// Share of the best achievable growth in whole percent, standardised and in leaf area.
 fn shares(growth: f64) -> (f64, f64) {
+    // Whole percent; `+ 0.0` turns the −0 of a growth just below zero into 0.
     (
-        100.0 * growth / OPTIMUM,
-        100.0 * leaf_area(growth) / leaf_area(OPTIMUM),
+        (100.0 * growth / OPTIMUM).round() + 0.0,
+        (100.0 * leaf_area(growth) / leaf_area(OPTIMUM)).round() + 0.0,
     )
 }
 
@@ -545,7 +551,7 @@ fn trace(r: &RunResult) -> Trace {
 fn figure(r: &DemoResult, options: &DemoOptions) -> Figure {
     let shown = trace(&r.shown);
     let mut curves = vec![Curve {
-        label: format!("{} (seed {})", OURS.label, options.seed),
+        label: format!("{}, seed {}", OURS.short, options.seed),
         stderr: vec![0.0; shown.spent.len()],
         x: shown.spent.clone(),
         mean: shown.simple_regret.clone(),
@@ -556,7 +562,7 @@ fn figure(r: &DemoResult, options: &DemoOptions) -> Figure {
         let traces: Vec<Trace> = c.runs.iter().map(trace).collect();
         let mean = mean_curve(&traces, options.budget, 100, Metric::SimpleRegret);
         curves.push(Curve {
-            label: format!("{} ({} seeds)", c.contender.label, c.runs.len()),
+            label: format!("{}, {} seeds", c.contender.short, c.runs.len()),
             x: mean.budget,
             mean: mean.mean,
             stderr: mean.stderr,
