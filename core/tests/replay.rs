@@ -274,6 +274,60 @@ fn refitting_controllers_replay_bit_identically() {
     );
 }
 
+#[cfg(feature = "refit")]
+#[test]
+fn fully_fitted_controllers_replay_bit_identically_and_refit_as_gp_fit_does() {
+    // The cost-varying-subset rules on the fitted model (noise learned too), refitted every
+    // round or every fourth, in f64 and f32: a replay refits at the same rounds on the same
+    // data, so the next decision is the live one's.
+    for every in [1, 4] {
+        check_rule_refitting::<f64>(
+            PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
+            true,
+            12,
+            &[0, 5, 12],
+            Refit::Map {
+                every,
+                noise_floor: 1e-6,
+            },
+        );
+        check_rule_refitting::<f32>(
+            unknown(),
+            false,
+            12,
+            &[0, 4, 12],
+            Refit::Map {
+                every,
+                noise_floor: 1e-6f32,
+            },
+        );
+    }
+    // The controller's refit is the GP's MAP fit of the same data (not a copy of it): the
+    // model after the first decision holds exactly what `Gp::fit` finds from the built
+    // hyperparameters, and the noise moved off its built value.
+    let refit = Refit::Map {
+        every: 1,
+        noise_floor: 1e-6,
+    };
+    let mut ctl = controller_refitting::<f64>(
+        PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
+        true,
+        WhenFull::DropOldest,
+        refit,
+    );
+    initial(&mut ctl);
+    let mut gp = ctl.gp().clone();
+    ctl.suggest().unwrap();
+    let report = gp
+        .fit(&costbo_core::gp::FitConfig::map_learned_noise(
+            gp.outputs(),
+            1e-6,
+        ))
+        .unwrap();
+    assert_eq!(ctl.gp().hyperparameters(), report.hyperparameters);
+    assert_ne!(ctl.gp().noise(), 1e-4);
+}
+
 #[test]
 fn the_unknown_cost_memo_matters() {
     // Without the running bounds the replayed rule is refused rather than silently different.

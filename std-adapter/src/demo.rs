@@ -1,10 +1,16 @@
 //! `costbo demo`: a simulated nutrient-dosing experiment.
 //!
 //! Five nutrients (Ca, B, NH₃, K in log µM, and pH) feed plant trays whose growth follows the
-//! plant simulator. Each round the controller (the core's ETC-Ada rule) decides which nutrients
-//! to dose — paper 000's control sets, each with a cost — and how much; the others come from
-//! the source water, drawn from truncated normals and measured. The tray's growth is observed
-//! with noise and the cost is charged to the budget.
+//! plant simulator. Each round the controller (the core's ETC-Ada rule on a model refitted by
+//! MAP every few rounds: [`OURS`]) decides which nutrients to dose — paper 000's control sets,
+//! each with a cost — and how much; the others come from the source water, drawn from
+//! truncated normals and measured. The tray's growth is observed with noise and the cost is
+//! charged to the budget. Growth is printed standardised (the simulator's output) and as leaf
+//! area (its physical unit, [`leaf_area`]).
+//!
+//! After the shown run, the same controller, the paper's ETC-Ada on its fixed kernel
+//! ([`PAPER`]) and a cost-unaware rule ([`COST_UNAWARE`]) play a few seeds each, so that the
+//! summary and the plot say what the fitted model and cost-awareness buy.
 //!
 //! Regret is measured honestly: the expected growth of each decision (its control set and
 //! doses, averaged over the source water) is computed with its own 4 096-sample bank,
@@ -16,19 +22,21 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use costbo_core::dist::{Distribution, TruncatedNormal};
-use costbo_core::driver::{Controller, ControllerSpec, Decision, DriverError, Settings};
-use costbo_core::gp::{FitConfig, WhenFull};
+use costbo_core::driver::{Controller, ControllerSpec, Decision, DriverError, Refit, Settings};
+use costbo_core::gp::WhenFull;
 use costbo_core::kernel::Kernel;
 use costbo_core::linalg::tri_len;
 use costbo_core::policy::explore_then_commit::PlaysPerGroup;
+use costbo_core::policy::ucb_cvs::EpsilonSchedule;
 use costbo_core::policy::{AnyPolicy, PolicySpec};
 use costbo_core::problem::{ControlSet, Problem, Variable};
 use costbo_core::random::{standard_normal, uniform_open};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
-use crate::experiment::curves::Trace;
+use crate::experiment::curves::{mean_commit_budget, mean_curve, mean_stderr, Metric, Trace};
 use crate::experiment::judge::Judge;
+use crate::experiment::thread_cpu_seconds;
 use crate::objectives::plant::Plant;
 use crate::platform::Platform;
 use crate::plot::{Curve, Figure, Panel};
@@ -59,13 +67,62 @@ fn control_sets() -> [ControlSet; M] {
     ]
 }
 
+/// A decision rule of the demo on a model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Contender {
+    /// Name in the summary.
+    pub label: &'static str,
+    /// Name in the plot's legend.
+    pub short: &'static str,
+    /// The rule.
+    pub policy: PolicySpec<f64>,
+    /// Whether the model is refitted (MAP, every [`REFIT_EVERY`] rounds) or the papers' fixed
+    /// isotropic kernel.
+    pub fitted: bool,
+}
+
+/// Rounds between refits of the fitted model (the runner's default).
+pub const REFIT_EVERY: usize = crate::experiment::DEFAULT_REFIT_EVERY;
+
+/// The demo's controller: ETC-Ada on the fitted model (our variant).
+pub const OURS: Contender = Contender {
+    label: "ETC-Ada, fitted model (ours)",
+    short: "ours",
+    policy: PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
+    fitted: true,
+};
+/// Paper 000's ETC-Ada as the paper runs it (fixed isotropic kernel, lengthscale 0.2).
+pub const PAPER: Contender = Contender {
+    label: "ETC-Ada, fixed model (paper 000)",
+    short: "paper ETC-Ada",
+    policy: PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
+    fitted: false,
+};
+/// A cost-unaware baseline: UCB-PSQ (always doses all five) on the same fitted model.
+pub const COST_UNAWARE: Contender = Contender {
+    label: "UCB-PSQ, fitted model (cost-unaware)",
+    short: "cost-unaware",
+    policy: PolicySpec::UcbCvs(EpsilonSchedule::Constant(0.0)),
+    fitted: true,
+};
+
+/// Leaf area in the simulator's physical unit from the standardised growth (the constants of
+/// `data/plant/model.json`'s `destandardize`).
+pub fn leaf_area(standardised: f64) -> f64 {
+    standardised * LEAF_AREA_STD + LEAF_AREA_MEAN
+}
+const LEAF_AREA_MEAN: f64 = 108.590_357_774_651_41;
+const LEAF_AREA_STD: f64 = 107.557_290_945_674_15;
+
 /// Settings of the demo.
 #[derive(Debug, Clone)]
 pub struct DemoOptions {
     /// Total budget.
     pub budget: f64,
-    /// Seed of the whole simulation.
+    /// Seed of the shown run; the comparison uses this seed and the next `seeds − 1`.
     pub seed: u64,
+    /// Seeds of the comparison of [`OURS`], [`PAPER`] and [`COST_UNAWARE`] (0: none).
+    pub seeds: u64,
     /// Where the plot and the round-by-round CSV go.
     pub out: PathBuf,
 }
@@ -83,19 +140,39 @@ pub struct Round {
     pub simple_regret: f64,
 }
 
-/// The result of the demo.
+/// One run of one contender.
 #[derive(Debug, Clone)]
-pub struct DemoResult {
+pub struct RunResult {
     /// Every round.
     pub rounds: Vec<Round>,
     /// The controller's recommendation at the end.
     pub recommendation: Decision<f64, D>,
-    /// Expected growth of the recommendation (independent bank).
+    /// Expected growth of the recommendation (independent bank, standardised).
     pub recommended_expected: f64,
-    /// The simulator's optimum.
-    pub optimum: f64,
     /// Budget spent.
     pub spent: f64,
+    /// CPU seconds of the run (its thread's; `None` where the platform does not say).
+    pub cpu_seconds: Option<f64>,
+}
+
+/// The comparison of one contender over the seeds.
+#[derive(Debug, Clone)]
+pub struct Comparison {
+    /// The contender.
+    pub contender: Contender,
+    /// One run per seed, in seed order.
+    pub runs: Vec<RunResult>,
+}
+
+/// The result of the demo.
+#[derive(Debug, Clone)]
+pub struct DemoResult {
+    /// The shown run ([`OURS`] with the options' seed).
+    pub shown: RunResult,
+    /// The simulator's optimum (standardised).
+    pub optimum: f64,
+    /// [`OURS`], [`PAPER`] and [`COST_UNAWARE`] over the seeds (empty with `seeds = 0`).
+    pub comparison: Vec<Comparison>,
 }
 
 fn set_name(set: ControlSet) -> String {
@@ -106,9 +183,113 @@ fn set_name(set: ControlSet) -> String {
     format!("{{{}}}", names.join(", "))
 }
 
+/// The simulator's optimum (standardised): `data/plant/model.json`'s.
+const OPTIMUM: f64 = 2.194_116_175_648_000_8;
+
 /// Runs the demo, printing progress to stdout; writes `demo.csv`, `demo.svg` and `demo.png`
 /// into `out`.
 pub fn run(options: &DemoOptions) -> Result<DemoResult, String> {
+    println!(
+        "costbo demo: dosing 5 nutrients into plant trays with {}, budget {}",
+        OURS.label, options.budget
+    );
+    println!(
+        "control sets and costs: {}",
+        control_sets()
+            .iter()
+            .zip(COSTS)
+            .map(|(s, c)| format!("{} {c}", set_name(*s)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let shown = simulate(&OURS, options.budget, options.seed, true)?;
+    print_run(&shown);
+    let comparison = compare(options)?;
+    let result = DemoResult {
+        shown,
+        optimum: OPTIMUM,
+        comparison,
+    };
+    print_comparison(&result, options);
+    std::fs::create_dir_all(&options.out).map_err(|e| format!("{}: {e}", options.out.display()))?;
+    write_csv(&options.out.join("demo.csv"), &result.shown)?;
+    let plot = figure(&result, options);
+    for name in ["demo.svg", "demo.png"] {
+        let path = options.out.join(name);
+        let written = if name.ends_with(".svg") {
+            plot.write_svg(&path)
+        } else {
+            plot.write_png(&path)
+        };
+        written.map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    println!(
+        "wrote {}, {} and {}",
+        options.out.join("demo.csv").display(),
+        options.out.join("demo.svg").display(),
+        options.out.join("demo.png").display()
+    );
+    Ok(result)
+}
+
+/// [`OURS`], [`PAPER`] and [`COST_UNAWARE`] over `options.seeds` seeds from `options.seed`,
+/// in parallel; the shown run is simulated again (it is deterministic, so it is the same run).
+fn compare(options: &DemoOptions) -> Result<Vec<Comparison>, String> {
+    if options.seeds == 0 {
+        return Ok(Vec::new());
+    }
+    let contenders = [OURS, PAPER, COST_UNAWARE];
+    let jobs: Vec<(usize, u64)> = (0..contenders.len())
+        .flat_map(|c| (0..options.seeds).map(move |k| (c, options.seed + k)))
+        .collect();
+    println!(
+        "\ncomparing {} over seeds {}..={} ({} runs)",
+        contenders.map(|c| c.label).join(", "),
+        options.seed,
+        options.seed + options.seeds - 1,
+        jobs.len()
+    );
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<Result<RunResult, String>>>> =
+        jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(jobs.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(c, seed)) = jobs.get(i) else { break };
+                let r = simulate(&contenders[c], options.budget, seed, false);
+                if let Ok(mut slot) = results[i].lock() {
+                    *slot = Some(r);
+                }
+            });
+        }
+    });
+    let mut runs = Vec::with_capacity(jobs.len());
+    for slot in results {
+        let r = slot
+            .into_inner()
+            .map_err(|_| "a comparison run panicked".to_string())?
+            .ok_or("a comparison run did not finish")?;
+        runs.push(r?);
+    }
+    let mut runs = runs.into_iter();
+    Ok(contenders
+        .iter()
+        .map(|c| Comparison {
+            contender: *c,
+            runs: runs.by_ref().take(options.seeds as usize).collect(),
+        })
+        .collect())
+}
+
+/// One run of `contender` with `budget` and `seed`; with `verbose`, a line per round.
+pub fn simulate(
+    contender: &Contender,
+    budget: f64,
+    seed: u64,
+    verbose: bool,
+) -> Result<RunResult, String> {
     let plant = Plant::shared().map_err(|e| format!("{e}"))?;
     let water = TruncatedNormal::with_truncated_variance(0.5, 0.04, 0.0, 1.0)
         .map_err(|e| format!("{e:?}"))?;
@@ -141,36 +322,31 @@ pub fn run(options: &DemoOptions) -> Result<DemoResult, String> {
         mean: 0.0,
         noise: 1e-4,
         when_full: WhenFull::DropOldest,
-        bank_seed: options.seed,
-        settings: Settings::new(options.budget, options.seed),
-        policy: PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
+        bank_seed: seed,
+        settings: Settings {
+            refit: if contender.fitted {
+                Refit::Map {
+                    every: REFIT_EVERY,
+                    noise_floor: 1e-6,
+                }
+            } else {
+                Refit::Never
+            },
+            ..Settings::new(budget, seed)
+        },
+        policy: contender.policy,
     };
     let mut ctl: Controller<f64, N, D, M, _, _, AnyPolicy<f64, D, M, 1, 1>> = spec
         .build(vec![0.0; tri_len(N)], vec![[0.0; D]; 128])
         .map_err(|e| format!("{e:?}"))?;
-    let mut rng = Xoshiro128PlusPlus::seed_from_u64(options.seed ^ 0x5EED);
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(seed ^ 0x5EED);
     // The independent bank that measures regret: 4 096 i.i.d. draws of the source water.
     let draws: Vec<[f64; D]> = (0..4096)
         .map(|_| core::array::from_fn(|_| water.sample(uniform_open(&mut rng))))
         .collect();
     let judge = Judge::from_points(draws);
     let expected = |set: ControlSet, u: &[f64; D]| judge.expected(&plant, set, u);
-    let optimum = 2.194_116_175_648_000_8;
     let noise = 0.01;
-
-    println!(
-        "costbo demo: dosing 5 nutrients into plant trays with ETC-Ada, budget {}",
-        options.budget
-    );
-    println!(
-        "control sets and costs: {}",
-        control_sets()
-            .iter()
-            .zip(COSTS)
-            .map(|(s, c)| format!("{} {c}", set_name(*s)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
     // Five trays grown before the experiment, with random doses of everything (not charged).
     for _ in 0..5 {
         let u: [f64; D] = core::array::from_fn(|_| uniform_open(&mut rng));
@@ -185,6 +361,7 @@ pub fn run(options: &DemoOptions) -> Result<DemoResult, String> {
     // every candidate costs an exponential per bank point and training input.
     let mut workspace = vec![0.0; ctl.workspace_len()];
     let start = Instant::now();
+    let cpu_start = thread_cpu_seconds();
     let mut rounds: Vec<Round> = Vec::new();
     let mut best = f64::NEG_INFINITY;
     loop {
@@ -205,78 +382,56 @@ pub fn run(options: &DemoOptions) -> Result<DemoResult, String> {
             plant.value_and_gradient(&u).0 + noise * standard_normal::<f64, Platform>(&mut rng);
         ctl.observe(&x, growth, COSTS[d.set])
             .map_err(|e| format!("{e:?}"))?;
-        // Refit the kernel every 10 rounds (maximum likelihood, as paper 001's code does).
-        if (rounds.len() + 1).is_multiple_of(10) {
-            let ys = ctl.gp().outputs();
-            let (lo, hi) = ys
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &y| {
-                    (a.min(y), b.max(y))
-                });
-            let mut cfg = FitConfig::unit_cube(lo, hi);
-            cfg.lower.log_noise = (1e-6f64).ln();
-            cfg.upper.log_noise = (1e-2f64).ln();
-            cfg.seed = options.seed;
-            // A failed fit leaves the model as it was; the experiment goes on.
-            let _ = ctl.fit_hyperparameters(&cfg);
-        }
         let e = expected(d.control, &u);
         best = best.max(e);
         let r = Round {
             spent: ctl.spent(),
             set: d.set,
             expected: e,
-            simple_regret: optimum - best,
+            simple_regret: OPTIMUM - best,
         };
-        let per_round = start.elapsed().as_secs_f64() / (rounds.len() + 1) as f64;
-        let left = (options.budget - ctl.spent()).max(0.0) / COSTS[d.set] * per_round;
-        println!(
-            "round {:>3}  dose {:<22} spent {:>6.2}/{:<6}  expected growth {:>7.4}  simple regret {:.4}  (~{:.0}s left)",
-            rounds.len() + 1,
-            set_name(d.control),
-            r.spent,
-            options.budget,
-            e,
-            r.simple_regret,
-            left
-        );
+        if verbose {
+            let per_round = start.elapsed().as_secs_f64() / (rounds.len() + 1) as f64;
+            let left = (budget - ctl.spent()).max(0.0) / COSTS[d.set] * per_round;
+            println!(
+                "round {:>3}  dose {:<22} spent {:>6.2}/{:<6}  expected growth {:>7.4} ({:>5.1} leaf area)  simple regret {:.4}  (~{:.0}s left)",
+                rounds.len() + 1,
+                set_name(d.control),
+                r.spent,
+                budget,
+                e,
+                leaf_area(e),
+                r.simple_regret,
+                left
+            );
+        }
         rounds.push(r);
     }
     let recommendation = ctl.recommend().map_err(|e| format!("{e:?}"))?;
     let ru: [f64; D] = ctl.problem().to_unit(&core::array::from_fn(|l| {
         recommendation.values[l].unwrap_or(NUTRIENTS[l].1)
     }));
-    let recommended_expected = expected(recommendation.control, &ru);
-    let result = DemoResult {
+    Ok(RunResult {
         rounds,
         recommendation,
-        recommended_expected,
-        optimum,
+        recommended_expected: expected(recommendation.control, &ru),
         spent: ctl.spent(),
-    };
-    print_summary(&result);
-    std::fs::create_dir_all(&options.out).map_err(|e| format!("{}: {e}", options.out.display()))?;
-    write_csv(&options.out.join("demo.csv"), &result)?;
-    let plot = figure(&result);
-    for name in ["demo.svg", "demo.png"] {
-        let path = options.out.join(name);
-        let written = if name.ends_with(".svg") {
-            plot.write_svg(&path)
-        } else {
-            plot.write_png(&path)
-        };
-        written.map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    println!(
-        "wrote {}, {} and {}",
-        options.out.join("demo.csv").display(),
-        options.out.join("demo.svg").display(),
-        options.out.join("demo.png").display()
-    );
-    Ok(result)
+        cpu_seconds: thread_cpu_seconds()
+            .zip(cpu_start)
+            .map(|(end, start)| end - start),
+    })
 }
 
-fn print_summary(r: &DemoResult) {
+/// Share of the best achievable growth in whole percent, standardised and in leaf area.
+fn shares(growth: f64) -> (f64, f64) {
+    // Whole percent; `+ 0.0` turns the −0 of a growth just below zero into 0.
+    (
+        (100.0 * growth / OPTIMUM).round() + 0.0,
+        (100.0 * leaf_area(growth) / leaf_area(OPTIMUM)).round() + 0.0,
+    )
+}
+
+fn print_run(r: &RunResult) {
     println!();
     println!("What was learned");
     println!("  rounds played             {}", r.rounds.len());
@@ -291,21 +446,80 @@ fn print_summary(r: &DemoResult) {
             None => println!("    {:<14} {:>8}", NUTRIENTS[l].0, "(water)"),
         }
     }
+    let (pct, pct_area) = shares(r.recommended_expected);
     println!(
-        "  expected growth           {:.4} (model: {:.4})",
-        r.recommended_expected, r.recommendation.score
+        "  expected growth           {:.4} standardised (model: {:.4}), leaf area {:.1}",
+        r.recommended_expected,
+        r.recommendation.score,
+        leaf_area(r.recommended_expected)
     );
-    println!("  best achievable           {:.4}", r.optimum);
     println!(
-        "  regret of recommendation  {:.4}",
-        r.optimum - r.recommended_expected
+        "  best achievable           {:.4} standardised, leaf area {:.1}",
+        OPTIMUM,
+        leaf_area(OPTIMUM)
+    );
+    println!(
+        "  regret of recommendation  {:.4} standardised, leaf area {:.1}",
+        OPTIMUM - r.recommended_expected,
+        leaf_area(OPTIMUM) - leaf_area(r.recommended_expected)
+    );
+    println!(
+        "  the recommendation reaches {pct:.0} % of the best achievable growth ({pct_area:.0} % of its leaf area)"
     );
     if let Some(last) = r.rounds.last() {
         println!("  simple regret (played)    {:.4}", last.simple_regret);
     }
 }
 
-fn write_csv(path: &Path, r: &DemoResult) -> Result<(), String> {
+fn print_comparison(r: &DemoResult, options: &DemoOptions) {
+    if r.comparison.is_empty() {
+        return;
+    }
+    println!();
+    println!(
+        "Over seeds {}..={}, budget {} (mean ± standard error; leaf area = standardised × {:.2} + {:.2}, data/plant/model.json):",
+        options.seed,
+        options.seed + options.seeds - 1,
+        options.budget,
+        LEAF_AREA_STD,
+        LEAF_AREA_MEAN
+    );
+    println!(
+        "  {:<38} {:>17} {:>17} {:>8} {:>7} {:>17} {:>9}",
+        "", "recommended", "leaf area", "of best", "≥ 90 %", "simple regret", "CPU s/run"
+    );
+    for c in &r.comparison {
+        let rec: Vec<f64> = c.runs.iter().map(|x| x.recommended_expected).collect();
+        let area: Vec<f64> = rec.iter().map(|&g| leaf_area(g)).collect();
+        let regret: Vec<f64> = c
+            .runs
+            .iter()
+            .filter_map(|x| x.rounds.last().map(|l| l.simple_regret))
+            .collect();
+        let cpu: Vec<f64> = c.runs.iter().filter_map(|x| x.cpu_seconds).collect();
+        let secs = mean_stderr(&cpu).map_or(f64::NAN, |(m, _)| m);
+        let ms = |v: &[f64]| {
+            mean_stderr(v).map_or("–".to_string(), |(m, s)| format!("{m:.3} ± {s:.3}"))
+        };
+        let (pct, _) = shares(mean_stderr(&rec).map_or(0.0, |(m, _)| m));
+        println!(
+            "  {:<38} {:>17} {:>17} {:>7.0}% {:>7} {:>17} {:>9.1}",
+            c.contender.label,
+            ms(&rec),
+            ms(&area),
+            pct,
+            format!(
+                "{}/{}",
+                rec.iter().filter(|&&g| g >= 0.9 * OPTIMUM).count(),
+                rec.len()
+            ),
+            ms(&regret),
+            secs
+        );
+    }
+}
+
+fn write_csv(path: &Path, r: &RunResult) -> Result<(), String> {
     let mut s = String::from("round,spent,set,expected,simple_regret\n");
     for (i, x) in r.rounds.iter().enumerate() {
         let _ = writeln!(
@@ -321,33 +535,51 @@ fn write_csv(path: &Path, r: &DemoResult) -> Result<(), String> {
     std::fs::write(path, s).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Simple regret against budget spent, drawn with the reproduction's plotting code; the
-/// diamond marks the budget after which the controller only dosed all five nutrients (the
-/// optimal control set), if it settled there.
-fn figure(r: &DemoResult) -> Figure {
-    let trace = Trace {
+fn trace(r: &RunResult) -> Trace {
+    Trace {
         spent: r.rounds.iter().map(|x| x.spent).collect(),
         cost: r.rounds.iter().map(|x| COSTS[x.set]).collect(),
         set: r.rounds.iter().map(|x| x.set).collect(),
         simple_regret: r.rounds.iter().map(|x| x.simple_regret).collect(),
-    };
+    }
+}
+
+/// Simple regret against budget spent, drawn with the reproduction's plotting code: the shown
+/// run, and each contender's mean ± standard error over the comparison's seeds. A diamond
+/// marks the budget after which a run only dosed all five nutrients (the optimal control
+/// set), if every run of the curve settled there.
+fn figure(r: &DemoResult, options: &DemoOptions) -> Figure {
+    let shown = trace(&r.shown);
+    let mut curves = vec![Curve {
+        label: format!("{}, seed {}", OURS.short, options.seed),
+        stderr: vec![0.0; shown.spent.len()],
+        x: shown.spent.clone(),
+        mean: shown.simple_regret.clone(),
+        marker: shown.commit_budget(&[M - 1]),
+        band: None,
+    }];
+    for c in &r.comparison {
+        let traces: Vec<Trace> = c.runs.iter().map(trace).collect();
+        let mean = mean_curve(&traces, options.budget, 100, Metric::SimpleRegret);
+        curves.push(Curve {
+            label: format!("{}, {} seeds", c.contender.short, c.runs.len()),
+            x: mean.budget,
+            mean: mean.mean,
+            stderr: mean.stderr,
+            marker: mean_commit_budget(&traces, &[M - 1]),
+            band: None,
+        });
+    }
     Figure {
-        title: "costbo demo: ETC-Ada on the plant simulator".into(),
+        title: "costbo demo: cost-aware dosing on the plant simulator".into(),
         rows: 1,
         cols: 1,
         panels: vec![Panel {
-            title: format!("moderate costs, budget {:.2}", r.spent),
-            curves: vec![Curve {
-                label: "ETC-Ada (one run)".into(),
-                stderr: vec![0.0; trace.spent.len()],
-                x: trace.spent.clone(),
-                mean: trace.simple_regret.clone(),
-                marker: trace.commit_budget(&[M - 1]),
-                band: None,
-            }],
+            title: format!("moderate costs, budget {}", options.budget),
+            curves,
         }],
         x_label: "budget spent".into(),
-        y_label: "simple regret".into(),
+        y_label: "simple regret (standardised growth)".into(),
         panel_width: 640,
         panel_height: 400,
     }

@@ -135,12 +135,16 @@ struct ObjectiveEvalArgs {
 
 #[derive(Args)]
 struct DemoArgs {
-    /// Total budget (dosing costs: 0.1 per pair of nutrients, 0.2 per triple, 1 for all five).
-    #[arg(long, default_value_t = 20.0)]
+    /// Total budget (dosing costs: 0.1 per pair of nutrients, 0.2 per triple, 1 for all five;
+    /// paper 000's plant budget).
+    #[arg(long, default_value_t = 200.0)]
     budget: f64,
     /// Seed of the simulation.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Seeds of the comparison with the paper's ETC-Ada and a cost-unaware baseline (0: none).
+    #[arg(long, default_value_t = 3)]
+    seeds: u64,
     /// Directory for demo.csv and demo.svg.
     #[arg(long, default_value = "results/demo")]
     out: PathBuf,
@@ -258,6 +262,10 @@ struct ReproduceArgs {
     /// Write the report from the finished jobs without running the missing ones.
     #[arg(long)]
     no_run: bool,
+    /// ucb-cvs and unknown-cost: add our variants (the rules on the fitted model) to the
+    /// grid, and a "Variants of ours" section, cell by cell, to the report.
+    #[arg(long)]
+    variants: bool,
     /// Run only share K of N of the study's grids (1 ≤ K ≤ N), for N machines sharing the
     /// output directory (give --out; e.g. a Slurm job array: --shard
     /// $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=1-N). Shards never share a
@@ -445,6 +453,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let options = costbo_std::demo::DemoOptions {
                 budget: a.budget,
                 seed: a.seed,
+                seeds: a.seeds,
                 out: a.out,
             };
             costbo_std::demo::run(&options)?;
@@ -658,6 +667,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 run: !a.no_run,
                 min_seeds: a.min_seeds,
                 progress: true,
+                variants: a.variants,
             };
             let start = std::time::Instant::now();
             let outcome = costbo_std::reproduce::reproduce_shard(&options, shard)?;

@@ -398,21 +398,34 @@ where
         match self.settings.refit {
             #[cfg(feature = "refit")]
             Refit::BotorchMap { every, noise } => {
-                if every == 0 || !self.rounds.is_multiple_of(every) || self.gp.is_empty() {
-                    return false;
-                }
-                let config = crate::gp::FitConfig::botorch_map(self.gp.outputs(), noise);
-                let fitted = self.gp.fit(&config).is_ok();
-                if let Some(model) = self.cost_model.model_mut().filter(|m| !m.is_empty()) {
-                    let config = crate::gp::FitConfig::botorch_map(model.outputs(), noise);
-                    let _ = model.fit(&config);
-                }
-                fitted
+                self.refit_every(every, |y: &[R]| crate::gp::FitConfig::botorch_map(y, noise))
             }
+            #[cfg(feature = "refit")]
+            Refit::Map { every, noise_floor } => self.refit_every(every, |y: &[R]| {
+                crate::gp::FitConfig::map_learned_noise(y, noise_floor)
+            }),
             Refit::Never => false,
             #[cfg(not(feature = "refit"))]
             Refit::_Never(never, _) => match never {},
         }
+    }
+
+    /// Refits the model (and the cost model, if any) with the configuration `config` gives for
+    /// its outputs, at rounds divisible by `every`; returns whether the model was refitted.
+    #[cfg(feature = "refit")]
+    fn refit_every(
+        &mut self,
+        every: usize,
+        config: impl Fn(&[R]) -> crate::gp::FitConfig<R, D>,
+    ) -> bool {
+        if every == 0 || !self.rounds.is_multiple_of(every) || self.gp.is_empty() {
+            return false;
+        }
+        let fitted = self.gp.fit(&config(self.gp.outputs())).is_ok();
+        if let Some(model) = self.cost_model.model_mut().filter(|m| !m.is_empty()) {
+            let _ = model.fit(&config(model.outputs()));
+        }
+        fitted
     }
 
     /// Turns the chosen play into the pending decision, if the budget can pay.

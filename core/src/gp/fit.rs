@@ -162,23 +162,7 @@ impl<R: Real, const D: usize> FitConfig<R, D> {
     /// from where the priors put any mass.
     pub fn botorch_map(outputs: &[R], noise: R) -> Self {
         let f = R::from_f64;
-        let n = outputs.len();
-        let mean = if n == 0 {
-            R::ZERO
-        } else {
-            outputs.iter().fold(R::ZERO, |a, y| a + *y) / R::from_usize(n)
-        };
-        let var = if n > 1 {
-            outputs.iter().fold(R::ZERO, |a, y| a + (*y - mean).sq()) / R::from_usize(n - 1)
-        } else {
-            R::ZERO
-        };
-        // BoTorch's `Standardize` replaces a standard deviation below 1e-8 by 1.
-        let sd = if var.sqrt() >= f(1e-8) {
-            var.sqrt()
-        } else {
-            R::ONE
-        };
+        let (mean, sd) = standardisation(outputs);
         let log_s2 = (sd * sd).ln();
         let ln2 = f(core::f64::consts::LN_2);
         let gamma = |shape: f64, rate: f64, shift: R| CoordinatePrior::Gamma {
@@ -217,6 +201,39 @@ impl<R: Real, const D: usize> FitConfig<R, D> {
             }),
             ascent: FitAscent::QuasiNewton,
         }
+    }
+
+    /// [`botorch_map`](Self::botorch_map) with the noise variance learned as well, as BoTorch
+    /// 0.9's `SingleTaskGP` does without `train_Yvar`: a Gamma(1.1, 0.05) prior on the noise
+    /// variance of the standardised outputs (`noise / s²`), starting at that prior's mode (2),
+    /// and bounded below by `noise_floor` (raw units; BoTorch's floor is `1e-4·s²`, which
+    /// would hide a measurement noise far below the spread of the outputs) and above by
+    /// `1e6·s²`.
+    ///
+    /// The cost-varying-subset rules' fitted model (paper 000's and 001's objectives): every
+    /// hyperparameter is fitted, so an objective's scale, offset, anisotropy and noise need
+    /// not be known in advance.
+    pub fn map_learned_noise(outputs: &[R], noise_floor: R) -> Self {
+        let f = R::from_f64;
+        let mut config = Self::botorch_map(outputs, noise_floor);
+        let (_, sd) = standardisation(outputs);
+        let log_s2 = (sd * sd).ln();
+        config.lower.log_noise = noise_floor.ln();
+        config.upper.log_noise = (log_s2 + f(1e6f64.ln())).max(config.lower.log_noise);
+        if let Some(prior) = config.prior.as_mut() {
+            prior.noise = CoordinatePrior::Gamma {
+                shape: f(1.1),
+                rate: f(0.05),
+                shift: log_s2,
+            };
+        }
+        if let Some(start) = config.first_start.as_mut() {
+            // GPyTorch starts the noise at its prior's mode, (1.1 − 1) / 0.05 = 2.
+            start.log_noise = (f(2.0f64.ln()) + log_s2)
+                .max(config.lower.log_noise)
+                .min(config.upper.log_noise);
+        }
+        config
     }
 
     /// Bounds suited to inputs scaled to the unit cube and outputs of order one:
@@ -258,6 +275,29 @@ impl<R: Real, const D: usize> FitConfig<R, D> {
         }
         Ok(())
     }
+}
+
+/// The mean and the (unbiased) standard deviation by which BoTorch's `Standardize`
+/// standardises `outputs`; a standard deviation below 1e-8 (or fewer than two outputs) is
+/// replaced by 1, as BoTorch does.
+fn standardisation<R: Real>(outputs: &[R]) -> (R, R) {
+    let n = outputs.len();
+    let mean = if n == 0 {
+        R::ZERO
+    } else {
+        outputs.iter().fold(R::ZERO, |a, y| a + *y) / R::from_usize(n)
+    };
+    let var = if n > 1 {
+        outputs.iter().fold(R::ZERO, |a, y| a + (*y - mean).sq()) / R::from_usize(n - 1)
+    } else {
+        R::ZERO
+    };
+    let sd = if var.sqrt() >= R::from_f64(1e-8) {
+        var.sqrt()
+    } else {
+        R::ONE
+    };
+    (mean, sd)
 }
 
 /// What a fit found.

@@ -621,6 +621,124 @@ fn botorch_map_fit_is_invariant_to_an_affine_change_of_the_outputs() {
     assert!((h2.mean - (a * h1.mean + b)).abs() < 1e-3 * a);
 }
 
+/// Inputs and outputs of `objective` at `n` points, with Gaussian-ish noise of standard
+/// deviation `sd` (a sum of 12 uniforms, centred).
+fn noisy_data(seed: u64, n: usize, sd: f64) -> Vec<([f64; 3], f64)> {
+    let mut rng = Lcg(seed);
+    (0..n)
+        .map(|_| {
+            let x = rng.point();
+            let z = (0..12).map(|_| rng.next()).sum::<f64>() - 6.0;
+            (x, 3.0 + 5.0 * objective(&x) + sd * z)
+        })
+        .collect()
+}
+
+#[test]
+fn learned_noise_map_fit_is_a_local_maximum_and_finds_the_noise() {
+    // 24 points of 5·objective with noise sd 0.3 (variance 0.09) against outputs of sd ≈ 4.
+    let data = noisy_data(71, N, 0.3);
+    let mut gp = new_gp(Shape::SquaredExponential, 1e-4, WhenFull::Reject);
+    for (x, y) in &data {
+        gp.push(x, *y).unwrap();
+    }
+    let cfg = FitConfig::map_learned_noise(gp.outputs(), 1e-6);
+    let r = gp.fit(&cfg).unwrap();
+    let h = r.hyperparameters;
+    // The objective the fitter reports is the directly evaluated MAP objective (the log
+    // marginal likelihood is checked against mpmath in tests/gp_reference.rs).
+    let best = map_objective(&gp, &cfg, &h);
+    assert!((best - r.objective).abs() < 1e-8 * best.abs().max(1.0));
+    // No coordinate move, the noise's included, improves it beyond the stopping rule.
+    for i in 0..Hyperparameters::<f64, 3>::LEN {
+        for step in [1e-3, -1e-3, 3e-2, -3e-2] {
+            let mut p = h;
+            *p.get_mut(i) += step;
+            if p.get(i) < cfg.lower.get(i) || p.get(i) > cfg.upper.get(i) {
+                continue;
+            }
+            let v = map_objective(&gp, &cfg, &p);
+            assert!(
+                v <= best + 1e-6 * best.abs().max(1.0),
+                "coordinate {i} {step}: {v} > {best}"
+            );
+        }
+    }
+    // The noise was learned, from a start of 2·s² (s² ≈ 16) down to near the truth.
+    let noise = h.log_noise.exp();
+    assert!(noise > 0.09 / 4.0 && noise < 0.09 * 4.0, "noise {noise}");
+    // The same data without noise: the fit goes far below 0.09 (the floor is 1e-6).
+    let mut clean = new_gp(Shape::SquaredExponential, 1e-4, WhenFull::Reject);
+    for (x, _) in &data {
+        clean.push(x, 3.0 + 5.0 * objective(x)).unwrap();
+    }
+    let c = clean
+        .fit(&FitConfig::map_learned_noise(clean.outputs(), 1e-6))
+        .unwrap();
+    assert!(c.hyperparameters.log_noise.exp() < 0.09 / 20.0);
+    assert!(c.hyperparameters.log_noise >= 1e-6f64.ln() - 1e-12);
+}
+
+#[test]
+fn learned_noise_map_fit_is_invariant_to_an_affine_change_of_the_outputs() {
+    // Standardised outputs and a prior on the standardised noise: a·y + b fits the same
+    // lengthscales, outputscale and noise times a², and the mean a·m + b.
+    let data = noisy_data(73, 18, 0.1);
+    let (a, b) = (30.0, -11.0);
+    let mut g1 = new_gp(Shape::Matern52, 1e-4, WhenFull::Reject);
+    let mut g2 = new_gp(Shape::Matern52, 1e-4, WhenFull::Reject);
+    for (x, y) in &data {
+        g1.push(x, *y).unwrap();
+        g2.push(x, a * y + b).unwrap();
+    }
+    let r1 = g1
+        .fit(&FitConfig::map_learned_noise(g1.outputs(), 1e-8))
+        .unwrap();
+    let r2 = g2
+        .fit(&FitConfig::map_learned_noise(g2.outputs(), 1e-8 * a * a))
+        .unwrap();
+    let (h1, h2) = (r1.hyperparameters, r2.hyperparameters);
+    for l in 0..3 {
+        assert!(
+            (h1.log_lengthscales[l] - h2.log_lengthscales[l]).abs() < 1e-3,
+            "{h1:?} vs {h2:?}"
+        );
+    }
+    assert!((h2.log_outputscale - h1.log_outputscale - (a * a).ln()).abs() < 1e-3);
+    assert!((h2.log_noise - h1.log_noise - (a * a).ln()).abs() < 1e-3);
+    assert!((h2.mean - (a * h1.mean + b)).abs() < 1e-3 * a);
+}
+
+#[test]
+fn learned_noise_map_fit_in_f32_agrees_with_f64() {
+    let data = noisy_data(79, 16, 0.3);
+    let mut g64 = new_gp(Shape::SquaredExponential, 1e-4, WhenFull::Reject);
+    let k32 = Kernel::squared_exponential([0.3f32, 0.5, 0.8], 1.3).unwrap();
+    let mut g32: Gp32 = Gp::new(k32, 0.2, 1e-4, WhenFull::Reject, [0.0; tri_len(N)]).unwrap();
+    for (x, y) in &data {
+        g64.push(x, *y).unwrap();
+        g32.push(&x.map(|v| v as f32), *y as f32).unwrap();
+    }
+    let c64 = FitConfig::map_learned_noise(g64.outputs(), 1e-6);
+    let h64 = g64.fit(&c64).unwrap().hyperparameters;
+    let h32 = g32
+        .fit(&FitConfig::map_learned_noise(g32.outputs(), 1e-6f32))
+        .unwrap()
+        .hyperparameters;
+    // The f32 fit lands where the f64 objective is within a small fraction of its maximum
+    // (judged by the f64 objective, not by the f32 fitter's own report).
+    let h32_in_f64 = Hyperparameters::<f64, 3> {
+        log_lengthscales: h32.log_lengthscales.map(f64::from),
+        log_outputscale: h32.log_outputscale.into(),
+        log_noise: h32.log_noise.into(),
+        mean: h32.mean.into(),
+    };
+    let best = map_objective(&g64, &c64, &h64);
+    let at32 = map_objective(&g64, &c64, &h32_in_f64);
+    assert!(best - at32 < 0.05 * best.abs().max(1.0), "{at32} vs {best}");
+    assert!((h32_in_f64.log_noise - h64.log_noise).abs() < 0.5);
+}
+
 #[test]
 fn fixed_coordinates_do_not_move() {
     let mut rng = Lcg(53);

@@ -173,6 +173,19 @@ pub enum Refit<R> {
         /// The fixed noise variance.
         noise: R,
     },
+    /// Every hyperparameter fitted (feature `refit`): MAP with BoTorch 0.9's default priors on
+    /// standardised outputs, ARD lengthscales, outputscale, constant mean and the noise
+    /// variance (at least `noise_floor`)
+    /// ([`FitConfig::map_learned_noise`](crate::gp::FitConfig::map_learned_noise)), before
+    /// every decision of a round divisible by `every` (1: every round). The model of the
+    /// cost-varying-subset rules when they are run with `model = "fitted"`.
+    #[cfg(feature = "refit")]
+    Map {
+        /// Refit before the decisions of rounds `0, every, 2·every, …`.
+        every: usize,
+        /// The least noise variance the fit may choose.
+        noise_floor: R,
+    },
     #[doc(hidden)]
     #[cfg(not(feature = "refit"))]
     _Never(core::convert::Infallible, core::marker::PhantomData<R>),

@@ -25,6 +25,8 @@ pub const MAX_LIST: usize = 1_000;
 pub const MAX_BANK: usize = 16_384;
 /// Largest regret judge: every round and every control set's best value average over it.
 pub const MAX_JUDGE: usize = 262_144;
+/// Most rounds between refits of the fitted model (a larger period is a fixed model).
+pub const MAX_REFIT_EVERY: usize = 100_000;
 /// Most initial points: the GP's largest capacity (1 024 observations; beyond it the oldest
 /// would be dropped before the first decision).
 pub const MAX_INITIAL: usize = 1_024;
@@ -115,6 +117,48 @@ pub struct Settings {
     /// The GP's constant prior mean.
     #[serde(default)]
     pub prior_mean: PriorMean,
+    /// The model of every algorithm written without a `+fitted` suffix: `"fixed"` (the
+    /// default, the papers' fixed isotropic kernel) or `"fitted"`.
+    #[serde(default)]
+    pub model: Model,
+    /// Rounds between the refits of a fitted model (1: before every decision).
+    #[serde(default = "default_refit_every")]
+    pub refit_every: usize,
+}
+
+/// The GP model of a cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Model {
+    /// The papers' model: an isotropic squared-exponential kernel of the objective's
+    /// lengthscale, outputscale 1, noise variance 10⁻⁴, the prior mean of the settings; never
+    /// refitted.
+    #[default]
+    Fixed,
+    /// Every hyperparameter fitted by MAP every `refit_every` rounds: ARD lengthscales,
+    /// outputscale, constant mean and noise variance, on standardised outputs
+    /// ([`costbo_core::driver::Refit::Map`]).
+    Fitted,
+}
+
+/// The suffix of an algorithm name that runs it on the fitted model (`etc-ada+fitted`).
+pub const FITTED_SUFFIX: &str = "+fitted";
+
+/// The rule's name and the model of an algorithm name as written in a cell
+/// (`etc-ada+fitted` → (`etc-ada`, fitted)).
+pub fn split_model(name: &str) -> (&str, Model) {
+    match name.strip_suffix(FITTED_SUFFIX) {
+        Some(rule) => (rule, Model::Fitted),
+        None => (name, Model::Fixed),
+    }
+}
+
+/// Rounds between refits of a fitted model unless the settings say otherwise (chosen by
+/// measurement: docs/performance.md, "Fitted model").
+pub const DEFAULT_REFIT_EVERY: usize = 5;
+
+fn default_refit_every() -> usize {
+    DEFAULT_REFIT_EVERY
 }
 
 /// The GP's constant prior mean (the kernel's outputscale stays 1).
@@ -223,15 +267,17 @@ pub type Algorithm = PolicySpec<f64>;
 /// The rule called `name` in the core's registry ([`costbo_core::policy::RULES`]): `ucb-psq`,
 /// `ucb-cvs` (ε from the settings) or `ucb-cvs:EPS`, `etc-50`, `etc-100`, `etc-N`, `etc-ada`,
 /// `ts-psq`, `ei-psq`, `ucb-per-cost`, `ts-per-cost`, `ei-per-cost`, `unknown-cost`,
-/// `random-search`. `d` is the dimension (the unknown-cost rule halves α every `d`
+/// `random-search`, each optionally followed by `+fitted` (the rule on the fitted model; see
+/// [`split_model`]). `d` is the dimension (the unknown-cost rule halves α every `d`
 /// exploitation rounds, as paper 001).
 pub fn parse_algorithm(name: &str, epsilon: f64, d: usize) -> Result<Algorithm, String> {
+    let (rule, _) = split_model(name);
     let defaults = RuleDefaults::new(epsilon).with_unknown_cost(UnknownCostConfig {
         exploration: Exploration::BudgetFraction(0.6),
         alpha: PAPER_001_ALPHA,
         halve_every: Some(d as u32),
     });
-    PolicySpec::parse(name, &defaults).map_err(|e| match e {
+    PolicySpec::parse(rule, &defaults).map_err(|e| match e {
         PolicySpecError::BadEpsilon => {
             format!("algorithm `{name}`: ε must be a number ≥ 0")
         }
@@ -257,8 +303,16 @@ pub struct Cell {
     pub costs: Vec<f64>,
     /// Truncated variance of the uncontrolled variables.
     pub variance: f64,
-    /// Algorithm name as written in the settings.
+    /// Algorithm name as written in the settings, with `+fitted` added when the settings'
+    /// `model` is fitted.
     pub algorithm_name: String,
+}
+
+impl Cell {
+    /// The cell's model (from its algorithm name).
+    pub fn model(&self) -> Model {
+        split_model(&self.algorithm_name).1
+    }
 }
 
 impl fmt::Display for Cell {
@@ -456,6 +510,13 @@ impl Settings {
                 self.judge
             ));
         }
+        if !(1..=MAX_REFIT_EVERY).contains(&self.refit_every) {
+            return Err(format!(
+                "refit_every {} outside 1..={MAX_REFIT_EVERY} (rounds between refits of the \
+                 fitted model)",
+                self.refit_every
+            ));
+        }
         if self.initial > MAX_INITIAL {
             return Err(format!(
                 "initial {} outside 0..={MAX_INITIAL} (the GP keeps at most {MAX_INITIAL} \
@@ -618,6 +679,13 @@ impl Settings {
                 }
                 for &v in &self.variances {
                     for a in &self.algorithms {
+                        let fitted_by_settings =
+                            self.model == Model::Fitted && split_model(a).1 == Model::Fixed;
+                        let a = if fitted_by_settings {
+                            format!("{a}{FITTED_SUFFIX}")
+                        } else {
+                            a.clone()
+                        };
                         let name =
                             bounded_name(sanitise(&format!("{}_{label}_v{v}_{a}", o.label())));
                         cells.push(Cell {
@@ -626,7 +694,7 @@ impl Settings {
                             costs_label: label.clone(),
                             costs: costs.clone(),
                             variance: v,
-                            algorithm_name: a.clone(),
+                            algorithm_name: a,
                         });
                     }
                 }

@@ -53,8 +53,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 pub use config::{
-    parse_algorithm, Algorithm, Cell, CostSpec, JudgePoints, ObjectiveSpec, PriorMean, Seeds,
-    Settings, PAPER_001_ALPHA,
+    parse_algorithm, split_model, Algorithm, Cell, CostSpec, JudgePoints, Model, ObjectiveSpec,
+    PriorMean, Seeds, Settings, DEFAULT_REFIT_EVERY, FITTED_SUFFIX, PAPER_001_ALPHA,
 };
 use costbo_core::policy::unknown_cost::within_tolerance;
 use judge::{Expected, Judge};
@@ -654,7 +654,7 @@ impl JobTime {
 
 /// CPU seconds (user + system) of the calling thread, from `/proc/thread-self/stat` (Linux; in
 /// clock ticks of 1/100 s, the value of `USER_HZ` on every Linux architecture).
-fn thread_cpu_seconds() -> Option<f64> {
+pub(crate) fn thread_cpu_seconds() -> Option<f64> {
     let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
     // Fields after the command name (which may hold spaces) start at field 3.
     let rest = &stat[stat.rfind(')')? + 2..];
@@ -1011,6 +1011,10 @@ fn cell_fingerprint(settings: &Settings, cell: &Cell) -> String {
         settings.epsilon,
         settings.cost_noise
     ) + &non_default_settings(settings)
+        + &match cell.model() {
+            Model::Fixed => String::new(),
+            Model::Fitted => format!("refit_every = {}\n", settings.refit_every),
+        }
 }
 
 /// Fingerprint lines of the settings added later, only where they differ from their defaults:
@@ -1084,6 +1088,8 @@ fn run_one(
         cost_noise: settings.cost_noise,
         max_rounds: settings.max_rounds,
         prior_mean: settings.prior_mean,
+        model: cell.model(),
+        refit_every: settings.refit_every,
         beta: settings.beta,
         lengthscale: o.lengthscale_for(d),
         judge: judge.as_ref(),

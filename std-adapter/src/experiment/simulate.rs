@@ -1,7 +1,9 @@
 //! One run: a grid cell with one seed, simulated like `costbo demo`.
 
 use costbo_core::dist::{Distribution, TruncatedNormal};
-use costbo_core::driver::{Controller, ControllerSpec, DriverError, Settings as CtlSettings};
+use costbo_core::driver::{
+    Controller, ControllerSpec, DriverError, Refit, Settings as CtlSettings,
+};
 use costbo_core::gp::WhenFull;
 use costbo_core::kernel::Kernel;
 use costbo_core::linalg::tri_len;
@@ -10,7 +12,7 @@ use costbo_core::random::{standard_normal, uniform_open};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
-use super::config::{Algorithm, PriorMean, MAX_OBSERVED_COST, MIN_OBSERVED_COST};
+use super::config::{Algorithm, Model, PriorMean, MAX_OBSERVED_COST, MIN_OBSERVED_COST};
 use super::judge::Expected;
 use super::Progress;
 use crate::objectives::Objective;
@@ -50,6 +52,10 @@ pub struct JobInput<'a> {
     pub max_rounds: Option<usize>,
     /// The GP's constant prior mean.
     pub prior_mean: PriorMean,
+    /// Fixed hyperparameters, or refitted.
+    pub model: Model,
+    /// Rounds between refits of a fitted model.
+    pub refit_every: usize,
     /// β.
     pub beta: f64,
     /// SE lengthscale.
@@ -130,6 +136,14 @@ pub fn run<const N: usize, const D: usize>(
         bank_seed: input.seed ^ 0xBA4C_0000_0000_0000,
         settings: CtlSettings {
             beta: input.beta,
+            refit: match input.model {
+                Model::Fixed => Refit::Never,
+                // A floor far below the grids' measurement noise (10⁻⁴), which the fit finds.
+                Model::Fitted => Refit::Map {
+                    every: input.refit_every,
+                    noise_floor: 1e-6,
+                },
+            },
             ..CtlSettings::new(input.budget, input.seed)
         },
         policy: input.algorithm,
