@@ -52,7 +52,7 @@ impl NorFlash for MemFlash {
 
     fn erase(&mut self, from: u32, to: u32) -> Result<(), FlashError> {
         let (f, t) = (from as usize, to as usize);
-        if f % SECTOR != 0 || t % SECTOR != 0 || f > t {
+        if !f.is_multiple_of(SECTOR) || !t.is_multiple_of(SECTOR) || f > t {
             return Err(FlashError(NorFlashErrorKind::NotAligned));
         }
         self.0
@@ -64,7 +64,7 @@ impl NorFlash for MemFlash {
 
     fn write(&mut self, offset: u32, bytes: &[u8]) -> Result<(), FlashError> {
         let o = offset as usize;
-        if o % 4 != 0 || bytes.len() % 4 != 0 {
+        if !o.is_multiple_of(4) || !bytes.len().is_multiple_of(4) {
             return Err(FlashError(NorFlashErrorKind::NotAligned));
         }
         let cells = self

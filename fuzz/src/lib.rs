@@ -26,8 +26,11 @@ pub use link::link_frames;
 pub use readers::{arm_table, causal_graph, csv_table, experiment_file, job_trace, run_config};
 pub use snapshot::snapshot_bytes;
 
+/// A fuzz target: panics exactly when a property fails.
+pub type Target = fn(&[u8]);
+
 /// Every target by name, for the short runs and the seeds.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("link_frames", link_frames),
     ("journal_image", journal_image),
     ("snapshot_bytes", snapshot_bytes),

@@ -168,11 +168,7 @@ pub fn seeds() -> Vec<Vec<u8>> {
     ];
     let mut all = Vec::new();
     let mut one = Vec::new();
-    for p in host
-        .iter()
-        .map(|m| bits(m))
-        .chain(device.iter().map(|m| bits(m)))
-    {
+    for p in host.iter().map(bits).chain(device.iter().map(bits)) {
         // Control 1: a payload with the right CRC.
         let mut seed = vec![1u8, p.len() as u8];
         seed.extend_from_slice(&p);

@@ -40,16 +40,17 @@ fn rule(i: u8) -> (PolicySpec<f64>, bool) {
     }
 }
 
-/// A fresh controller of rule `i` (see [`rule`]), or its parts for a restore.
-fn parts(
-    i: u8,
-) -> (
+/// What a controller is built from.
+type Parts = (
     Problem<f64, D, M>,
     Gp<f64, N, D, Vec<f64>>,
     SampleBank<f64, D, Vec<[f64; D]>>,
     Settings<f64>,
     Pol,
-) {
+);
+
+/// The parts of a fresh controller of rule `i` (see [`rule`]), also for a restore.
+fn parts(i: u8) -> Parts {
     let (spec, known) = rule(i);
     let tn = TruncatedNormal::with_truncated_variance(0.5, 0.04, 0.0, 1.0)
         .expect("valid truncated normal");
