@@ -869,6 +869,11 @@ fn escalate_jitter<R: Real>(pivot: R, diag: R) -> Result<(R, R), GpError> {
         return Ok((R::ZERO, pivot));
     }
     let mut jitter = diag * R::EPSILON.sqrt();
+    // A subnormal diagonal (a hostile snapshot's outputscale) makes the first jitter zero,
+    // and a zero jitter would never grow: refuse instead of looping forever.
+    if !(jitter > R::ZERO) || !diag.is_finite() {
+        return Err(GpError::NotPositiveDefinite);
+    }
     while jitter <= diag * R::from_f64(MAX_RELATIVE_JITTER) {
         if pivot + jitter > tiny {
             return Ok((jitter, pivot + jitter));

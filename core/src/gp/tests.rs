@@ -1088,3 +1088,18 @@ fn drop_oldest_forgets_the_input_measured_least_recently() {
         assert!((u - v).abs() < 1e-12);
     }
 }
+
+#[test]
+fn a_subnormal_outputscale_is_refused_instead_of_looping() {
+    // Found by the snapshot fuzz target: with k(x, x) = 5e-324 and no noise, the jitter ladder
+    // started at diag·√ε = 0 and never grew. A near repeat must now fail fast, unchanged.
+    let k = Kernel::squared_exponential([0.3, 0.5, 0.8], 5e-324).unwrap();
+    let mut gp: Gp64 = Gp::new(k, 0.0, 0.0, WhenFull::Reject, [0.0; tri_len(N)]).unwrap();
+    gp.push(&[0.3, 0.3, 0.3], 1.0).unwrap();
+    let before = snapshot(&gp);
+    assert_eq!(
+        gp.push(&[0.3, 0.3, 0.3 + 1e-12], 1.0),
+        Err(GpError::NotPositiveDefinite)
+    );
+    assert_eq!(snapshot(&gp), before);
+}
