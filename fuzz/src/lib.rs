@@ -59,6 +59,9 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
             vec![3, 0, 23, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 0, 0, 0, 2, 0, 0xFF, 0xFF],
         ],
         "snapshot_bytes" => vec![
+            // Found by the coverage-guided run: a subnormal outputscale hung the GP's jitter
+            // ladder (fixed in core; kept so every `cargo test` replays it).
+            include_bytes!("../regressions/snapshot_bytes-subnormal-outputscale").to_vec(),
             vec![0, 2],
             vec![1, 2, 0, 0],
             vec![2, 2, 0, 0, 0],

@@ -871,7 +871,7 @@ fn escalate_jitter<R: Real>(pivot: R, diag: R) -> Result<(R, R), GpError> {
     let mut jitter = diag * R::EPSILON.sqrt();
     // A subnormal diagonal (a hostile snapshot's outputscale) makes the first jitter zero,
     // and a zero jitter would never grow: refuse instead of looping forever.
-    if !(jitter > R::ZERO) || !diag.is_finite() {
+    if !diag.is_finite() || jitter <= R::ZERO {
         return Err(GpError::NotPositiveDefinite);
     }
     while jitter <= diag * R::from_f64(MAX_RELATIVE_JITTER) {
