@@ -134,7 +134,13 @@ pub fn log_det<R: Real>(l: &[R], n: usize) -> R {
 ///
 /// Uses the hyperbolic-free rotation form, which is unconditionally stable for updates.
 pub fn rank_one_update<R: Real>(l: &mut [R], n: usize, x: &mut [R]) {
-    for k in 0..n {
+    rank_one_update_trailing(l, n, 0, x);
+}
+
+/// [`rank_one_update`] of the trailing block (rows and columns `start..n`) of the factor only:
+/// replaces that block `L₂₂` by the factor of `L₂₂ L₂₂ᵀ + x xᵀ`, reading `x[start..n]`.
+fn rank_one_update_trailing<R: Real>(l: &mut [R], n: usize, start: usize, x: &mut [R]) {
+    for k in start..n {
         let lkk = l[idx(k, k)];
         let xk = x[k];
         let r = hypot(lkk, xk);
@@ -168,6 +174,29 @@ pub fn remove_first<R: Real>(l: &mut [R], n: usize, scratch: &mut [R]) {
         l.copy_within(src..src + i, dst);
     }
     rank_one_update(l, m, &mut scratch[..m]);
+}
+
+/// Removes row and column `j` of the factored matrix: on return `l` holds the factor of order
+/// `n − 1` of the matrix without them. O((n − j)² + n), rows before `j` untouched. `scratch`
+/// needs `n − 1` elements.
+///
+/// Rows after `j` keep their columns before `j`; with `l₃₂` the part of column `j` below the
+/// diagonal and `L₃₃` the trailing block, the matrix's trailing block is
+/// `L₃₃ L₃₃ᵀ + l₃₂ l₃₂ᵀ`, so its new factor is a rank-one update of `L₃₃` (stable: an update,
+/// never a downdate). [`remove_first`] is the case `j = 0`.
+pub fn remove_row<R: Real>(l: &mut [R], n: usize, j: usize, scratch: &mut [R]) {
+    if j >= n {
+        return;
+    }
+    let m = n - 1;
+    // Row i moves up to row i − 1 and loses column j; destinations never overtake sources.
+    for i in j + 1..n {
+        scratch[i - 1] = l[idx(i, j)];
+        let (src, dst) = (row_start(i), row_start(i - 1));
+        l.copy_within(src..src + j, dst);
+        l.copy_within(src + j + 1..src + i + 1, dst + j);
+    }
+    rank_one_update_trailing(l, m, j, &mut scratch[..m]);
 }
 
 /// Overwrites the factor `L` with `L⁻¹` (also lower triangular), in place.
@@ -338,5 +367,32 @@ mod tests {
             cholesky_in_place(&mut a, 2),
             Err(NotPositiveDefinite { row: 1 })
         );
+    }
+
+    #[test]
+    fn removing_any_row_equals_factoring_the_reduced_matrix() {
+        let n = 9;
+        let a = spd(n, 5);
+        for j in 0..n {
+            let mut l = pack(&a, n);
+            cholesky_in_place(&mut l, n).unwrap();
+            let mut scratch = [0.0; 12];
+            remove_row(&mut l, n, j, &mut scratch);
+            // The matrix without row and column j, factored from scratch.
+            let keep = |r: usize| if r < j { r } else { r + 1 };
+            let mut reduced = [[0.0; 12]; 12];
+            for (r, row) in reduced.iter_mut().enumerate().take(n - 1) {
+                for (c, v) in row.iter_mut().enumerate().take(n - 1) {
+                    *v = a[keep(r)][keep(c)];
+                }
+            }
+            let mut expected = pack(&reduced, n - 1);
+            cholesky_in_place(&mut expected, n - 1).unwrap();
+            for e in 0..tri_len(n - 1) {
+                assert!((l[e] - expected[e]).abs() < 1e-12, "j={j} element {e}");
+            }
+            // Rows before j are not touched at all.
+            assert_eq!(l[..tri_len(j)], expected[..tri_len(j)]);
+        }
     }
 }

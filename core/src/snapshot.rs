@@ -57,8 +57,10 @@ pub(crate) fn bounded<T: Clone, const K: usize>(xs: &[T]) -> heapless::Vec<T, K>
     v
 }
 
-/// One stored observation: the point in unit coordinates and the outcome.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+/// One stored observation, or several at one point merged (see [`crate::gp`]): the point in
+/// unit coordinates, the (mean) outcome, how many observations and their spread. Records
+/// without `count` and `spread` (saved before repeats were merged) read as single ones.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(bound(
     serialize = "R: Serialize",
     deserialize = "R: Deserialize<'de> + Copy + Default"
@@ -66,8 +68,65 @@ pub(crate) fn bounded<T: Clone, const K: usize>(xs: &[T]) -> heapless::Vec<T, K>
 pub struct ObservationRecord<R: Copy + Default, const D: usize> {
     /// Inputs in unit coordinates.
     pub x: FixedArray<R, D>,
-    /// Outcome.
+    /// Outcome, or the mean outcome of `count` merged observations.
     pub y: R,
+    /// Number of observations merged into this record.
+    #[serde(default = "one")]
+    pub count: u32,
+    /// Sum of squared deviations of the merged outcomes from `y` (0 for one observation).
+    #[serde(default)]
+    pub spread: R,
+}
+
+impl<R: Copy + Default, const D: usize> Default for ObservationRecord<R, D> {
+    fn default() -> Self {
+        ObservationRecord {
+            x: FixedArray::default(),
+            y: R::default(),
+            count: 1,
+            spread: R::default(),
+        }
+    }
+}
+
+/// The count of a record saved without one.
+fn one() -> u32 {
+    1
+}
+
+impl<R: crate::real::Real, const D: usize> ObservationRecord<R, D> {
+    /// The records of a GP's slots, oldest first.
+    pub fn all_of<const N: usize, S: AsRef<[R]> + AsMut<[R]>>(
+        gp: &crate::gp::Gp<R, N, D, S>,
+    ) -> heapless::Vec<Self, N> {
+        let mut records = heapless::Vec::new();
+        for (i, x) in gp.inputs().iter().enumerate() {
+            // Cannot fail: a GP of capacity N holds at most N slots.
+            let _ = records.push(ObservationRecord {
+                x: FixedArray(*x),
+                y: gp.outputs()[i],
+                count: gp.counts()[i],
+                spread: gp.spreads()[i],
+            });
+        }
+        records
+    }
+
+    /// Pushes the record into `gp`, its point checked to lie in the unit cube.
+    pub fn push_into<const N: usize, S: AsRef<[R]> + AsMut<[R]>>(
+        &self,
+        gp: &mut crate::gp::Gp<R, N, D, S>,
+    ) -> Result<(), crate::gp::GpError> {
+        let in_cube = self
+            .x
+            .0
+            .iter()
+            .all(|v| v.is_finite() && *v >= R::ZERO && *v <= R::ONE);
+        if !in_cube {
+            return Err(crate::gp::GpError::NonFinite);
+        }
+        gp.push_merged(&self.x.0, self.y, self.count, self.spread)
+    }
 }
 
 impl<R: Copy + Default, const D: usize> Default for FixedArray<R, D> {
@@ -157,14 +216,7 @@ pub struct ModelRecord<R: Copy + Default, const N: usize, const D: usize> {
 impl<R: crate::real::Real, const N: usize, const D: usize> ModelRecord<R, N, D> {
     /// The record of `gp`.
     pub fn of<S: AsRef<[R]> + AsMut<[R]>>(gp: &crate::gp::Gp<R, N, D, S>) -> Self {
-        let mut observations = heapless::Vec::new();
-        for (x, y) in gp.inputs().iter().zip(gp.outputs()) {
-            // Cannot fail: a GP of capacity N holds at most N observations.
-            let _ = observations.push(ObservationRecord {
-                x: FixedArray(*x),
-                y: *y,
-            });
-        }
+        let observations = ObservationRecord::all_of(gp);
         let k = gp.kernel();
         ModelRecord {
             observations,
@@ -186,14 +238,7 @@ impl<R: crate::real::Real, const N: usize, const D: usize> ModelRecord<R, N, D> 
                 .map_err(crate::gp::GpError::from)?;
         gp.set_hyperparameters(kernel, self.mean, self.noise)?;
         for o in self.observations.as_slice() {
-            let in_cube =
-                o.x.0
-                    .iter()
-                    .all(|v| v.is_finite() && *v >= R::ZERO && *v <= R::ONE);
-            if !in_cube {
-                return Err(crate::gp::GpError::NonFinite);
-            }
-            gp.push(&o.x.0, o.y)?;
+            o.push_into(gp)?;
         }
         Ok(())
     }

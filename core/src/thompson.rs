@@ -213,7 +213,6 @@ impl<'a, R: Real, const D: usize, const M: usize, const N: usize> PosteriorSampl
         }
 
         let n = self.inputs.len();
-        let noise = gp.noise();
         for (i, ((x, y), jitter)) in self
             .inputs
             .iter()
@@ -221,6 +220,8 @@ impl<'a, R: Real, const D: usize, const M: usize, const N: usize> PosteriorSampl
             .zip(gp.jitters())
             .enumerate()
         {
+            // A slot of merged repeats carries the noise of their mean, σₙ² / count.
+            let noise = gp.slot_noise(i).unwrap_or(R::ZERO);
             let eps = normals.next_normal() * (noise + *jitter).max(R::ZERO).sqrt();
             let r = *y - self.mean - self.prior_value(x) - eps;
             self.update[i] = r;

@@ -196,3 +196,34 @@ fn damaged_snapshots_are_rejected() {
     let wrong_dim = json.replacen("\"lengthscales\":[0.2,0.2]", "\"lengthscales\":[0.2]", 1);
     assert!(serde_json::from_str::<Snap>(&wrong_dim).is_err());
 }
+
+#[test]
+fn merged_repeats_survive_a_snapshot_and_old_records_read_as_single() {
+    let rule = PolicySpec::ExploreThenCommit(PlaysPerGroup::Fixed(4));
+    let mut a = new(rule, true);
+    for (x, y) in [([0.25, 0.5], 1.0), ([0.75, 0.5], 0.0), ([0.25, 0.5], 3.0)] {
+        a.observe_initial(&x, y).unwrap();
+    }
+    // The repeat merged: mean 2, count 2, squared deviations 2 (1² + 1²), newest slot.
+    assert_eq!(a.gp().counts(), &[1, 2]);
+    assert_eq!(a.gp().outputs(), &[0.0, 2.0]);
+    assert_eq!(a.gp().spreads(), &[0.0, 2.0]);
+    let json = serde_json::to_string(&a.snapshot()).unwrap();
+    let snap: Snap = serde_json::from_str(&json).unwrap();
+    let (p, g, bk, s, r) = parts(rule, true);
+    let b = Controller::restore(p, g, bk, s, r, NoCostModel, &snap).unwrap();
+    assert_eq!(b.gp().counts(), a.gp().counts());
+    assert_eq!(b.gp().outputs(), a.gp().outputs());
+    assert_eq!(b.gp().spreads(), a.gp().spreads());
+    assert_eq!(b.gp().factor(), a.gp().factor());
+    // A record saved before repeats were merged has no count or spread: one observation.
+    let old = json
+        .replace(",\"count\":1,\"spread\":0.0", "")
+        .replace(",\"count\":2,\"spread\":2.0", "");
+    assert!(!old.contains("count"), "{old}");
+    let snap: Snap = serde_json::from_str(&old).unwrap();
+    let (p, g, bk, s, r) = parts(rule, true);
+    let c = Controller::restore(p, g, bk, s, r, NoCostModel, &snap).unwrap();
+    assert_eq!(c.gp().counts(), &[1, 1]);
+    assert_eq!(c.gp().outputs(), &[0.0, 2.0]);
+}

@@ -58,14 +58,7 @@ where
     #[cfg(feature = "serde")]
     pub fn snapshot(&self) -> crate::snapshot::Snapshot<R, N, D, P::Record> {
         use crate::snapshot::*;
-        let mut observations = heapless::Vec::new();
-        for (x, y) in self.gp.inputs().iter().zip(self.gp.outputs()) {
-            // Cannot fail: a GP of capacity N holds at most N observations.
-            let _ = observations.push(ObservationRecord {
-                x: FixedArray(*x),
-                y: *y,
-            });
-        }
+        let observations = ObservationRecord::all_of(&self.gp);
         let pending = self.pending.map(|d| {
             let u = self.problem.to_unit(&core::array::from_fn(|l| {
                 d.values[l].unwrap_or(self.problem.lower()[l])
@@ -148,10 +141,7 @@ where
                 .all(|v| v.is_finite() && *v >= R::ZERO && *v <= R::ONE)
         };
         for o in snap.observations.as_slice() {
-            if !in_cube(&o.x.0) {
-                return Err(bad);
-            }
-            ctl.gp.push(&o.x.0, o.y).map_err(|_| bad)?;
+            o.push_into(&mut ctl.gp).map_err(|_| bad)?;
         }
         let (spent, err) = snap.spent;
         if !spent.is_finite() || !err.is_finite() || spent < R::ZERO {

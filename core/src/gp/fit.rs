@@ -331,9 +331,13 @@ fn evaluate<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>
         &gp.kernel,
         gp.noise,
         &gp.x[..n],
+        &gp.count[..n],
         &gp.alpha[..n],
         gp.factor.as_mut(),
     );
+    if let Some((_, d_log_noise)) = gp.repeat_terms() {
+        grad.log_noise += d_log_noise;
+    }
     let mut objective = lml;
     if let Some(prior) = &config.prior {
         objective += prior.log_density(h, &mut grad);

@@ -8,6 +8,21 @@
 //!
 //! Every fallible method returns a [`GpError`] and leaves the model exactly as it was.
 //!
+//! # Repeated inputs
+//!
+//! An observation whose input equals a stored one exactly (`==` in every coordinate) is merged
+//! into it instead of taking a new slot: the slot keeps the mean of its outcomes, their count
+//! `c` and their sum of squared deviations, and enters the kernel matrix with noise `σₙ²/c`.
+//! That is the exact posterior of the `c` copies (their mean is a sufficient statistic for the
+//! latent value), and [`log_marginal_likelihood`](Gp::log_marginal_likelihood) adds back the
+//! terms the merge leaves out, so fitting sees the copies too. Without the merge each copy after
+//! the first is a singular row that needs a jitter of about `diag·√ε`, which in `f32` swamps a
+//! small noise and lets the first copy dominate the posterior. So [`len`](Gp::len), the
+//! capacity `N` and [`WhenFull`] count distinct inputs, a merged slot moves to the newest
+//! position (a re-measured input is recent data; drop-oldest forgets the input measured least
+//! recently, with all its copies), and [`observations`](Gp::observations) counts every push.
+//! Data without exact repeats is handled exactly as before the merge existed.
+//!
 //! ```
 //! use costbo_core::gp::{Gp, WhenFull};
 //! use costbo_core::kernel::Kernel;
@@ -50,7 +65,8 @@ pub enum WhenFull {
 pub enum GpError {
     /// An input, output or hyperparameter was NaN or infinite.
     NonFinite,
-    /// The buffer is full and the policy is [`WhenFull::Reject`].
+    /// The buffer is full and the policy is [`WhenFull::Reject`], or a merged slot's count of
+    /// observations would exceed `u32::MAX`.
     Full,
     /// The kernel matrix could not be factorised even with the largest jitter.
     NotPositiveDefinite,
@@ -176,7 +192,12 @@ pub struct Gp<R, const N: usize, const D: usize, S> {
     when_full: WhenFull,
     len: usize,
     x: [[R; D]; N],
+    // Mean outcome of each slot (the outcome itself unless repeated inputs were merged).
     y: [R; N],
+    // Observations merged into each slot; its noise variance is `noise / count`.
+    count: [u32; N],
+    // Sum of squared deviations of a slot's outcomes from their mean (zero for a single one).
+    spread: [R; N],
     // Extra diagonal added to an observation whose pivot was numerically non-positive.
     jitter: [R; N],
     // K_y⁻¹ (y − m), kept current after every change.
@@ -215,6 +236,8 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
             len: 0,
             x: [[R::ZERO; D]; N],
             y: [R::ZERO; N],
+            count: [1; N],
+            spread: [R::ZERO; N],
             jitter: [R::ZERO; N],
             alpha: [R::ZERO; N],
             work: [R::ZERO; N],
@@ -222,9 +245,15 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
         })
     }
 
-    /// Number of stored observations.
+    /// Number of stored slots: distinct inputs, after merging repeated ones (see the
+    /// [module documentation](self)).
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// Number of observations pushed and still held, counting every merged copy.
+    pub fn observations(&self) -> u64 {
+        self.count[..self.len].iter().map(|c| u64::from(*c)).sum()
     }
 
     /// True when no observation is stored.
@@ -262,9 +291,25 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
         &self.x[..self.len]
     }
 
-    /// Stored outputs, oldest first.
+    /// Stored outputs, oldest first: per slot, the mean of the outcomes merged into it.
     pub fn outputs(&self) -> &[R] {
         &self.y[..self.len]
+    }
+
+    /// Number of observations merged into each slot (1 unless inputs repeated), oldest first.
+    pub fn counts(&self) -> &[u32] {
+        &self.count[..self.len]
+    }
+
+    /// Sum of squared deviations of each slot's outcomes from their mean (0 for one outcome).
+    pub fn spreads(&self) -> &[R] {
+        &self.spread[..self.len]
+    }
+
+    /// Noise variance of slot `i` in the kernel matrix, `σₙ² / count` (without jitter); `None`
+    /// past the stored slots.
+    pub fn slot_noise(&self, i: usize) -> Option<R> {
+        (i < self.len).then(|| merged_noise(self.noise, self.count[i]))
     }
 
     /// Jitter added to each stored observation's diagonal (zero unless it was needed).
@@ -272,7 +317,7 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
         &self.jitter[..self.len]
     }
 
-    /// The packed Cholesky factor of `K + σₙ² I + diag(jitter)`.
+    /// The packed Cholesky factor of `K + diag(σₙ² / count) + diag(jitter)`.
     pub fn factor(&self) -> &[R] {
         &self.factor.as_ref()[..tri_len(self.len)]
     }
@@ -292,26 +337,42 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
         }
     }
 
-    /// Adds one observation. When full, follows the [`WhenFull`] policy.
+    /// Adds one observation. An input equal to a stored one is merged into its slot (see the
+    /// [module documentation](self)) and needs no room; otherwise, when full, follows the
+    /// [`WhenFull`] policy.
     pub fn push(&mut self, x: &[R; D], y: R) -> Result<(), GpError> {
-        if !all_finite(x) || !y.is_finite() {
+        self.push_merged(x, y, 1, R::ZERO)
+    }
+
+    /// Adds `count` observations at `x` given by their mean outcome `y` and the sum of squared
+    /// deviations from it, `spread` (0 when `count` is 1): what [`counts`](Self::counts) and
+    /// [`spreads`](Self::spreads) report, so a saved model can be rebuilt slot by slot. Equal
+    /// to pushing the observations one by one, up to rounding.
+    pub fn push_merged(&mut self, x: &[R; D], y: R, count: u32, spread: R) -> Result<(), GpError> {
+        if !all_finite(x) || !y.is_finite() || !spread.is_finite() {
             return Err(GpError::NonFinite);
+        }
+        if count == 0 || spread < R::ZERO || (count == 1 && spread != R::ZERO) {
+            return Err(GpError::InvalidHyperparameter);
+        }
+        if let Some(j) = self.inputs().iter().position(|xj| xj == x) {
+            return self.merge_into(j, y, count, spread);
         }
         if self.len == N {
             match self.when_full {
                 WhenFull::Reject => return Err(GpError::Full),
                 WhenFull::DropOldest => {
-                    let (old_x, old_y, old_j) = (self.x[0], self.y[0], self.jitter[0]);
+                    let old = self.slot(0);
                     self.remove_oldest()?;
-                    if let Err(e) = self.push_unchecked(x, y) {
-                        self.restore_front(old_x, old_y, old_j);
+                    if let Err(e) = self.push_unchecked(x, y, count, spread) {
+                        self.restore_slot(0, old);
                         return Err(e);
                     }
                     return Ok(());
                 }
             }
         }
-        self.push_unchecked(x, y)
+        self.push_unchecked(x, y, count, spread)
     }
 
     /// Forgets the oldest observation in O(n²).
@@ -323,6 +384,8 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
         linalg::remove_first(self.factor.as_mut(), n, &mut self.work);
         self.x.copy_within(1..n, 0);
         self.y.copy_within(1..n, 0);
+        self.count.copy_within(1..n, 0);
+        self.spread.copy_within(1..n, 0);
         self.jitter.copy_within(1..n, 0);
         self.len = n - 1;
         self.update_alpha();
@@ -490,14 +553,22 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
         })
     }
 
-    /// Log marginal likelihood `−½ rᵀα − ½ ln|K_y| − (n/2) ln 2π` with `r = y − m`.
+    /// Log marginal likelihood `−½ rᵀα − ½ ln|K_y| − (n/2) ln 2π` with `r = y − m`, of every
+    /// observation: a slot of `c > 1` merged copies adds
+    /// `−(c−1)/2 ln(2πσₙ²) − ½ ln c − spread/(2σₙ²)`, the density of the copies given their
+    /// mean (left out when `σₙ² = 0`, where conflicting copies have no density).
     pub fn log_marginal_likelihood(&self) -> R {
         let n = self.len;
         let mut quad = R::ZERO;
         for i in 0..n {
             quad += (self.y[i] - self.mean) * self.alpha[i];
         }
-        -R::HALF * (quad + log_det(self.factor.as_ref(), n) + R::from_usize(n) * R::LN_2PI)
+        let lml =
+            -R::HALF * (quad + log_det(self.factor.as_ref(), n) + R::from_usize(n) * R::LN_2PI);
+        match self.repeat_terms() {
+            Some((value, _)) => lml + value,
+            None => lml,
+        }
     }
 
     /// The log marginal likelihood and its gradient with respect to the fitting coordinates.
@@ -514,16 +585,18 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
             });
         }
         workspace[..tri_len(n)].copy_from_slice(self.factor());
-        Ok((
-            self.log_marginal_likelihood(),
-            lml_gradient(
-                &self.kernel,
-                self.noise,
-                self.inputs(),
-                self.alpha(),
-                workspace,
-            ),
-        ))
+        let mut grad = lml_gradient(
+            &self.kernel,
+            self.noise,
+            self.inputs(),
+            self.counts(),
+            self.alpha(),
+            workspace,
+        );
+        if let Some((_, d_log_noise)) = self.repeat_terms() {
+            grad.log_noise += d_log_noise;
+        }
+        Ok((self.log_marginal_likelihood(), grad))
     }
 
     /// Fits the hyperparameters by maximising the log marginal likelihood (plus log prior, if
@@ -550,27 +623,102 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
         }
     }
 
+    /// The terms of the log marginal likelihood that merging repeated inputs leaves out, and
+    /// their derivative in `ln σₙ²`; `None` when no slot holds more than one observation (or
+    /// the noise is zero), so data without repeats is untouched.
+    fn repeat_terms(&self) -> Option<(R, R)> {
+        if self.noise <= R::ZERO || self.counts().iter().all(|c| *c == 1) {
+            return None;
+        }
+        let ln_2pi_noise = R::LN_2PI + self.noise.ln();
+        let (mut value, mut d_log_noise) = (R::ZERO, R::ZERO);
+        for (c, s) in self.counts().iter().zip(self.spreads()) {
+            if *c > 1 {
+                let extra = R::from_f64(f64::from(*c - 1));
+                let ratio = *s / self.noise;
+                value -= R::HALF * (extra * ln_2pi_noise + R::from_f64(f64::from(*c)).ln() + ratio);
+                d_log_noise += R::HALF * (ratio - extra);
+            }
+        }
+        Some((value, d_log_noise))
+    }
+
+    /// Slot `i` as stored: input, mean outcome, count, spread, jitter.
+    fn slot(&self, i: usize) -> Slot<R, D> {
+        (
+            self.x[i],
+            self.y[i],
+            self.count[i],
+            self.spread[i],
+            self.jitter[i],
+        )
+    }
+
+    /// Merges `count` observations with mean `y` and spread `spread` into slot `j`, which then
+    /// moves to the newest position: the slot is removed from the factor (a stable rank-one
+    /// update, O(n²)) and appended again with its smaller noise (O(n²)).
+    fn merge_into(&mut self, j: usize, y: R, count: u32, spread: R) -> Result<(), GpError> {
+        let old = self.slot(j);
+        let (x, y_old, c_old, s_old, _) = old;
+        let total = c_old.checked_add(count).ok_or(GpError::Full)?;
+        let (a, b, t) = (
+            R::from_f64(f64::from(c_old)),
+            R::from_f64(f64::from(count)),
+            R::from_f64(f64::from(total)),
+        );
+        // Chan et al.'s pairwise update of a mean and a sum of squared deviations.
+        let delta = y - y_old;
+        let merged_y = y_old + delta * (b / t);
+        let merged_spread = s_old + spread + delta * delta * (a * b / t);
+        if !merged_y.is_finite() || !merged_spread.is_finite() {
+            return Err(GpError::NonFinite);
+        }
+        let n = self.len;
+        if j + 1 < n {
+            linalg::remove_row(self.factor.as_mut(), n, j, &mut self.work);
+            self.x.copy_within(j + 1..n, j);
+            self.y.copy_within(j + 1..n, j);
+            self.count.copy_within(j + 1..n, j);
+            self.spread.copy_within(j + 1..n, j);
+            self.jitter.copy_within(j + 1..n, j);
+        }
+        self.len = n - 1;
+        if let Err(e) = self.push_unchecked(&x, merged_y, total, merged_spread) {
+            self.restore_slot(j, old);
+            return Err(e);
+        }
+        Ok(())
+    }
+
     /// Stores the observation in slot `len` and extends the factor.
-    fn push_unchecked(&mut self, x: &[R; D], y: R) -> Result<(), GpError> {
+    fn push_unchecked(&mut self, x: &[R; D], y: R, count: u32, spread: R) -> Result<(), GpError> {
         let i = self.len;
         self.x[i] = *x;
         self.y[i] = y;
+        self.count[i] = count;
+        self.spread[i] = spread;
         self.extend_factor(i, None)?;
         self.len = i + 1;
         self.update_alpha();
         Ok(())
     }
 
-    /// Re-inserts an observation at the front after a failed replacement (rare error path, so
-    /// the O(n³) refactorisation is acceptable). The restored state factorised before.
-    fn restore_front(&mut self, x: [R; D], y: R, jitter: R) {
+    /// Re-inserts a slot at position `i` after a failed replacement or merge (rare error path,
+    /// so the O(n³) refactorisation is acceptable). The restored state factorised before.
+    fn restore_slot(&mut self, i: usize, slot: Slot<R, D>) {
         let n = self.len;
-        self.x.copy_within(0..n, 1);
-        self.y.copy_within(0..n, 1);
-        self.jitter.copy_within(0..n, 1);
-        self.x[0] = x;
-        self.y[0] = y;
-        self.jitter[0] = jitter;
+        self.x.copy_within(i..n, i + 1);
+        self.y.copy_within(i..n, i + 1);
+        self.count.copy_within(i..n, i + 1);
+        self.spread.copy_within(i..n, i + 1);
+        self.jitter.copy_within(i..n, i + 1);
+        (
+            self.x[i],
+            self.y[i],
+            self.count[i],
+            self.spread[i],
+            self.jitter[i],
+        ) = slot;
         self.len = n + 1;
         let _ = self.refactor_keeping_jitter();
     }
@@ -579,7 +727,7 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
     /// stored jitter is reused; otherwise a per-observation jitter is escalated from zero while
     /// the pivot is not safely positive (duplicate or near-duplicate inputs).
     fn extend_factor(&mut self, i: usize, fixed_jitter: Option<R>) -> Result<(), GpError> {
-        let diag = self.kernel.outputscale() + self.noise;
+        let diag = self.kernel.outputscale() + merged_noise(self.noise, self.count[i]);
         let xi = self.x[i];
         for j in 0..i {
             self.work[j] = self.kernel.eval(&xi, &self.x[j]);
@@ -627,6 +775,7 @@ fn lml_gradient<R: Real, const D: usize>(
     kernel: &Kernel<R, D>,
     noise: R,
     x: &[[R; D]],
+    counts: &[u32],
     alpha: &[R],
     linv: &mut [R],
 ) -> Hyperparameters<R, D> {
@@ -643,7 +792,7 @@ fn lml_gradient<R: Real, const D: usize>(
             let mut w = alpha[i] * alpha[j] - kinv;
             if i == j {
                 w *= R::HALF;
-                grad.log_noise += w * noise;
+                grad.log_noise += w * merged_noise(noise, counts[i]);
             }
             let kv = kernel.eval_with_lengthscale_grad(&x[i], &x[j], &mut gl);
             grad.log_outputscale += w * kv;
@@ -720,6 +869,11 @@ fn escalate_jitter<R: Real>(pivot: R, diag: R) -> Result<(R, R), GpError> {
         return Ok((R::ZERO, pivot));
     }
     let mut jitter = diag * R::EPSILON.sqrt();
+    // A subnormal diagonal (a hostile snapshot's outputscale) makes the first jitter zero,
+    // and a zero jitter would never grow: refuse instead of looping forever.
+    if !diag.is_finite() || jitter <= R::ZERO {
+        return Err(GpError::NotPositiveDefinite);
+    }
     while jitter <= diag * R::from_f64(MAX_RELATIVE_JITTER) {
         if pivot + jitter > tiny {
             return Ok((jitter, pivot + jitter));
@@ -727,6 +881,19 @@ fn escalate_jitter<R: Real>(pivot: R, diag: R) -> Result<(R, R), GpError> {
         jitter *= R::from_f64(10.0);
     }
     Err(GpError::NotPositiveDefinite)
+}
+
+/// A stored slot: input, mean outcome, count, spread, jitter.
+type Slot<R, const D: usize> = ([R; D], R, u32, R, R);
+
+/// Noise variance of a slot holding `count` observations: `noise / count`, and `noise` itself
+/// (not divided by one) for a single observation.
+fn merged_noise<R: Real>(noise: R, count: u32) -> R {
+    if count == 1 {
+        noise
+    } else {
+        noise / R::from_f64(f64::from(count))
+    }
 }
 
 fn check_mean_noise<R: Real>(mean: R, noise: R) -> Result<(), GpError> {

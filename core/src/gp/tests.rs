@@ -342,13 +342,15 @@ fn f32_agrees_with_f64() {
 
 #[test]
 fn duplicate_inputs_without_noise_get_jitter() {
+    // An exact repeat merges into its slot (no jitter needed); a near repeat gets a jitter.
     let mut gp = new_gp(Shape::SquaredExponential, 0.0, WhenFull::Reject);
     let x = [0.3, 0.3, 0.3];
     gp.push(&x, 1.0).unwrap();
     gp.push(&x, 1.0).unwrap();
     gp.push(&[0.3, 0.3, 0.3 + 1e-9], 1.0).unwrap();
+    assert_eq!((gp.len(), gp.counts()), (2, &[2, 1][..]));
     assert_eq!(gp.jitters()[0], 0.0);
-    assert!(gp.jitters()[1] > 0.0 && gp.jitters()[2] > 0.0);
+    assert!(gp.jitters()[1] > 0.0);
     let p = gp.predict(&x).unwrap();
     assert!((p.mean - 1.0).abs() < 1e-6 && p.variance < 1e-6);
 }
@@ -855,4 +857,367 @@ fn mean_gradient_agrees_with_full_gradient() {
     for i in 0..3 {
         assert!((g[i] - full.d_mean[i]).abs() < 1e-13);
     }
+}
+
+// ---- repeated inputs --------------------------------------------------------------------------
+//
+// Reference: the exact posterior of `c` copies at one input with noise σ² equals that of one
+// observation of their mean with noise σ²/c. Given distinct inputs xᵢ with means ȳᵢ and counts
+// cᵢ, the posterior is a dense solve with K + diag(σ²/cᵢ) (Gauss–Jordan, no Cholesky), and the
+// log marginal likelihood of all copies is that of the means plus, per input,
+// −(cᵢ−1)/2 ln(2πσ²) − ½ ln cᵢ − Σⱼ(yᵢⱼ − ȳᵢ)²/(2σ²).
+
+/// Posterior mean and variance at `test` from groups `(x, outcomes)` by the closed form above.
+fn grouped_reference(
+    k: &Kernel<f64, 3>,
+    mean: f64,
+    noise: f64,
+    groups: &[([f64; 3], Vec<f64>)],
+    test: &[f64; 3],
+) -> (f64, f64) {
+    let n = groups.len();
+    let ybar: Vec<f64> = groups
+        .iter()
+        .map(|(_, ys)| ys.iter().sum::<f64>() / ys.len() as f64)
+        .collect();
+    let a: Vec<Vec<f64>> = (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| {
+                    let v = k.eval(&groups[i].0, &groups[j].0);
+                    if i == j {
+                        v + noise / groups[i].1.len() as f64
+                    } else {
+                        v
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let kstar: Vec<f64> = groups.iter().map(|(x, _)| k.eval(test, x)).collect();
+    let b: Vec<Vec<f64>> = (0..n)
+        .map(|i| std::vec![ybar[i] - mean, kstar[i]])
+        .collect();
+    let sol = gauss_jordan(a, b);
+    let m = mean + (0..n).map(|i| kstar[i] * sol[i][0]).sum::<f64>();
+    let v = k.outputscale() - (0..n).map(|i| kstar[i] * sol[i][1]).sum::<f64>();
+    (m, v)
+}
+
+/// Log marginal likelihood of every copy by a dense solve over all of them (no merging).
+fn ungrouped_lml(k: &Kernel<f64, 3>, mean: f64, noise: f64, xs: &[[f64; 3]], ys: &[f64]) -> f64 {
+    let n = xs.len();
+    let mut a = std::vec![0.0; tri_len(n)];
+    for i in 0..n {
+        for j in 0..=i {
+            a[idx(i, j)] = k.eval(&xs[i], &xs[j]) + if i == j { noise } else { 0.0 };
+        }
+    }
+    cholesky_in_place(&mut a, n).unwrap();
+    let mut r: Vec<f64> = ys.iter().map(|y| y - mean).collect();
+    crate::linalg::solve_lower(&a, n, &mut r);
+    let quad: f64 = r.iter().map(|v| v * v).sum();
+    -0.5 * (quad + log_det(&a, n) + n as f64 * core::f64::consts::TAU.ln())
+}
+
+fn unit_kernel32() -> Kernel<f32, 3> {
+    Kernel::squared_exponential([0.3f32, 0.5, 0.8], 1.0).unwrap()
+}
+
+fn unit_kernel64() -> Kernel<f64, 3> {
+    Kernel::squared_exponential([0.3, 0.5, 0.8], 1.0).unwrap()
+}
+
+/// Pushes `(x, y)` into an f64 and an f32 GP (prior mean 0) and returns both.
+fn both_precisions<const M: usize>(
+    noise: f64,
+    data: &[([f64; 3], f64)],
+    f64_factor: Vec<f64>,
+    f32_factor: Vec<f32>,
+) -> (Gp<f64, M, 3, Vec<f64>>, Gp<f32, M, 3, Vec<f32>>) {
+    let mut g64 = Gp::new(unit_kernel64(), 0.0, noise, WhenFull::Reject, f64_factor).unwrap();
+    let mut g32 = Gp::new(
+        unit_kernel32(),
+        0.0,
+        noise as f32,
+        WhenFull::Reject,
+        f32_factor,
+    )
+    .unwrap();
+    for (x, y) in data {
+        g64.push(x, *y).unwrap();
+        g32.push(&x.map(|v| v as f32), *y as f32).unwrap();
+    }
+    (g64, g32)
+}
+
+/// The GP tests' f32 tolerances (`f32_agrees_with_f64`): mean within 1e-3 of the output scale,
+/// variance within 1e-3 absolute.
+fn assert_close_to(want: (f64, f64), got: Prediction<f64>, what: &str) {
+    assert!(
+        (got.mean - want.0).abs() < 1e-3 && (got.variance - want.1).abs() < 1e-3,
+        "{what}: mean {} variance {}, want {} {}",
+        got.mean,
+        got.variance,
+        want.0,
+        want.1
+    );
+}
+
+fn widen(p: Prediction<f32>) -> Prediction<f64> {
+    Prediction {
+        mean: p.mean as f64,
+        variance: p.variance as f64,
+    }
+}
+
+#[test]
+fn alternating_repeats_with_tiny_noise_predict_their_mean_in_f32() {
+    // The first case: 30 outcomes 0, 1, 0, 1, ... at one input, noise 1e-6. Before
+    // merging, f32 predicted 0.034 here (the first copy dominated).
+    let x = [0.4, 0.6, 0.2];
+    let data: Vec<([f64; 3], f64)> = (0..30).map(|i| (x, (i % 2) as f64)).collect();
+    let (g64, g32) = both_precisions::<4>(1e-6, &data, std::vec![0.0; 10], std::vec![0.0; 10]);
+    let group = [(x, data.iter().map(|d| d.1).collect::<Vec<_>>())];
+    for t in [x, [0.5, 0.5, 0.5], [0.1, 0.9, 0.3]] {
+        let want = grouped_reference(&unit_kernel64(), 0.0, 1e-6, &group, &t);
+        assert_close_to(want, g64.predict(&t).unwrap(), "f64");
+        assert_close_to(
+            want,
+            widen(g32.predict(&t.map(|v| v as f32)).unwrap()),
+            "f32",
+        );
+    }
+    // At the input itself: the mean of the outcomes, 0.5, to the noise's shrinkage.
+    let p = g32.predict(&x.map(|v| v as f32)).unwrap();
+    assert!((p.mean - 0.5).abs() < 1e-3, "{}", p.mean);
+    assert_eq!((g32.len(), g32.observations()), (1, 30));
+    assert_eq!(g32.counts(), &[30]);
+    // Spread: 30 outcomes of 0 and 1 around 0.5 → 30 · 0.25.
+    assert!((g64.spreads()[0] - 7.5).abs() < 1e-12);
+}
+
+#[test]
+fn conflicting_noise_free_repeats_stay_inside_the_data_in_f32() {
+    // The second case: 2 000 copies with noise 0 and outcomes that disagree. Before
+    // merging, f32 predicted 1.74, outside the data; the σ² → 0 limit of the exact posterior is
+    // their mean.
+    let x = [0.25, 0.75, 0.5];
+    let data: Vec<([f64; 3], f64)> = (0..2000).map(|i| (x, (i % 3) as f64 * 0.5)).collect();
+    let (g64, g32) = both_precisions::<2>(0.0, &data, std::vec![0.0; 3], std::vec![0.0; 3]);
+    let mean = data.iter().map(|d| d.1).sum::<f64>() / 2000.0;
+    let p64 = g64.predict(&x).unwrap();
+    let p32 = g32.predict(&x.map(|v| v as f32)).unwrap();
+    assert!((p64.mean - mean).abs() < 1e-9 && p64.variance < 1e-9);
+    assert!(
+        (p32.mean as f64 - mean).abs() < 1e-3,
+        "{} vs {mean}",
+        p32.mean
+    );
+    assert!(p32.variance < 1e-3);
+    assert_eq!(g32.observations(), 2000);
+}
+
+#[test]
+fn mixed_repeats_and_distinct_points_match_the_grouped_closed_form() {
+    // Four inputs measured 1, 5, 12 and 40 times with noise 1e-5 (below f32's old jitter of
+    // about 3.5e-4), plus ten distinct points; interleaved so merges happen into every
+    // position of the factor, not only the newest.
+    let mut rng = Lcg(97);
+    let repeated: Vec<[f64; 3]> = (0..4).map(|_| rng.point()).collect();
+    let times = [1usize, 5, 12, 40];
+    let mut groups: Vec<([f64; 3], Vec<f64>)> = repeated.iter().map(|x| (*x, Vec::new())).collect();
+    let mut data = Vec::new();
+    for round in 0..40 {
+        for (g, &t) in times.iter().enumerate() {
+            if round < t {
+                let y = objective(&repeated[g]) + 0.3 * (rng.next() - 0.5);
+                groups[g].1.push(y);
+                data.push((repeated[g], y));
+            }
+        }
+        if round % 4 == 0 {
+            let x = rng.point();
+            let y = objective(&x);
+            groups.push((x, std::vec![y]));
+            data.push((x, y));
+        }
+    }
+    let noise = 1e-5;
+    let (g64, g32) = both_precisions::<16>(
+        noise,
+        &data,
+        std::vec![0.0; tri_len(16)],
+        std::vec![0.0; tri_len(16)],
+    );
+    assert_eq!(g64.len(), 14);
+    assert_eq!(g32.observations(), data.len() as u64);
+    for _ in 0..20 {
+        let t = rng.point();
+        let want = grouped_reference(&unit_kernel64(), 0.0, noise, &groups, &t);
+        assert_close_to(want, g64.predict(&t).unwrap(), "f64");
+        assert_close_to(
+            want,
+            widen(g32.predict(&t.map(|v| v as f32)).unwrap()),
+            "f32",
+        );
+    }
+    for (x, ys) in &groups {
+        let want = grouped_reference(&unit_kernel64(), 0.0, noise, &groups, x);
+        let got = widen(g32.predict(&x.map(|v| v as f32)).unwrap());
+        assert_close_to(want, got, "f32 at a data point");
+        assert!(
+            ys.len() == 1 || (got.mean - ys.iter().sum::<f64>() / ys.len() as f64).abs() < 0.05
+        );
+    }
+    // The likelihood counts every copy: against a dense Cholesky over all of them (feasible
+    // in f64 with noise 1e-2, where the unmerged matrix is well conditioned).
+    let (xs, ys): (Vec<[f64; 3]>, Vec<f64>) = data.iter().cloned().unzip();
+    let mut g = Gp::<f64, 16, 3, Vec<f64>>::new(
+        unit_kernel64(),
+        0.1,
+        1e-2,
+        WhenFull::Reject,
+        std::vec![0.0; tri_len(16)],
+    )
+    .unwrap();
+    for (x, y) in &data {
+        g.push(x, *y).unwrap();
+    }
+    let want = ungrouped_lml(&unit_kernel64(), 0.1, 1e-2, &xs, &ys);
+    let got = g.log_marginal_likelihood();
+    assert!((got - want).abs() < 1e-9 * want.abs(), "{got} vs {want}");
+}
+
+#[test]
+fn likelihood_gradient_with_repeats_matches_finite_differences() {
+    let mut rng = Lcg(5);
+    let a = rng.point();
+    let mut gp = new_gp(Shape::Matern52, 3e-2, WhenFull::Reject);
+    for i in 0..6 {
+        gp.push(&a, objective(&a) + 0.1 * i as f64).unwrap();
+        let x = rng.point();
+        gp.push(&x, objective(&x)).unwrap();
+    }
+    assert_eq!(gp.counts().iter().filter(|c| **c == 6).count(), 1);
+    let mut ws = std::vec![0.0; tri_len(N)];
+    let (_, grad) = gp.log_marginal_likelihood_gradient(&mut ws).unwrap();
+    let h0 = gp.hyperparameters();
+    for c in 0..Hyperparameters::<f64, 3>::LEN {
+        let step = 1e-5;
+        let at = |d: f64| {
+            let mut h = h0;
+            *h.get_mut(c) += d;
+            let mut g = gp.clone();
+            g.set_log_hyperparameters(&h).unwrap();
+            g.log_marginal_likelihood()
+        };
+        let fd = (at(step) - at(-step)) / (2.0 * step);
+        assert!(
+            (fd - grad.get(c)).abs() < 1e-5 * (1.0 + fd.abs()),
+            "coordinate {c}: {fd} vs {}",
+            grad.get(c)
+        );
+    }
+}
+
+#[test]
+fn merging_errors_leave_the_model_unchanged_and_full_models_still_merge() {
+    let mut rng = Lcg(23);
+    let mut gp = new_gp(Shape::SquaredExponential, 1e-3, WhenFull::Reject);
+    for _ in 0..N {
+        let x = rng.point();
+        gp.push(&x, objective(&x)).unwrap();
+    }
+    let first = gp.inputs()[0];
+    // Full and rejecting, yet a repeat needs no room: it merges and moves to the newest slot.
+    gp.push(&first, 2.0).unwrap();
+    assert_eq!((gp.len(), gp.observations()), (N, N as u64 + 1));
+    assert_eq!(gp.inputs()[N - 1], first);
+    assert_eq!(gp.counts()[N - 1], 2);
+    let before = snapshot(&gp);
+    let counts = gp.counts().to_vec();
+    assert_eq!(
+        gp.push_merged(&first, 1.0, 0, 0.0),
+        Err(GpError::InvalidHyperparameter)
+    );
+    assert_eq!(
+        gp.push_merged(&first, 1.0, 1, 0.5),
+        Err(GpError::InvalidHyperparameter)
+    );
+    assert_eq!(
+        gp.push_merged(&first, 1.0, 3, -1.0),
+        Err(GpError::InvalidHyperparameter)
+    );
+    assert_eq!(
+        gp.push_merged(&first, 1.0, u32::MAX, 0.0),
+        Err(GpError::Full)
+    );
+    assert_eq!(snapshot(&gp), before);
+    assert_eq!(gp.counts(), &counts[..]);
+    // push_merged of a summary equals pushing its observations one by one.
+    let x = rng.point();
+    let mut one_by_one = new_gp(Shape::SquaredExponential, 1e-3, WhenFull::Reject);
+    let mut summary = new_gp(Shape::SquaredExponential, 1e-3, WhenFull::Reject);
+    for y in [1.0, 2.0, 4.0] {
+        one_by_one.push(&x, y).unwrap();
+    }
+    summary.push_merged(&x, 7.0 / 3.0, 3, 14.0 / 3.0).unwrap();
+    assert!((one_by_one.outputs()[0] - summary.outputs()[0]).abs() < 1e-15);
+    assert!((one_by_one.spreads()[0] - summary.spreads()[0]).abs() < 1e-14);
+    assert_eq!(one_by_one.counts(), summary.counts());
+}
+
+#[test]
+fn drop_oldest_forgets_the_input_measured_least_recently() {
+    let mut gp: Gp<f64, 3, 3, [f64; tri_len(3)]> = Gp::new(
+        kernel(Shape::SquaredExponential),
+        0.0,
+        1e-3,
+        WhenFull::DropOldest,
+        [0.0; tri_len(3)],
+    )
+    .unwrap();
+    let (a, b, c, d) = (
+        [0.1, 0.1, 0.1],
+        [0.5, 0.5, 0.5],
+        [0.9, 0.9, 0.9],
+        [0.3, 0.7, 0.2],
+    );
+    for (x, y) in [(a, 1.0), (b, 2.0), (c, 3.0), (a, 3.0), (d, 0.0)] {
+        gp.push(&x, y).unwrap();
+    }
+    // a was re-measured after c, so b is the oldest and goes.
+    assert_eq!(gp.inputs(), &[c, a, d]);
+    assert_eq!(gp.outputs(), &[3.0, 2.0, 0.0]);
+    // The factor is that of the stored slots built from scratch (a with noise σ²/2).
+    let mut fresh: Gp<f64, 3, 3, [f64; tri_len(3)]> = Gp::new(
+        kernel(Shape::SquaredExponential),
+        0.0,
+        1e-3,
+        WhenFull::Reject,
+        [0.0; tri_len(3)],
+    )
+    .unwrap();
+    fresh.push(&c, 3.0).unwrap();
+    fresh.push_merged(&a, 2.0, 2, 2.0).unwrap();
+    fresh.push(&d, 0.0).unwrap();
+    for (u, v) in gp.factor().iter().zip(fresh.factor()) {
+        assert!((u - v).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn a_subnormal_outputscale_is_refused_instead_of_looping() {
+    // Found by the snapshot fuzz target: with k(x, x) = 5e-324 and no noise, the jitter ladder
+    // started at diag·√ε = 0 and never grew. A near repeat must now fail fast, unchanged.
+    let k = Kernel::squared_exponential([0.3, 0.5, 0.8], 5e-324).unwrap();
+    let mut gp: Gp64 = Gp::new(k, 0.0, 0.0, WhenFull::Reject, [0.0; tri_len(N)]).unwrap();
+    gp.push(&[0.3, 0.3, 0.3], 1.0).unwrap();
+    let before = snapshot(&gp);
+    assert_eq!(
+        gp.push(&[0.3, 0.3, 0.3 + 1e-12], 1.0),
+        Err(GpError::NotPositiveDefinite)
+    );
+    assert_eq!(snapshot(&gp), before);
 }

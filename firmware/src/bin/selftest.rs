@@ -28,6 +28,7 @@ mod firmware {
         suite::gp::incremental_factor_equals_batch_f32,
         suite::gp::drop_oldest_matches_fresh_model_f32,
         suite::gp::errors_leave_model_unchanged_f32,
+        suite::gp::repeated_inputs_f32,
         suite::gp::input_gradients_match_finite_differences_f64,
         suite::gp::fit_improves_likelihood_f32,
         suite::decision::etc_ada_20_rounds_on_hartmann3,

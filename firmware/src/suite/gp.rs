@@ -228,6 +228,49 @@ pub fn errors_leave_model_unchanged_f32() -> TestResult {
     Ok(())
 }
 
+/// Repeated inputs in f32 (issue 21): 30 outcomes 0, 1, 0, ... at one input with noise 1e-6,
+/// and 2 000 disagreeing noise-free copies, predict the closed form of one observation of their
+/// mean with noise σ²/n (0.5·s/(s + σ²/30) and the mean of the copies), within the f32
+/// tolerance above. Before repeats were merged, the first copy dominated (0.034 and 1.74).
+pub fn repeated_inputs_f32() -> TestResult {
+    let kernel = match Kernel::squared_exponential([0.3f32, 0.5, 0.8], 1.0) {
+        Ok(k) => k,
+        Err(e) => fail!("kernel: {:?}", e),
+    };
+    let x = [0.4f32, 0.6, 0.2];
+    let mut gp = match Gp::<f32, 4, 3, _>::new(kernel, 0.0, 1e-6, WhenFull::Reject, [0.0; 10]) {
+        Ok(g) => g,
+        Err(e) => fail!("new: {:?}", e),
+    };
+    for i in 0..30 {
+        check!(gp.push(&x, (i % 2) as f32).is_ok());
+    }
+    let want = 0.5 / (1.0 + 1e-6 / 30.0);
+    match gp.predict(&x) {
+        Ok(p) => check_close!(p.mean as f64, want, 0.0, 1e-3),
+        Err(e) => fail!("predict: {:?}", e),
+    }
+    check_eq!((gp.len(), gp.observations()), (1, 30));
+    let mut gp = match Gp::<f32, 4, 3, _>::new(kernel, 0.0, 0.0, WhenFull::Reject, [0.0; 10]) {
+        Ok(g) => g,
+        Err(e) => fail!("new: {:?}", e),
+    };
+    let mut sum = 0.0f64;
+    for i in 0..2000 {
+        let y = (i % 3) as f32 * 0.5;
+        sum += y as f64;
+        check!(gp.push(&x, y).is_ok());
+    }
+    match gp.predict(&x) {
+        Ok(p) => {
+            check_close!(p.mean as f64, sum / 2000.0, 0.0, 1e-3);
+            check!(p.variance < 1e-3);
+        }
+        Err(e) => fail!("predict: {:?}", e),
+    }
+    Ok(())
+}
+
 /// Gradients of the posterior mean and standard deviation agree with central differences.
 pub fn input_gradients_match_finite_differences_f64() -> TestResult {
     let c = &refs::MATERN52_D3_N16;
