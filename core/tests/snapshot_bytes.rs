@@ -185,7 +185,10 @@ fn json_snapshots_from_before_repeat_merging_still_load() {
             .strip_prefix(name)
             .and_then(|t| t.strip_prefix(' '))
             .unwrap_or_else(|| panic!("{name}: {line}"));
-        assert!(!text.contains("\"count\""), "{name}: an old image has no counts");
+        assert!(
+            !text.contains("\"count\""),
+            "{name}: an old image has no counts"
+        );
         let back: Snap = serde_json::from_str(text).unwrap();
         let now = played(rule, known);
         assert_eq!(back.rounds, now.rounds, "{name}");

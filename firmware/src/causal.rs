@@ -197,17 +197,7 @@ impl<S: AsRef<[f32]> + AsMut<[f32]>> Scenario<S> {
     }
 }
 
-/// Folds `bits` into an FNV-1a hash.
-pub fn fnv(mut hash: u32, bits: u32) -> u32 {
-    for byte in bits.to_le_bytes() {
-        hash ^= u32::from(byte);
-        hash = hash.wrapping_mul(0x0100_0193);
-    }
-    hash
-}
-
-/// FNV-1a's offset basis, the hash of no decision.
-pub const FNV_START: u32 = 0x811c_9dc5;
+pub use crate::fingerprint::{fnv, FNV_START};
 
 /// Folds one decision into `hash`: the arm, the GP input's bits and the UCB's bits.
 pub fn fold(hash: u32, d: &Decision) -> u32 {

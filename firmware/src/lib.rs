@@ -43,6 +43,7 @@ pub mod drivers;
 pub mod experiment;
 #[cfg(feature = "feedback")]
 pub mod feedback;
+pub mod fingerprint;
 pub mod journal;
 #[cfg(feature = "pandora")]
 pub mod pandora;

@@ -6,6 +6,7 @@
 //! and [`LOG_EIPC_FINGERPRINT`], so the device's f32 decisions are the desktop core's bit for
 //! bit.
 
+use crate::fingerprint::{fnv, FNV_START};
 use costbo_core::dist::{Distribution, Uniform};
 use costbo_core::driver::{BuildError, Controller, ControllerSpec, DriverError, Settings};
 use costbo_core::gp::WhenFull;
@@ -113,15 +114,6 @@ pub fn log_eipc() -> (LogEi, PolicySpec<f32>) {
     )
 }
 
-/// Folds `bits` into an FNV-1a hash.
-fn fnv(mut hash: u32, bits: u32) -> u32 {
-    for byte in bits.to_le_bytes() {
-        hash ^= u32::from(byte);
-        hash = hash.wrapping_mul(0x0100_0193);
-    }
-    hash
-}
-
 /// Plays [`INITIAL`] fixed points, then [`ROUNDS`] decisions of `ctl`; the FNV-1a hash of every
 /// decision's values and score (f32 bits).
 pub fn fingerprint<const C: usize, P: Policy<f32, D, 1>>(
@@ -138,7 +130,7 @@ pub fn fingerprint<const C: usize, P: Policy<f32, D, 1>>(
     for x in &START {
         ctl.observe_initial(x, objective(x))?;
     }
-    let mut hash = 0x811c_9dc5;
+    let mut hash = FNV_START;
     for _ in 0..ROUNDS {
         let d = ctl.suggest()?;
         let x = [d.values[0].unwrap_or(0.5), d.values[1].unwrap_or(0.5)];
