@@ -211,6 +211,10 @@ mod tests {
     /// Both groupings and both precisions compute the same function: within a few ulps of
     /// each other.
     #[test]
+    #[cfg_attr(
+        feature = "fast-math",
+        ignore = "compares f32 with f64 at libm's tolerances; fast-math's f32 exp is 2.4e-3 relative"
+    )]
     fn groupings_and_precisions_agree() {
         let mut rng = Xoshiro128PlusPlus::seed_from_u64(9);
         for _ in 0..10_000 {

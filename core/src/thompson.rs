@@ -573,6 +573,10 @@ mod tests {
     /// both precisions, so the features agree to a few `f32` ulps and the paths to the
     /// accumulated `f32` rounding (dominated by the O(n²) solve with the factor of `K_y`).
     #[test]
+    #[cfg_attr(
+        feature = "fast-math",
+        ignore = "compares f32 with f64 at libm's tolerances; fast-math's f32 exp is 2.4e-3 relative"
+    )]
     fn f32_agrees_with_f64() {
         for shape in SHAPES {
             let g64 = gp64(shape, 1e-2, DATA.len());

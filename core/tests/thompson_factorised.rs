@@ -117,6 +117,10 @@ fn agrees_with_the_bank_average_of_the_path_f64() {
 }
 
 #[test]
+#[cfg_attr(
+    feature = "fast-math",
+    ignore = "compares f32 with f64 at libm's tolerances; fast-math's f32 exp is 2.4e-3 relative"
+)]
 fn f32_agrees_with_f64() {
     let (gp64, gp32) = (
         gp::<f64>(Shape::SquaredExponential),

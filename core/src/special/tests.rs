@@ -113,6 +113,10 @@ fn normal_quantile_matches_mpmath() {
 }
 
 #[test]
+#[cfg_attr(
+    feature = "fast-math",
+    ignore = "compares f32 with f64 at libm's tolerances; fast-math's f32 exp is 2.4e-3 relative"
+)]
 fn normal_quantile_round_trips() {
     // Through Φ on the lower side and through Q on the upper side (where Φ saturates).
     let mut worst = 0.0f64;
@@ -423,6 +427,10 @@ fn gittins_index_matches_mpmath_and_its_limits() {
 }
 
 #[test]
+#[cfg_attr(
+    feature = "fast-math",
+    ignore = "compares f32 with f64 at libm's tolerances; fast-math's f32 exp is 2.4e-3 relative"
+)]
 fn improvement_functions_in_f32_agree_with_f64() {
     use super::improvement::{gittins_index, log_h, log_h_inverse};
     for &(u, _, _) in &LOG_H {
