@@ -23,9 +23,7 @@
 //! [`DECISIONS`] decisions with [`FINGERPRINT`].
 
 use costbo_core::causal::arms::{ArmTable, ArmTableError};
-use costbo_core::causal::controller::{
-    ArmRule, CausalAsk, CausalController, CausalError, CausalSettings,
-};
+use costbo_core::causal::controller::{CausalAsk, CausalController, CausalError, CausalSettings};
 use costbo_core::causal::schedule::Schedule;
 use costbo_core::gp::{Gp, GpError, WhenFull};
 use costbo_core::kernel::Kernel;
@@ -162,7 +160,6 @@ impl<S: AsRef<[f32]> + AsMut<[f32]>> Scenario<S> {
             ascent: ASCENT,
             ..CausalSettings::algorithm2(Schedule::Constant(2.0), Schedule::Constant(1.0))
         };
-        debug_assert!(matches!(settings.arm_rule, ArmRule::Algorithm2));
         let controller = CausalController::new(
             table,
             [g0?, g1?],
