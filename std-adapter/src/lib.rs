@@ -20,3 +20,4 @@ pub mod pandora;
 pub mod platform;
 pub mod plot;
 pub mod reproduce;
+pub mod sealed;

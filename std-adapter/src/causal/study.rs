@@ -18,6 +18,7 @@ use super::bandit::{run, BanditOptions, Method, CAPACITY};
 use super::envs::{Environment, A2, A2_EPS_Y_SD, FIG1, PSA_1, PSA_2};
 use crate::experiment::write_atomic;
 use crate::plot::{Curve, Figure, Panel};
+use crate::sealed;
 
 /// Settings of a study.
 #[derive(Clone, Debug)]
@@ -134,8 +135,9 @@ struct RunFile {
     regret: Vec<f64>,
 }
 
-fn read_run(path: &Path, rounds: usize) -> Option<RunFile> {
-    let text = std::fs::read_to_string(path).ok()?;
+/// Parses a run file's body (`# arms: …`, the header, one row per round); `None` unless it
+/// holds exactly `rounds` rounds.
+fn parse_run(text: &str, rounds: usize) -> Option<RunFile> {
     let mut lines = text.lines();
     // First line: `# arms: label|label`.
     let labels = lines
@@ -177,10 +179,7 @@ fn run_one(c: &Cell, rounds: usize, seed: u64, path: &Path) -> Result<(), String
     for (t, (a, r)) in tr.chosen.iter().zip(&tr.regret).enumerate() {
         text += &format!("{},{a},{r}\n", t + 1);
     }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    write_atomic(path, &text)
+    sealed::write_sealed(path, &text)
 }
 
 /// Summary of one cell over its finished seeds.
@@ -294,7 +293,11 @@ pub fn reproduce(o: &CausalStudyOptions) -> Result<Vec<PathBuf>, String> {
     // Seed-major order, so that a run cut short leaves every cell with about as many seeds.
     let jobs: Vec<(usize, u64)> = (0..o.seeds)
         .flat_map(|s| (0..grid.len()).map(move |c| (c, s)))
-        .filter(|&(c, s)| read_run(&seed_path(&o.out, &grid[c], o.rounds, s), o.rounds).is_none())
+        .filter(|&(c, s)| {
+            sealed::pending(&seed_path(&o.out, &grid[c], o.rounds, s), |t| {
+                parse_run(t, o.rounds)
+            })
+        })
         .collect();
     let failures: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
     if !o.no_run && !jobs.is_empty() {
@@ -344,7 +347,11 @@ pub fn reproduce(o: &CausalStudyOptions) -> Result<Vec<PathBuf>, String> {
         .enumerate()
         .map(|(i, c)| {
             let runs: Vec<RunFile> = (0..o.seeds)
-                .filter_map(|s| read_run(&seed_path(&o.out, c, o.rounds, s), o.rounds))
+                .filter_map(|s| {
+                    sealed::read_finished(&seed_path(&o.out, c, o.rounds, s), |t| {
+                        parse_run(t, o.rounds)
+                    })
+                })
                 .collect();
             let mut err = failures.iter().find(|f| f.0 == i).map(|f| f.1.clone());
             if runs.is_empty() && err.is_none() {

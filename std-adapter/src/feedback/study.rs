@@ -18,6 +18,7 @@ use super::bandits::{self, Baseline, Curve as BanditCurve, GpLearner, TrialConfi
 use super::synthetic::{reset_period, run_trial, Grid, Method};
 use crate::experiment::write_atomic;
 use crate::plot::{Curve, Figure, Panel};
+use crate::sealed;
 
 /// The forgetting rates of Table A2.
 pub const EPSILONS: [f64; 5] = [0.003, 0.005, 0.01, 0.03, 0.05];
@@ -513,9 +514,9 @@ fn trial_path(dir: &Path, epsilon: f64, trial: usize) -> PathBuf {
         .join(format!("trial-{trial}.csv"))
 }
 
-/// Reads a finished trial file: `method,regret_per_round,queries` rows for every method.
-fn read_trial(path: &Path, methods: &[Method]) -> Option<Vec<(String, f64, u32)>> {
-    let text = std::fs::read_to_string(path).ok()?;
+/// Parses a finished trial file's body: `method,regret_per_round,queries` rows for every
+/// method.
+fn parse_trial(text: &str, methods: &[Method]) -> Option<Vec<(String, f64, u32)>> {
     let mut rows = Vec::new();
     for line in text.lines().skip(1) {
         let mut it = line.split(',');
@@ -556,7 +557,10 @@ pub fn reproduce_shard(
         .flat_map(|&e| (0..options.trials).map(move |k| (e, k)))
         .enumerate()
         .filter(|&(i, (e, k))| {
-            shard.owns(i) && read_trial(&trial_path(&dir, e, k), &grid_spec.methods).is_none()
+            shard.owns(i)
+                && sealed::pending(&trial_path(&dir, e, k), |t| {
+                    parse_trial(t, &grid_spec.methods)
+                })
         })
         .map(|(_, job)| job)
         .collect();
@@ -624,18 +628,18 @@ fn run_synthetic_trial(
         )?;
         let _ = writeln!(text, "{},{},{}", key(m), t.regret_per_round, t.queries);
     }
-    let path = trial_path(dir, epsilon, trial);
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-    }
-    write_atomic(&path, &text)
+    sealed::write_sealed(&trial_path(dir, epsilon, trial), &text)
 }
 
 fn synthetic_rows(spec: &SyntheticGrid, dir: &Path, trials: usize) -> Vec<Row> {
     let mut rows = Vec::new();
     for &epsilon in &spec.epsilons {
         let finished: Vec<Vec<(String, f64, u32)>> = (0..trials)
-            .filter_map(|k| read_trial(&trial_path(dir, epsilon, k), &spec.methods))
+            .filter_map(|k| {
+                sealed::read_finished(&trial_path(dir, epsilon, k), |t| {
+                    parse_trial(t, &spec.methods)
+                })
+            })
             .collect();
         for &m in &spec.methods {
             let k = key(m);

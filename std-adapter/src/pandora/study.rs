@@ -284,18 +284,16 @@ fn write_trace(path: &Path, t: &Trace) -> Result<(), String> {
             r.spent, r.y, r.best, r.decide_seconds
         );
     }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    crate::experiment::write_atomic(path, &text)
+    crate::sealed::write_sealed(path, &text)
 }
 
+/// Reads a finished trace (a whole, sealed file), quietly.
 fn read_trace(path: &Path) -> Option<Trace> {
-    let text = std::fs::read_to_string(path).ok()?;
-    // Every line is written whole, newline included: a file without one was cut short.
-    if !text.ends_with('\n') {
-        return None;
-    }
+    crate::sealed::read_finished(path, parse_trace)
+}
+
+/// Parses a trace file's body (the optimum line, the header, one row per round).
+fn parse_trace(text: &str) -> Option<Trace> {
     let mut lines = text.lines();
     let head: Vec<&str> = lines.next()?.split_whitespace().collect();
     let (optimum, initial_best) = match head.as_slice() {
@@ -430,23 +428,11 @@ fn grid(options: &PandoraOptions) -> Result<(Vec<FigureSpec>, Vec<Job>), String>
 }
 
 fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> {
-    // A file that exists but does not read back (cut short or damaged by a crash) is run
-    // again, never counted as finished.
+    // A file that exists but is not whole (cut short or damaged by a crash) is reported and
+    // run again, never counted as finished.
     let missing: Vec<&Job> = all
         .iter()
-        .filter(|j| {
-            let path = j.path(&options.out);
-            if read_trace(&path).is_some() {
-                return false;
-            }
-            if path.exists() {
-                eprintln!(
-                    "costbo: {}: damaged or incomplete; running the job again",
-                    path.display()
-                );
-            }
-            true
-        })
+        .filter(|j| crate::sealed::pending(&j.path(&options.out), parse_trace))
         .collect();
     eprintln!(
         "pandora: {} jobs, {} finished, {} to run on {} threads",
