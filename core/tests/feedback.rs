@@ -819,3 +819,115 @@ fn a_budget_caps_the_measurements_paid_for() {
     assert_eq!(c.paid(), 3);
     assert!((c.spent() - 0.9).abs() < 1e-15);
 }
+
+#[test]
+fn repeats_the_model_cannot_tell_apart_merge_and_match_the_dense_solve() {
+    // ε > 0: three copies of x = 0.5 within round 4 are one latent value (merged into one
+    // slot); x = 0.1 in rounds 9 and 10 is two values of a drifting function (two slots).
+    // ε = 0: every repeat of an input is one latent value, whatever its round.
+    for (eps, slots) in [(0.03, 5usize), (0.0, 3)] {
+        let mut gp = tv(eps, 0.01, WhenFull::Reject);
+        let plan = [
+            (0u32, 0.1, 0.3),
+            (4, 0.5, -0.2),
+            (4, 0.5, 0.9),
+            (4, 0.9, 0.1),
+            (4, 0.5, 0.4),
+            (9, 0.1, -0.4),
+            (10, 0.1, 0.2),
+        ];
+        let mut obs = Vec::new();
+        for &(round, x, y) in &plan {
+            gp.set_round(round).unwrap();
+            gp.push(&[x], y).unwrap();
+            obs.push((x, y, round));
+        }
+        assert_eq!(gp.len(), slots, "ε {eps}");
+        assert_eq!(gp.counts().iter().sum::<u32>(), plan.len() as u32);
+        for t in [10u32, 12, 30] {
+            gp.set_round(t).unwrap();
+            for x in [0.0, 0.1, 0.5, 0.77, 1.0] {
+                let p = gp.predict(&[x]).unwrap();
+                // The reference keeps every copy as its own row (well conditioned at noise 0.01).
+                let (m, v) = reference(&obs, x, t, eps, 0.01);
+                assert!(
+                    (p.mean - m).abs() < 1e-10,
+                    "ε {eps} t {t} x {x}: {} vs {m}",
+                    p.mean
+                );
+                assert!((p.variance - v).abs() < 1e-10, "ε {eps} t {t} x {x}");
+            }
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    feature = "fast-math",
+    ignore = "compares f32 with f64 at libm's tolerances; fast-math's f32 exp is 2.4e-3 relative"
+)]
+fn f32_repeats_with_tiny_noise_agree_with_f64() {
+    // 30 outcomes 0, 1, 0, 1, ... at one input, one per round, noise 1e-6. With ε = 0 they are
+    // copies of one value (merged: the posterior mean there is their mean, 0.5); with ε = 0.01
+    // they are a drifting value (kept apart, and the temporal decay conditions the matrix).
+    // f32 must agree with f64 within the GP tests' tolerances (mean and variance 1e-3).
+    for (eps, slots) in [(0.0, 1usize), (0.01, 30)] {
+        let mut g32: TimeVaryingGp<f32, 32, 1, Vec<f32>> = TimeVaryingGp::new(
+            Kernel::matern32([LS as f32], 1.0).unwrap(),
+            0.0,
+            1e-6,
+            eps as f32,
+            WhenFull::Reject,
+            vec![0.0; tri_len(32)],
+        )
+        .unwrap();
+        let mut g64: TimeVaryingGp<f64, 32, 1, Vec<f64>> = TimeVaryingGp::new(
+            Kernel::matern32([LS], 1.0).unwrap(),
+            0.0,
+            1e-6,
+            eps,
+            WhenFull::Reject,
+            vec![0.0; tri_len(32)],
+        )
+        .unwrap();
+        for round in 0..30u32 {
+            let y = f64::from(round % 2);
+            g64.set_round(round).unwrap();
+            g32.set_round(round).unwrap();
+            g64.push(&[0.4], y).unwrap();
+            g32.push(&[0.4], y as f32).unwrap();
+        }
+        assert_eq!((g64.len(), g32.len()), (slots, slots), "ε {eps}");
+        for x in [0.4, 0.0, 0.45, 0.9] {
+            let p = g64.predict(&[x]).unwrap();
+            let q = g32.predict(&[x as f32]).unwrap();
+            assert!(
+                (p.mean - f64::from(q.mean)).abs() < 1e-3
+                    && (p.variance - f64::from(q.variance)).abs() < 1e-3,
+                "ε {eps} x {x}: f64 {p:?} f32 {q:?}"
+            );
+        }
+        if eps == 0.0 {
+            let q = g32.predict(&[0.4]).unwrap();
+            assert!((q.mean - 0.5).abs() < 1e-3, "{}", q.mean);
+        }
+    }
+}
+
+#[test]
+fn a_merge_that_fails_leaves_the_model_unchanged() {
+    let mut gp = tv(0.03, 0.01, WhenFull::Reject);
+    gp.push(&[0.2], f64::MAX).unwrap();
+    gp.push(&[0.7], 0.5).unwrap();
+    let before = (gp.predict(&[0.3]).unwrap(), gp.counts().to_vec(), gp.len());
+    // The running mean of MAX and −MAX overflows: refused, nothing changed.
+    assert_eq!(
+        gp.push(&[0.2], -f64::MAX),
+        Err(TimeVaryingError::Gp(GpError::NonFinite))
+    );
+    assert_eq!(
+        (gp.predict(&[0.3]).unwrap(), gp.counts().to_vec(), gp.len()),
+        before
+    );
+    assert_eq!(gp.inputs(), &[[0.2], [0.7]]);
+}

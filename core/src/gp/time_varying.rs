@@ -95,6 +95,9 @@ impl<R: Real> Forgetting<R> {
     }
 }
 
+/// A stored slot: input, mean outcome, round stamp, count, jitter.
+type Slot<R, const D: usize> = ([R; D], R, u32, u32, R);
+
 /// A GP over a drifting function, capacity `N`, `D` inputs, packed factor in `S`.
 ///
 /// Observations are stamped with the current round when pushed; predictions are for the
@@ -112,6 +115,9 @@ pub struct TimeVaryingGp<R, const N: usize, const D: usize, S> {
     x: [[R; D]; N],
     y: [R; N],
     stamp: [u32; N],
+    // Observations merged into each slot (1 unless an input was repeated within one round,
+    // or in any round when ε = 0); its noise variance is `noise / count`.
+    count: [u32; N],
     jitter: [R; N],
     // (K̃ + σ²I)⁻¹ (y − m): independent of the current round, because the current round only
     // enters the cross-covariances.
@@ -160,6 +166,7 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>
             x: [[R::ZERO; D]; N],
             y: [R::ZERO; N],
             stamp: [0; N],
+            count: [1; N],
             jitter: [R::ZERO; N],
             alpha: [R::ZERO; N],
             work: [R::ZERO; N],
@@ -167,7 +174,8 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>
         })
     }
 
-    /// Number of stored observations.
+    /// Number of stored slots: observations, after merging repeats of one latent value (see
+    /// [`push`](Self::push)).
     pub fn len(&self) -> usize {
         self.len
     }
@@ -238,18 +246,41 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>
         &self.stamp[..self.len]
     }
 
+    /// Number of observations merged into each slot (1 unless inputs repeated; see
+    /// [`push`](Self::push)), oldest first.
+    pub fn counts(&self) -> &[u32] {
+        &self.count[..self.len]
+    }
+
     /// Adds an observation of the current round's function. When full, follows the
     /// [`WhenFull`] policy (drop-oldest forgets the observation with the oldest stamp, which
     /// is also the least informative about the present).
+    ///
+    /// An observation whose input equals a stored one exactly, made at a round whose temporal
+    /// weight to that one's is exactly 1 (the same round, or any round when ε = 0), is the same
+    /// latent value observed again: it is merged into that slot (mean outcome, count `c`,
+    /// noise `σ²/c`, the exact posterior of the copies), which moves to the newest position,
+    /// as [`Gp`](super::Gp) does. Without the merge each copy would be a singular row whose
+    /// jitter swamps a small noise in `f32`. Repeats in rounds the model tells apart (ε > 0)
+    /// are distinct observations of a drifting function and keep their own slots.
     pub fn push(&mut self, x: &[R; D], y: R) -> Result<(), TimeVaryingError> {
         if !all_finite(x) || !y.is_finite() {
             return Err(GpError::NonFinite.into());
+        }
+        if let Some(j) = self.same_latent(x) {
+            return self.merge_into(j, y);
         }
         if self.len == N {
             match self.when_full {
                 WhenFull::Reject => return Err(GpError::Full.into()),
                 WhenFull::DropOldest => {
-                    let saved = (self.x[0], self.y[0], self.stamp[0], self.jitter[0]);
+                    let saved = (
+                        self.x[0],
+                        self.y[0],
+                        self.stamp[0],
+                        self.count[0],
+                        self.jitter[0],
+                    );
                     self.remove_oldest()?;
                     if let Err(e) = self.push_unchecked(x, y) {
                         self.restore_front(saved);
@@ -272,6 +303,7 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>
         self.x.copy_within(1..n, 0);
         self.y.copy_within(1..n, 0);
         self.stamp.copy_within(1..n, 0);
+        self.count.copy_within(1..n, 0);
         self.jitter.copy_within(1..n, 0);
         self.len = n - 1;
         self.update_alpha();
@@ -367,24 +399,82 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>
         }
     }
 
+    /// The slot holding the same latent value as `x` at the current round (see
+    /// [`push`](Self::push)).
+    fn same_latent(&self, x: &[R; D]) -> Option<usize> {
+        (0..self.len).find(|&j| self.x[j] == *x && self.weight_to_now(j) >= R::ONE)
+    }
+
+    /// Merges one observation `y` into slot `j`, which moves to the newest position with the
+    /// current round's stamp (its weight to the old stamp is 1, so nothing else changes): the
+    /// slot is removed from the factor (a stable rank-one update) and appended again with its
+    /// smaller noise, O(n²) in all.
+    fn merge_into(&mut self, j: usize, y: R) -> Result<(), TimeVaryingError> {
+        let saved = (
+            self.x[j],
+            self.y[j],
+            self.stamp[j],
+            self.count[j],
+            self.jitter[j],
+        );
+        let total = saved.3.checked_add(1).ok_or(GpError::Full)?;
+        let merged_y = saved.1 + (y - saved.1) / R::from_f64(f64::from(total));
+        if !merged_y.is_finite() {
+            return Err(GpError::NonFinite.into());
+        }
+        let n = self.len;
+        if j + 1 < n {
+            linalg::remove_row(self.factor.as_mut(), n, j, &mut self.work);
+            self.x.copy_within(j + 1..n, j);
+            self.y.copy_within(j + 1..n, j);
+            self.stamp.copy_within(j + 1..n, j);
+            self.count.copy_within(j + 1..n, j);
+            self.jitter.copy_within(j + 1..n, j);
+        }
+        self.len = n - 1;
+        if let Err(e) = self.push_counted(&saved.0, merged_y, total) {
+            self.restore_slot(j, saved);
+            return Err(e);
+        }
+        Ok(())
+    }
+
     fn push_unchecked(&mut self, x: &[R; D], y: R) -> Result<(), TimeVaryingError> {
+        self.push_counted(x, y, 1)
+    }
+
+    fn push_counted(&mut self, x: &[R; D], y: R, count: u32) -> Result<(), TimeVaryingError> {
         let i = self.len;
         self.x[i] = *x;
         self.y[i] = y;
         self.stamp[i] = self.round;
+        self.count[i] = count;
         self.extend_factor(i, None)?;
         self.len = i + 1;
         self.update_alpha();
         Ok(())
     }
 
-    fn restore_front(&mut self, saved: ([R; D], R, u32, R)) {
+    fn restore_front(&mut self, saved: Slot<R, D>) {
+        self.restore_slot(0, saved);
+    }
+
+    /// Re-inserts a slot at position `i` after a failed replacement or merge (a rare error
+    /// path) and refactors with the stored jitters, which factorised this state before.
+    fn restore_slot(&mut self, i: usize, saved: Slot<R, D>) {
         let n = self.len;
-        self.x.copy_within(0..n, 1);
-        self.y.copy_within(0..n, 1);
-        self.stamp.copy_within(0..n, 1);
-        self.jitter.copy_within(0..n, 1);
-        (self.x[0], self.y[0], self.stamp[0], self.jitter[0]) = saved;
+        self.x.copy_within(i..n, i + 1);
+        self.y.copy_within(i..n, i + 1);
+        self.stamp.copy_within(i..n, i + 1);
+        self.count.copy_within(i..n, i + 1);
+        self.jitter.copy_within(i..n, i + 1);
+        (
+            self.x[i],
+            self.y[i],
+            self.stamp[i],
+            self.count[i],
+            self.jitter[i],
+        ) = saved;
         self.len = n + 1;
         // The restored state factorised before with these jitters.
         for i in 0..self.len {
@@ -401,7 +491,7 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>
             self.work[j] = self.kernel.eval(&xi, &self.x[j])
                 * self.forgetting.weight(hi.abs_diff(self.stamp[j]));
         }
-        self.work[i] = self.kernel.outputscale() + self.noise;
+        self.work[i] = self.kernel.outputscale() + super::merged_noise(self.noise, self.count[i]);
         self.jitter[i] = append_factor_row(self.factor.as_mut(), &mut self.work, i, fixed_jitter)?;
         Ok(())
     }
