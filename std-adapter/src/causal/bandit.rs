@@ -58,17 +58,21 @@ pub enum Method {
     Oracle,
     /// A uniformly random POMPS arm and action.
     Random,
+    /// Fig. 7's ablation: CoCa-BO with the contexts deleted from every POMPS arm (the same
+    /// actions, bandit and action rule; each arm's GP sees only its actions).
+    CocaBoNoContext,
 }
 
 impl Method {
     /// All methods, in report order.
-    pub const ALL: [Method; 6] = [
+    pub const ALL: [Method; 7] = [
         Method::CocaBo,
         Method::CocaBoUcb1,
         Method::CoBo,
         Method::CaBo,
         Method::Oracle,
         Method::Random,
+        Method::CocaBoNoContext,
     ];
 
     /// The report's name.
@@ -80,6 +84,7 @@ impl Method {
             Method::CaBo => "CaBO (POMIS, best acquisition)",
             Method::Oracle => "oracle arm",
             Method::Random => "random arm and action",
+            Method::CocaBoNoContext => "CoCa-BO with the contexts removed (Fig. 7)",
         }
     }
 }
@@ -191,6 +196,17 @@ pub fn pomps_arms(g: &CausalGraph) -> Result<Vec<RunArm>, String> {
         .collect())
 }
 
+/// Fig. 7's arms: the POMPS arms with their contexts deleted, in the same order (two arms that
+/// differed only in their contexts become two identical arms, as deleting the contexts from
+/// the paper's scopes leaves them).
+pub fn context_free_pomps_arms(g: &CausalGraph) -> Result<Vec<RunArm>, String> {
+    let p = pomps(g, PompsOptions::default()).map_err(|e| format!("{e:?}"))?;
+    Ok(group_into_arms(&p.scopes)
+        .iter()
+        .map(|a| arm(g, a.actions, NodeSet::EMPTY))
+        .collect())
+}
+
 /// CaBO's arms: one context-free arm per non-empty POMIS (notes 4.8: the empty set dropped, as
 /// in the paper's code).
 pub fn cabo_arms(g: &CausalGraph) -> Result<Vec<RunArm>, String> {
@@ -274,6 +290,7 @@ pub fn run(env: &Environment, method: Method, o: &BanditOptions) -> Result<Trace
     let arms = match method {
         Method::CoBo => vec![cobo_arm(&g)],
         Method::CaBo => cabo_arms(&g)?,
+        Method::CocaBoNoContext => context_free_pomps_arms(&g)?,
         _ => pomps,
     };
     if arms.len() > MAX_ARMS {
@@ -281,7 +298,7 @@ pub fn run(env: &Environment, method: Method, o: &BanditOptions) -> Result<Trace
     }
     let table = core_table(&g, &arms)?;
     let arm_rule = match method {
-        Method::CocaBo => ArmRule::Algorithm2,
+        Method::CocaBo | Method::CocaBoNoContext => ArmRule::Algorithm2,
         Method::CocaBoUcb1 => ArmRule::Ucb1Rewards { scale: 1.0 },
         Method::CoBo => ArmRule::Fixed(0),
         Method::CaBo => ArmRule::BestAcquisition,
