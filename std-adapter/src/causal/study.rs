@@ -866,9 +866,8 @@ fn verdicts(s: &[CellSummary]) -> Vec<Verdict> {
             v.push((
                 claim.into(),
                 format!(
-                    "no contexts {} at T ({} at 3T/4), CoCa-BO {} at T (falling: {})",
+                    "no contexts {} at T ({a4:.4} at 3T/4), CoCa-BO {} at T (falling: {})",
                     pm((a, ea)),
-                    format!("{a4:.4}"),
                     pm((b, eb)),
                     decreasing(coca)
                 ),
