@@ -31,8 +31,8 @@ use costbo_core::dist::{DistError, Distribution, TruncatedNormal, Uniform};
 use costbo_core::driver::{
     BuildError, Controller, ControllerSpec, DriverError, MeasurementRule, Settings,
 };
-use costbo_core::feedback::query::{ConfidenceTest, QueryError, QueryRule};
 use costbo_core::expectation::BankError;
+use costbo_core::feedback::query::{ConfidenceTest, QueryError, QueryRule};
 use costbo_core::gp::{GpError, WhenFull};
 use costbo_core::inner::InnerConfig;
 use costbo_core::kernel::{Kernel, KernelError, Shape};
