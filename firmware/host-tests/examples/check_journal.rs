@@ -3,6 +3,9 @@
 //! same control set and, bit for bit, the same dosed values (the record's controlled
 //! coordinates are the decided values).
 //!
+//! With a costly measurement (`[measurement]`), the host also answers each round's query for
+//! the device's point and checks it against the record (measured or skipped).
+//!
 //! `cargo run -p costbo-firmware-host-tests --example check_journal -- target/controller/journal.bin`
 
 use costbo_firmware::experiment::{BANK, D, FACTOR_LEN, M, N};
@@ -44,17 +47,28 @@ fn main() {
                 r.set, x, d.set, d.values
             );
         }
+        // With a costly measurement, the host's answer for the device's point must be the
+        // record's: measured, or skipped.
+        if host.measurement().is_some() {
+            match host.query(&x) {
+                Ok(a) if a.pay != r.is_skipped() => {}
+                other => {
+                    mismatches += 1;
+                    println!(
+                        "round {round}: device {}; host {other:?}",
+                        if r.is_skipped() { "skipped" } else { "measured" }
+                    );
+                }
+            }
+        }
         // Continue from the device's data either way.
-        if host
-            .replay(
-                r.set as usize,
-                &x,
-                r.y,
-                r.cost,
-                &costbo_core::driver::Memo::EMPTY,
-            )
-            .is_err()
-        {
+        let memo = costbo_core::driver::Memo::EMPTY;
+        let replayed = if r.is_skipped() {
+            host.replay_skip(r.set as usize, &x, r.cost, &memo)
+        } else {
+            host.replay(r.set as usize, &x, r.y, r.cost, &memo)
+        };
+        if replayed.is_err() {
             println!("round {round}: replay refused");
             break;
         }
