@@ -404,6 +404,12 @@ fn costly_measurement_messages_are_appended_and_encode_as_computed_by_hand() {
     );
     // And they travel in frames.
     let mut dec = Dec::new();
-    assert_eq!(feed::<DeviceMessage>(&mut dec, &frame(&query)), vec![Ok(query)]);
-    assert_eq!(feed::<HostMessage>(&mut dec, &frame(&skipped)), vec![Ok(skipped)]);
+    assert_eq!(
+        feed::<DeviceMessage>(&mut dec, &frame(&query)),
+        vec![Ok(query)]
+    );
+    assert_eq!(
+        feed::<HostMessage>(&mut dec, &frame(&skipped)),
+        vec![Ok(skipped)]
+    );
 }

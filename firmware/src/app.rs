@@ -285,7 +285,9 @@ where
             (HostMessage::Skipped { .. }, Phase::Measured(..)) => {
                 self.error(ErrorCode::MeasurementDue)
             }
-            (HostMessage::Skipped { cost, .. }, Phase::Skipping(d, x)) => self.skipped(&d, &x, cost),
+            (HostMessage::Skipped { cost, .. }, Phase::Skipping(d, x)) => {
+                self.skipped(&d, &x, cost)
+            }
             _ => self.error(ErrorCode::Unexpected),
         }
     }
@@ -403,9 +405,7 @@ where
                     return self.error(match e {
                         DriverError::NonFinite
                         | DriverError::OutOfBounds(_)
-                        | DriverError::InconsistentWithDecision(_) => {
-                            ErrorCode::InvalidMeasurement
-                        }
+                        | DriverError::InconsistentWithDecision(_) => ErrorCode::InvalidMeasurement,
                         _ => ErrorCode::Controller,
                     });
                 }

@@ -56,7 +56,11 @@ fn main() {
                     mismatches += 1;
                     println!(
                         "round {round}: device {}; host {other:?}",
-                        if r.is_skipped() { "skipped" } else { "measured" }
+                        if r.is_skipped() {
+                            "skipped"
+                        } else {
+                            "measured"
+                        }
                     );
                 }
             }
