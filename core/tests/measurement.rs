@@ -250,7 +250,7 @@ fn ce_answer_is_the_direct_evaluation<R: Real>(tolerance: f64) {
     }
     assert_eq!(by_prior, 1, "only the first round has no stored input");
     assert!(checked >= 30, "{checked} rounds checked");
-    assert!(paid >= 3 && paid <= 37, "{paid} paid: both answers occur");
+    assert!((3..=37).contains(&paid), "{paid} paid: both answers occur");
 }
 
 #[test]
