@@ -388,3 +388,120 @@ fn an_outcome_for_a_skipped_round_and_a_skip_for_a_measured_one_are_refused() {
     };
     assert_eq!(strip(&sent), strip(&clean.link().sent));
 }
+
+fn costly_text() -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/costly-measurement.toml"),
+    )
+    .unwrap()
+}
+
+fn refused(edit: impl Fn(String) -> String) -> String {
+    match costbo_experiment::toml::parse(&edit(costly_text())) {
+        Ok(_) => panic!("accepted an invalid configuration"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn the_measurement_table_parses_builds_and_generates_as_written() {
+    use costbo_core::feedback::query::ConfidenceTest;
+    use costbo_experiment::{MeasureRule, MeasurementSpec};
+    let spec = spec();
+    assert_eq!(
+        spec.measurement,
+        Some(MeasurementSpec {
+            cost: 0.2,
+            rule: MeasureRule::Ce {
+                kappa: 0.75,
+                quota: 0.0,
+                gate: 0.5
+            }
+        })
+    );
+    let ctl = desktop(spec);
+    let m = ctl.measurement().unwrap();
+    assert_eq!(m.cost(), 0.2f32);
+    assert_eq!(m.rule().quota_rate(), 0.0);
+    assert_eq!(m.rule().gated_rate(), 0.5);
+    assert_eq!(m.rule().test(), ConfidenceTest::Kappa(0.75));
+    // The generated constants carry it; the plain experiment's say None.
+    let code = costbo_experiment::toml::to_rust(spec, "x");
+    assert!(code.contains(
+        "measurement: Some(costbo_experiment::MeasurementSpec { cost: 0.2, rule: costbo_experiment::MeasureRule::Ce { kappa: 0.75, quota: 0.0, gate: 0.5 } }),"
+    ), "{code}");
+    let plain = costbo_experiment::toml::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiment.toml"),
+    )
+    .unwrap();
+    assert_eq!(plain.measurement, None);
+    assert!(costbo_experiment::toml::to_rust(&plain, "x").contains("measurement: None,"));
+    assert!(desktop(&plain).measurement().is_none());
+    // Defaults: ce and lcb-ucb without rates are pure (quota 0, gate 1); bernoulli and always.
+    let with = |table: &str| {
+        let t = costly_text();
+        let at = t.find("[measurement]").unwrap();
+        costbo_experiment::toml::parse(&format!("{}[measurement]\n{table}\n", &t[..at]))
+            .unwrap()
+            .measurement
+            .unwrap()
+            .rule
+    };
+    assert_eq!(
+        with("cost = 1\nrule = \"lcb-ucb\""),
+        MeasureRule::LcbUcb {
+            quota: 0.0,
+            gate: 1.0
+        }
+    );
+    assert_eq!(
+        with("cost = 1\nrule = \"ce\"\nkappa = 0.6\nquota = 0.25"),
+        MeasureRule::Ce {
+            kappa: 0.6,
+            quota: 0.25,
+            gate: 0.75
+        }
+    );
+    assert_eq!(
+        with("cost = 1\nrule = \"bernoulli\"\nrate = 0.3"),
+        MeasureRule::Bernoulli { rate: 0.3 }
+    );
+    assert_eq!(with("cost = 1\nrule = \"always\""), MeasureRule::Always);
+}
+
+#[test]
+fn invalid_measurement_settings_are_refused_with_the_setting_named() {
+    let e = refused(|t| t.replace("[measurement]\ncost = 0.2", "[measurement]\ncost = 0.0"));
+    assert!(e.contains("[measurement] cost"), "{e}");
+    let e = refused(|t| t.replace("[measurement]\ncost = 0.2", "[measurement]\ncost = 1e39"));
+    assert!(e.contains("[measurement] cost"), "{e}");
+    let e = refused(|t| t.replace("kappa = 0.75", "kappa = 1.0"));
+    assert!(e.contains("[measurement] kappa"), "{e}");
+    let e = refused(|t| t.replace("kappa = 0.75", "kappa = 0.0"));
+    assert!(e.contains("[measurement] kappa"), "{e}");
+    let e = refused(|t| t.replace("kappa = 0.75\n", ""));
+    assert!(
+        e.contains("[measurement] kappa") && e.contains("needs it"),
+        "{e}"
+    );
+    let e = refused(|t| t.replace("gate = 0.5", "gate = 0.5\nquota = 0.6"));
+    assert!(e.contains("quota and gate"), "{e}");
+    let e = refused(|t| t.replace("gate = 0.5", "gate = -0.1"));
+    assert!(e.contains("quota and gate"), "{e}");
+    let e = refused(|t| t.replace("gate = 0.5", "gate = 0.5\nrate = 0.5"));
+    assert!(
+        e.contains("[measurement] rate") && e.contains("not a setting"),
+        "{e}"
+    );
+    let e = refused(|t| t.replace("rule = \"ce\"", "rule = \"sometimes\""));
+    assert!(e.contains("[measurement] rule = \"sometimes\""), "{e}");
+    let e = refused(|t| {
+        t.replace(
+            "rule = \"ce\"\nkappa = 0.75\ngate = 0.5",
+            "rule = \"bernoulli\"\nrate = 1.5",
+        )
+    });
+    assert!(e.contains("[measurement] rate"), "{e}");
+    let e = refused(|t| t.replace("gate = 0.5", "gate = 0.5\nbogus = 1"));
+    assert!(e.contains("bogus"), "{e}");
+}
