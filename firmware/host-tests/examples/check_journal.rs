@@ -7,6 +7,8 @@
 //! the device's point and checks it against the record (measured or skipped).
 //!
 //! `cargo run -p costbo-firmware-host-tests --example check_journal -- target/controller/journal.bin`
+//! (for another experiment file, set `COSTBO_EXPERIMENT` as for the firmware build, e.g.
+//! `COSTBO_EXPERIMENT=experiments/costly-measurement.toml`).
 
 use costbo_firmware::experiment::{BANK, D, FACTOR_LEN, M, N};
 use costbo_firmware::sim::FileFlash;
@@ -24,11 +26,12 @@ fn main() {
         Ok(j) => j,
         Err((_, e)) => panic!("journal: {e:?}"),
     };
-    let spec = costbo_experiment::toml::load(std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../experiment.toml"
-    )))
-    .unwrap();
+    // The experiment the firmware library was built from (`COSTBO_EXPERIMENT`, relative to
+    // `firmware/`, as its build script reads it).
+    let firmware = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let config = std::env::var_os("COSTBO_EXPERIMENT")
+        .map_or_else(|| firmware.join("experiment.toml"), |p| firmware.join(p));
+    let spec = costbo_experiment::toml::load(&config).unwrap();
     let (mut f, mut b) = (vec![0.0f32; FACTOR_LEN], vec![[0.0f32; D]; BANK]);
     let mut host = spec
         .controller::<f32, N, D, M, _, _>(&mut f[..], &mut b[..])
