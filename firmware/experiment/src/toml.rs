@@ -425,7 +425,8 @@ fn lit(v: f64) -> String {
     }
 }
 
-/// Rust source defining `D`, `M`, `N`, `BANK` and `SPEC: Spec<'static>` for `spec` (what the
+/// Rust source defining `D`, `M`, `N`, `COSTLY_MEASUREMENT`, `BANK` and `SPEC: Spec<'static>`
+/// for `spec` (what the
 /// firmware's build script writes to `OUT_DIR/experiment.rs`).
 pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
     let mut s = String::new();
@@ -440,6 +441,15 @@ pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
     let _ = writeln!(w, "pub const M: usize = {};", spec.sets.len());
     let _ = writeln!(w, "/// Capacity of the GP.");
     let _ = writeln!(w, "pub const N: usize = {};", spec.capacity);
+    let _ = writeln!(
+        w,
+        "/// Whether the experiment has a costly measurement (a `[measurement]` table)."
+    );
+    let _ = writeln!(
+        w,
+        "pub const COSTLY_MEASUREMENT: bool = {};",
+        spec.measurement.is_some()
+    );
     let _ = writeln!(w, "/// Points in the sample bank.");
     let _ = writeln!(w, "pub const BANK: usize = {};", spec.bank);
     let _ = writeln!(w, "/// The experiment.");
