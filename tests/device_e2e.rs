@@ -76,11 +76,13 @@ fn build_controller(experiment: Option<&Path>) -> PathBuf {
             Some(_) => target.join("firmware-costly-measurement"),
         };
         let mut command = Command::new(cargo);
-        if let Some(file) = experiment {
-            command
+        match experiment {
+            Some(file) => command
                 .env("COSTBO_EXPERIMENT", file)
-                .env("CARGO_TARGET_DIR", &target);
-        }
+                .env("CARGO_TARGET_DIR", &target),
+            // The default file, whatever the caller's environment says.
+            None => command.env_remove("COSTBO_EXPERIMENT"),
+        };
         let status = command
             .current_dir(root())
             .args([

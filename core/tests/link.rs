@@ -51,6 +51,15 @@ fn device_messages() -> Vec<DeviceMessage> {
             code: ErrorCode::Other(0xFFFF),
             round: 0,
         },
+        DeviceMessage::Error {
+            code: ErrorCode::MeasurementDue,
+            round: 4,
+        },
+        DeviceMessage::Query {
+            round: 7,
+            measure: false,
+            min_probability: 0.9375,
+        },
     ]
 }
 
@@ -72,6 +81,10 @@ fn host_messages() -> Vec<HostMessage> {
         },
         HostMessage::Ping,
         HostMessage::Stop,
+        HostMessage::Skipped {
+            round: 7,
+            cost: 0.1,
+        },
     ]
 }
 
