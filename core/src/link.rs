@@ -13,8 +13,9 @@
 //!
 //! **Values** travel as `f32` in *physical units* (the units of the problem's variable bounds),
 //! in the problem's variable order, `D ≤` [`MAX_VARS`] of them. Rounds count charged
-//! observations from 0 (the controller's [`rounds`](crate::driver::Controller::rounds)):
-//! round `r` is the decision made after `r` observations.
+//! rounds from 0 (the controller's [`rounds`](crate::driver::Controller::rounds)): round `r`
+//! is the decision made after `r` observations (with a costly measurement, `r` observed or
+//! skipped rounds).
 //!
 //! **Conversation.** The device speaks first:
 //!
@@ -130,7 +131,8 @@ pub enum DeviceMessage {
         /// Identifier of the experiment configuration the firmware was built with (the
         /// firmware's choice, e.g. a CRC-32 of its configuration); the host may check it.
         config: u32,
-        /// The round the device is at (charged observations so far, replayed ones included).
+        /// The round the device is at (rounds played so far: observed, or skipped under a
+        /// costly measurement; replayed ones included).
         round: u32,
         /// Budget spent.
         spent: f32,

@@ -623,7 +623,8 @@ where
         self.link.flush().map_err(|_| AppError::Link)
     }
 
-    /// The current round (charged observations so far).
+    /// The current round (rounds played so far: observed, or skipped under a costly
+    /// measurement).
     pub fn round(&self) -> u32 {
         self.ctl.rounds() as u32
     }

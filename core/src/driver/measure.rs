@@ -1,34 +1,5 @@
-//! Costly measurement (paper 003's costly feedback in the ask/tell driver): a controller with a
-//! [`MeasurementRule`] decides, after each round's dose, whether to pay for measuring its
-//! outcome.
-//!
-//! A round then goes: [`next`](Controller::next) decides (exactly as without the rule: the
-//! decision stream is untouched); the caller doses and measures every variable; it asks
-//! [`query`](Controller::query) with the full measured point `x` whether to measure the outcome;
-//! then it either measures and calls [`observe`](Controller::observe) (charged the dose cost
-//! *plus* [`MeasurementRule::cost`]) or does not and calls [`skip`](Controller::skip) (charged
-//! the dose cost only; the round advances, nothing is observed, the decision rule is not told).
-//!
-//! The answer is [`QueryRule::decide`] (Algorithm 1 of paper 003) with:
-//! - the chosen point `x_t`: the full measured point of this round (uncontrolled variables as
-//!   measured), in the GP's unit coordinates;
-//! - the competitors: the distinct inputs stored in the GP (the points whose outcomes were
-//!   measured, as far as the GP's capacity keeps them) other than `x_t` itself. While there is
-//!   none, the prior stands in for one unmeasured competitor (mean the prior mean, latent
-//!   variance the outputscale): on a fresh prior every `p(x)` is then ½, so the CE test pays
-//!   its first measurement exactly when κ > ½, and the LCB–UCB test always does;
-//! - the width `β` of the controller's confidence bounds ([`Settings::beta`](super::Settings)).
-//!
-//! The rule's two uniforms come from their own stream, a generator seeded from the
-//! controller's seed and the round number: the decision stream is untouched, every round draws
-//! exactly two (measured or skipped), and a controller restored by replay or from a snapshot
-//! (which restore the round count) asks with the same uniforms. The answer is a function of
-//! the controller's state and `x`, so asking again gives the same answer.
-//!
-//! Budget: under [`BudgetRule::Affordable`](super::BudgetRule::Affordable) a round whose dose
-//! and measurement together exceed what is left is not measured (the answer says skip), so the
-//! budget is never exceeded; the decision itself only needs the dose to be affordable, as
-//! without the rule.
+//! Costly measurement: [`MeasurementRule`] and the controller's `query`, `skip` and
+//! `replay_skip` (documented on [`MeasurementRule`]).
 
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
@@ -44,7 +15,38 @@ const STREAM_SALT: u64 = 0x6D65_6173_7572_6531;
 /// Odd multiplier spreading round numbers over seeds.
 const ROUND_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// When to pay for a round's measurement, and what it costs.
+/// When to pay for a round's measurement, and what it costs (paper 003's costly feedback in
+/// the ask/tell driver): a controller with a `MeasurementRule`
+/// ([`Controller::with_measurement`]) decides, after each round's dose, whether to pay for
+/// measuring its outcome.
+///
+/// A round then goes: [`next`](Controller::next) decides (exactly as without the rule: the
+/// decision stream is untouched); the caller doses and measures every variable; it asks
+/// [`query`](Controller::query) with the full measured point `x` whether to measure the outcome;
+/// then it either measures and calls [`observe`](Controller::observe) (charged the dose cost
+/// *plus* [`MeasurementRule::cost`]) or does not and calls [`skip`](Controller::skip) (charged
+/// the dose cost only; the round advances, nothing is observed, the decision rule is not told).
+///
+/// The answer is [`QueryRule::decide`] (Algorithm 1 of paper 003) with:
+/// - the chosen point `x_t`: the full measured point of this round (uncontrolled variables as
+///   measured), in the GP's unit coordinates;
+/// - the competitors: the distinct inputs stored in the GP (the points whose outcomes were
+///   measured, as far as the GP's capacity keeps them) other than `x_t` itself. While there is
+///   none, the prior stands in for one unmeasured competitor (mean the prior mean, latent
+///   variance the outputscale): on a fresh prior every `p(x)` is then ½, so the CE test pays
+///   its first measurement exactly when κ > ½, and the LCB–UCB test always does;
+/// - the width `β` of the controller's confidence bounds ([`Settings::beta`](super::Settings::beta)).
+///
+/// The rule's two uniforms come from their own stream, a generator seeded from the
+/// controller's seed and the round number: the decision stream is untouched, every round draws
+/// exactly two (measured or skipped), and a controller restored by replay or from a snapshot
+/// (which restore the round count) asks with the same uniforms. The answer is a function of
+/// the controller's state and `x`, so asking again gives the same answer.
+///
+/// Budget: under [`BudgetRule::Affordable`](super::BudgetRule::Affordable) a round whose dose
+/// and measurement together exceed what is left is not measured (the answer says skip), so the
+/// budget is never exceeded; the decision itself only needs the dose to be affordable, as
+/// without the rule.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MeasurementRule<R> {
     cost: R,
@@ -96,8 +98,7 @@ where
     P: Policy<R, D, M>,
     C: CostModel<R, N, D, S>,
 {
-    /// The controller with a costly measurement (see the module documentation of
-    /// `driver::measure`): from now on every round is asked [`query`](Self::query) and then
+    /// The controller with a costly measurement (see [`MeasurementRule`]): from now on every round is asked [`query`](Self::query) and then
     /// observed or [`skip`](Self::skip)ped. It is configuration, like the settings: a
     /// controller rebuilt by replay or from a snapshot must be given the same rule.
     pub fn with_measurement(mut self, rule: MeasurementRule<R>) -> Self {

@@ -38,8 +38,10 @@ pub struct Decision<R, const D: usize> {
     pub values: [Option<R>; D],
     /// The acquisition value that won (expected UCB for the UCB rules).
     pub score: R,
-    /// Whether to pay for this round's measurement (paper 003's costly feedback); always
-    /// `true` for the rules of papers 000 and 001.
+    /// Whether to pay for this round's measurement as the rule sees it (paper 003's costly
+    /// feedback); always `true` for the rules of papers 000 and 001. A controller with a
+    /// costly measurement ([`Controller::with_measurement`]) answers that question after the
+    /// dose instead, with [`Controller::query`].
     pub measure: bool,
 }
 
