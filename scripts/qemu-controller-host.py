@@ -9,6 +9,11 @@ see core/src/link.rs): Start; for every Decision a Measurement (controlled varia
 the others drawn from the source-water distribution of firmware/experiment.toml), an Outcome (a
 toy growth function, not the plant simulator) and the set's cost; until Done.
 
+With a costly measurement (the experiment file's [measurement] table; build the firmware with
+COSTBO_EXPERIMENT=experiments/costly-measurement.toml and pass --config) the device answers each
+Measurement with a Query; the script then sends the Outcome when told to measure and Skipped
+(the dose's cost) when not, and counts both.
+
 With --power-cut-round K it kills QEMU in round K after the Measurement (the round in flight is
 lost), boots it again on the same journal, and checks that the device resumes at round K and
 decides round K bit for bit as before the cut. Exit status 0 when every check passed; the last
@@ -78,7 +83,7 @@ class Reader:
 
 
 ERROR_CODES = ["BadFrame", "Unexpected", "WrongRound", "InvalidMeasurement", "InvalidOutcome",
-               "Controller", "JournalFull", "Storage", "Other"]
+               "Controller", "JournalFull", "Storage", "Other", "NotMeasured", "MeasurementDue"]
 
 
 def decode_device(payload):
@@ -107,6 +112,8 @@ def decode_device(payload):
         if name == "Other":
             name = "Other(%d)" % r.varint()
         return ("Error", dict(code=name, round=r.varint()))
+    if tag == 5:
+        return ("Query", dict(round=r.varint(), measure=r.u8() == 1, min_probability=r.f32()))
     raise ValueError("unknown device message %d" % tag)
 
 
@@ -121,6 +128,10 @@ def measurement(rnd, values):
 
 def outcome(rnd, y, cost):
     return varint(2) + varint(rnd) + struct.pack("<ff", y, cost)
+
+
+def skipped(rnd, cost):
+    return varint(5) + varint(rnd) + struct.pack("<f", cost)
 
 
 # ---- framing ----------------------------------------------------------------------------------
@@ -246,6 +257,8 @@ def main():
         cfg = tomllib.load(f)
     variables = cfg["variable"]
     costs = [s["cost"] for s in cfg["control_set"]]
+    costly = "measurement" in cfg
+    measured = skips = 0
     config_id = zlib.crc32(open(args.config, "rb").read())
     rng = random.Random(args.seed)
     log = open(args.log, "w") if args.log else None
@@ -305,11 +318,28 @@ def main():
             check(kind == "Hello" and h["round"] == rnd, "resumed at round %d" % rnd)
             dev.send(start())
             continue
-        dev.send(outcome(rnd, growth(x, variables), costs[m["set"]]))
+        if costly:
+            kind, q = dev.recv()
+            if kind != "Query" or q["round"] != rnd:
+                check(False, "Query of round %d (got %s %s)" % (rnd, kind, q))
+                break
+            if q["measure"]:
+                measured += 1
+                dev.send(outcome(rnd, growth(x, variables), costs[m["set"]]))
+            else:
+                skips += 1
+                dev.send(skipped(rnd, costs[m["set"]]))
+            print("round %3d: %s (min p %.4f)" % (
+                rnd, "measure" if q["measure"] else "skip", q["min_probability"]), flush=True)
+        else:
+            dev.send(outcome(rnd, growth(x, variables), costs[m["set"]]))
         kind, a = dev.recv()
         if kind != "Ack" or a["round"] != rnd:
             check(False, "Ack of round %d (got %s %s)" % (rnd, kind, a))
             break
+    if costly:
+        print("%d rounds measured, %d skipped" % (measured, skips), flush=True)
+        check(measured + skips > 0, "every round answered with a Query")
     rc = dev.qemu.wait(timeout=60)
     check(rc == 0, "QEMU exited with status 0 (got %s)" % rc)
     if args.power_cut_round is not None:

@@ -4,6 +4,11 @@
 //! power-cut test kills QEMU mid-experiment, boots it again on the same journal file, and the
 //! session must go on with every acknowledged round present and nothing more.
 //!
+//! The same two tests run the costly-measurement experiment
+//! (`firmware/experiments/costly-measurement.toml`, built into a second controller ELF with
+//! `COSTBO_EXPERIMENT` in its own target directory): every decision *and* every pay/skip answer
+//! must equal the host's f32 controller bit for bit, across power cuts too.
+//!
 //! Needs `qemu-system-arm` (scripts/test-all installs it) and builds the firmware's
 //! `controller` binary with cargo (profile `firmware`). `COSTBO_SKIP_QEMU=1` skips these tests
 //! (they then pass without running: say so where you report).
@@ -32,7 +37,25 @@ fn skip() -> bool {
 /// Builds the controller ELF once (cargo's own locking serialises it with other builds).
 fn controller_elf() -> PathBuf {
     static ELF: OnceLock<PathBuf> = OnceLock::new();
-    ELF.get_or_init(|| {
+    ELF.get_or_init(|| build_controller(None)).clone()
+}
+
+/// The costly-measurement experiment file.
+fn costly_config() -> PathBuf {
+    root().join("firmware/experiments/costly-measurement.toml")
+}
+
+/// Builds the controller ELF of the costly-measurement experiment once.
+fn costly_controller_elf() -> PathBuf {
+    static ELF: OnceLock<PathBuf> = OnceLock::new();
+    ELF.get_or_init(|| build_controller(Some(&costly_config())))
+        .clone()
+}
+
+/// Builds the controller for `experiment` (the default `firmware/experiment.toml` if `None`;
+/// another file builds in a target directory of its own, so that the two ELFs coexist).
+fn build_controller(experiment: Option<&Path>) -> PathBuf {
+    {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         // The device must compute as this host does: with `fast-math` here, there too.
         let features: &[&str] = if cfg!(feature = "fast-math") {
@@ -40,7 +63,27 @@ fn controller_elf() -> PathBuf {
         } else {
             &[]
         };
-        let status = Command::new(cargo)
+        let target = std::env::var("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| root().join("target"));
+        let target = if target.is_absolute() {
+            target
+        } else {
+            root().join(target)
+        };
+        let target = match experiment {
+            None => target,
+            Some(_) => target.join("firmware-costly-measurement"),
+        };
+        let mut command = Command::new(cargo);
+        match experiment {
+            Some(file) => command
+                .env("COSTBO_EXPERIMENT", file)
+                .env("CARGO_TARGET_DIR", &target),
+            // The default file, whatever the caller's environment says.
+            None => command.env_remove("COSTBO_EXPERIMENT"),
+        };
+        let status = command
             .current_dir(root())
             .args([
                 "build",
@@ -57,19 +100,10 @@ fn controller_elf() -> PathBuf {
             .status()
             .expect("cargo runs");
         assert!(status.success(), "building the firmware controller failed");
-        let target = std::env::var("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|_| root().join("target"));
-        let target = if target.is_absolute() {
-            target
-        } else {
-            root().join(target)
-        };
         let elf = target.join("thumbv7em-none-eabihf/firmware/controller");
         assert!(elf.exists(), "{} missing", elf.display());
         elf
-    })
-    .clone()
+    }
 }
 
 fn free_port() -> u16 {
@@ -169,6 +203,13 @@ impl Drop for Qemu {
 fn options(port: u16, reconnect: bool) -> DeviceOptions {
     DeviceOptions {
         config: root().join("firmware/experiment.toml"),
+        ..costly_options(port, reconnect)
+    }
+}
+
+fn costly_options(port: u16, reconnect: bool) -> DeviceOptions {
+    DeviceOptions {
+        config: costly_config(),
         endpoint: Endpoint::Tcp(format!("127.0.0.1:{port}")),
         seed: 7,
         noise: 0.01,
@@ -281,4 +322,110 @@ fn power_cuts_mid_experiment_lose_no_acknowledged_round() {
         report.rounds.len(),
         report.decisions_checked
     );
+}
+
+/// Checks a finished costly-measurement session: contiguous rounds from 0, every decision and
+/// every answer compared, both answers given, the recommendation received, the budget spent
+/// as the host's ledger says (doses plus 0.2 per measured round).
+fn check_costly(report: &DeviceReport) {
+    assert_eq!(report.first_round, 0);
+    for (i, r) in report.rounds.iter().enumerate() {
+        assert_eq!(
+            r.round as usize, i,
+            "rounds in order, none twice, none missing"
+        );
+    }
+    let measured = report.rounds.iter().filter(|r| r.measured).count();
+    let skipped = report.rounds.len() - measured;
+    assert!(
+        measured >= 3 && skipped >= 3,
+        "{measured} measured, {skipped} skipped"
+    );
+    assert!(report.decisions_checked >= report.rounds.len());
+    assert!(report.queries_checked >= report.rounds.len());
+    assert!(report.recommendation.is_some());
+    // Budget 4: every round costs at least its dose of 0.1, measured ones 0.2 more.
+    let spent = report.rounds.last().unwrap().spent;
+    let floor = 0.1 * report.rounds.len() as f64 + 0.2 * measured as f64;
+    assert!(
+        spent >= floor - 1e-4 && spent <= 4.0 + 1e-4,
+        "spent {spent}, floor {floor}"
+    );
+    println!(
+        "{} rounds, {measured} measured, {skipped} skipped; {} decisions and {} answers identical",
+        report.rounds.len(),
+        report.decisions_checked,
+        report.queries_checked
+    );
+}
+
+#[test]
+fn a_costly_measurement_in_qemu_pays_and_skips_as_the_host_does() {
+    if skip() {
+        return;
+    }
+    let elf = costly_controller_elf();
+    let dir = scratch("device-e2e-costly");
+    let port = free_port();
+    let qemu = Qemu::boot(&elf, port, &dir.join("journal.bin"), dir.join("qemu.log"));
+    let report =
+        run(&costly_options(port, false)).unwrap_or_else(|e| panic!("{e}\n{}", qemu.log()));
+    check_costly(&report);
+    assert_eq!(report.reconnects, 0);
+    assert_eq!(report.decisions_checked, report.rounds.len());
+    assert_eq!(report.queries_checked, report.rounds.len());
+    let (code, log) = qemu.wait_exit(Duration::from_secs(30));
+    assert_eq!(code, Some(0), "firmware exit status; log:\n{log}");
+    assert!(log.contains("growth measurement skipped"), "{log}");
+    assert!(log.contains("growth measurement paid"), "{log}");
+}
+
+#[test]
+fn power_cuts_in_a_costly_measurement_experiment_keep_the_answers() {
+    if skip() {
+        return;
+    }
+    let elf = costly_controller_elf();
+    let dir = scratch("device-power-cut-costly");
+    let port = free_port();
+    let journal = dir.join("journal.bin");
+    let first = Qemu::boot(&elf, port, &journal, dir.join("qemu-1.log"));
+    let host = std::thread::spawn(move || run(&costly_options(port, true)));
+    // Cut 1: as soon as the device has told the host to skip a round (the Skipped may or may
+    // not have been journaled and acknowledged before the cut: either must work).
+    first.wait_for("growth measurement skipped", Duration::from_secs(120));
+    let log1 = first.cut_power();
+    let second = Qemu::boot(&elf, port, &journal, dir.join("qemu-2.log"));
+    second.wait_for("journal: replayed", Duration::from_secs(60));
+    // Cut 2: while a later round is being dosed.
+    let cut_round = {
+        let r = log1
+            .lines()
+            .filter_map(|l| l.strip_prefix("round "))
+            .filter_map(|l| l.split(':').next()?.parse::<u32>().ok())
+            .max()
+            .unwrap_or(0);
+        r + 2
+    };
+    second.wait_for(
+        &format!("round {cut_round}: dose"),
+        Duration::from_secs(120),
+    );
+    let log2 = second.cut_power();
+    let third = Qemu::boot(&elf, port, &journal, dir.join("qemu-3.log"));
+    let report = host.join().unwrap().unwrap_or_else(|e| {
+        panic!(
+            "{e}\n--- boot 1\n{log1}\n--- boot 2\n{log2}\n--- boot 3\n{}",
+            third.log()
+        )
+    });
+    check_costly(&report);
+    assert_eq!(report.reconnects, 2);
+    let (code, log3) = third.wait_exit(Duration::from_secs(30));
+    assert_eq!(code, Some(0), "{log3}");
+    // Boot 2 replayed the skipped rounds too: a skipped record replays.
+    assert!(log2.contains("journal: replayed"), "{log2}");
+    assert!(!log2.contains("cannot be replayed") && !log3.contains("cannot be replayed"));
+    // Answers compared: one per round, plus one per round lost in flight and asked again.
+    assert!(report.queries_checked <= report.rounds.len() + 2);
 }

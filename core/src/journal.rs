@@ -15,6 +15,13 @@
 //!   [`Memo`] after the round — everything
 //!   [`Controller::replay`](crate::driver::Controller::replay) needs. [`replay_into`] feeds a
 //!   record to a controller.
+//! - A round whose outcome was not measured (a costly measurement the controller told to skip,
+//!   [`Controller::skip`](crate::driver::Controller::skip)) is a *skipped* record
+//!   ([`Record::skipped`]): the same fields (outcome 0), told apart by its body's mark byte
+//!   (`0xA6` instead of `0xA5`), and replayed with
+//!   [`Controller::replay_skip`](crate::driver::Controller::replay_skip). Records of measured
+//!   rounds keep their bytes, so a journal without skipped rounds is byte for byte what it was
+//!   before skipped records existed.
 //! - Records sit in fixed-size slots. [`Journal::append`] writes a slot's body (with a CRC-32)
 //!   first and a commit word after it, each write aligned to the flash's `WRITE_SIZE`, and
 //!   writes only erased bytes. A slot counts only when its commit word is complete and its CRC
@@ -55,6 +62,10 @@ const MEMO_FORMAT_TAGGED: u8 = 1;
 const HEADER_LEN: usize = 16;
 const COMMIT: [u8; 4] = *b"cbOK";
 const BODY_FIXED: usize = 8;
+/// Body byte 7 of a measured round's (or an initial observation's) record.
+const MARK_MEASURED: u8 = 0xA5;
+/// Body byte 7 of a skipped round's record.
+const MARK_SKIPPED: u8 = 0xA6;
 const MAX_BODY: usize = BODY_FIXED + 4 * (MAX_VARS + 2 + MAX_MEMO) + 4;
 const MAX_SLOT: usize = align(MAX_BODY, MAX_UNIT) + MAX_UNIT;
 
@@ -108,6 +119,7 @@ pub struct Record {
     dims: u8,
     memo: [f32; MAX_MEMO],
     memo_len: u8,
+    skipped: bool,
 }
 
 impl Record {
@@ -126,6 +138,7 @@ impl Record {
             dims: x.len() as u8,
             memo: [0.0; MAX_MEMO],
             memo_len: memo.len() as u8,
+            skipped: false,
         };
         r.x[..x.len()].copy_from_slice(x);
         r.memo[..memo.len()].copy_from_slice(memo);
@@ -158,6 +171,37 @@ impl Record {
         )
     }
 
+    /// A skipped round's record (see the module documentation): set `set` (not
+    /// [`SET_INITIAL`]) with the measured point `x`, the dose cost charged and the memo after
+    /// the round; its outcome is 0. `None` if `x` or `memo` is too long or `set` is
+    /// [`SET_INITIAL`].
+    pub fn skipped(set: u8, x: &[f32], cost: f32, memo: &[f32]) -> Option<Record> {
+        if set == SET_INITIAL {
+            return None;
+        }
+        let mut r = Record::new(set, x, 0.0, cost, memo)?;
+        r.skipped = true;
+        Some(r)
+    }
+
+    /// A controller's skipped round as a record ([`of_round`](Self::of_round) for a round
+    /// ended with [`skip`](crate::driver::Controller::skip); call after it).
+    pub fn of_skipped_round<R: Real, const D: usize>(
+        set: usize,
+        x: &[R; D],
+        cost: R,
+        memo: &Memo<R>,
+    ) -> Option<Record> {
+        let mut r = Record::of_round(set, x, R::ZERO, cost, memo)?;
+        r.skipped = true;
+        Some(r)
+    }
+
+    /// True for a skipped round (its outcome was not measured).
+    pub fn is_skipped(&self) -> bool {
+        self.skipped
+    }
+
     /// The measured point.
     pub fn x(&self) -> &[f32] {
         &self.x[..self.dims as usize]
@@ -183,7 +227,11 @@ impl Record {
         out[4] = self.set;
         out[5] = self.dims;
         out[6] = self.memo_len;
-        out[7] = 0xA5;
+        out[7] = if self.skipped {
+            MARK_SKIPPED
+        } else {
+            MARK_MEASURED
+        };
         let mut w = BODY_FIXED;
         let mut put = |v: f32, w: &mut usize| {
             out[*w..*w + 4].copy_from_slice(&v.to_bits().to_le_bytes());
@@ -210,7 +258,13 @@ impl Record {
         if crate_crc(data) != u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]) {
             return None;
         }
-        if data[5] as usize != dims || data[6] as usize != memo_len || data[7] != 0xA5 {
+        let skipped = match data[7] {
+            MARK_MEASURED => false,
+            // Only a played round can be skipped.
+            MARK_SKIPPED if data[4] != SET_INITIAL => true,
+            _ => return None,
+        };
+        if data[5] as usize != dims || data[6] as usize != memo_len {
             return None;
         }
         let f = |i: usize| {
@@ -231,6 +285,7 @@ impl Record {
             dims: dims as u8,
             memo: [0.0; MAX_MEMO],
             memo_len: memo_len as u8,
+            skipped,
         };
         for l in 0..dims {
             r.x[l] = f(l);
@@ -248,8 +303,8 @@ fn crate_crc(bytes: &[u8]) -> u32 {
 }
 
 /// Replays one record into a controller: [`observe_initial`](Controller::observe_initial)
-/// for [`SET_INITIAL`], [`replay`](Controller::replay) otherwise. On error the controller is
-/// unchanged.
+/// for [`SET_INITIAL`], [`replay_skip`](Controller::replay_skip) for a skipped round,
+/// [`replay`](Controller::replay) otherwise. On error the controller is unchanged.
 pub fn replay_into<R, const N: usize, const D: usize, const M: usize, S, B, P>(
     ctl: &mut Controller<R, N, D, M, S, B, P>,
     record: &Record,
@@ -274,6 +329,14 @@ where
         *o = R::from_f64(*v as f64);
     }
     let memo = Memo::read(&m[..record.memo().len()]).map_err(|_| DriverError::InvalidMemo)?;
+    if record.is_skipped() {
+        return ctl.replay_skip(
+            record.set as usize,
+            &x,
+            R::from_f64(record.cost as f64),
+            &memo,
+        );
+    }
     ctl.replay(
         record.set as usize,
         &x,

@@ -13,8 +13,9 @@
 //!
 //! **Values** travel as `f32` in *physical units* (the units of the problem's variable bounds),
 //! in the problem's variable order, `D ≤` [`MAX_VARS`] of them. Rounds count charged
-//! observations from 0 (the controller's [`rounds`](crate::driver::Controller::rounds)):
-//! round `r` is the decision made after `r` observations.
+//! rounds from 0 (the controller's [`rounds`](crate::driver::Controller::rounds)): round `r`
+//! is the decision made after `r` observations (with a costly measurement, `r` observed or
+//! skipped rounds).
 //!
 //! **Conversation.** The device speaks first:
 //!
@@ -40,6 +41,27 @@
 //! A power cut loses at most the round in flight: after reboot the `Hello` round says whether
 //! the last outcome was journaled (round advanced) or not (the same round is decided again,
 //! identically).
+//!
+//! **Costly measurement.** When the experiment makes measuring the outcome costly (its
+//! `[measurement]` table; the controller has a
+//! [`MeasurementRule`](crate::driver::MeasurementRule)), step 3 becomes a question:
+//!
+//! 3. After the `Measurement` the device asks its controller
+//!    ([`Controller::query`](crate::driver::Controller::query)) and sends
+//!    [`DeviceMessage::Query`] with the answer. If it says measure, the device runs the growth
+//!    measurement (the growth period) and the host sends `Outcome` (the dose's cost; the
+//!    device charges the measurement's cost itself). If it says skip, the device measures
+//!    nothing and the host sends [`HostMessage::Skipped`] with the dose's cost.
+//! 4. Either way the device journals the round (a skipped round as a skipped record) and sends
+//!    `Ack`. An `Outcome` for a round told to skip is refused with
+//!    [`ErrorCode::NotMeasured`], a `Skipped` for a round told to measure with
+//!    [`ErrorCode::MeasurementDue`].
+//!
+//! Without a costly measurement nothing of this happens and the conversation is the one
+//! above. The new messages and codes are appended to their enums, so every message of the
+//! plain conversation encodes as before, and [`VERSION`] stays 1: a host that does not know
+//! `Query` only meets it with an experiment file it cannot mirror anyway (the `config` of
+//! `Hello` differs).
 
 use serde::{Deserialize, Serialize};
 
@@ -93,6 +115,10 @@ pub enum ErrorCode {
     Storage,
     /// Another, device-specific reason.
     Other(u16),
+    /// An `Outcome` for a round the controller told to skip measuring (costly measurement).
+    NotMeasured,
+    /// A `Skipped` for a round the controller told to measure (costly measurement).
+    MeasurementDue,
 }
 
 /// Messages from the device to the host.
@@ -105,7 +131,8 @@ pub enum DeviceMessage {
         /// Identifier of the experiment configuration the firmware was built with (the
         /// firmware's choice, e.g. a CRC-32 of its configuration); the host may check it.
         config: u32,
-        /// The round the device is at (charged observations so far, replayed ones included).
+        /// The round the device is at (rounds played so far: observed, or skipped under a
+        /// costly measurement; replayed ones included).
         round: u32,
         /// Budget spent.
         spent: f32,
@@ -149,6 +176,17 @@ pub enum DeviceMessage {
         /// The round the device is at.
         round: u32,
     },
+    /// With a costly measurement, the answer to round `round`'s `Measurement`: whether to
+    /// measure the outcome (see the module documentation).
+    Query {
+        /// Round.
+        round: u32,
+        /// Measure (the host then sends `Outcome`) or not (`Skipped`).
+        measure: bool,
+        /// The smallest confidence probability over the competitors (1 when the rule has no
+        /// test), so that the host can compare answers bit for bit.
+        min_probability: f32,
+    },
 }
 
 /// Messages from the host to the device.
@@ -177,6 +215,14 @@ pub enum HostMessage {
     Ping,
     /// End the experiment now; the device answers with `Done`.
     Stop,
+    /// With a costly measurement: round `round`'s outcome was not measured, as the device's
+    /// `Query` said; `cost` is the dose's cost paid.
+    Skipped {
+        /// Round.
+        round: u32,
+        /// Cost paid for the dose.
+        cost: f32,
+    },
 }
 
 /// Errors of framing and deframing.

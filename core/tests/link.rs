@@ -51,6 +51,15 @@ fn device_messages() -> Vec<DeviceMessage> {
             code: ErrorCode::Other(0xFFFF),
             round: 0,
         },
+        DeviceMessage::Error {
+            code: ErrorCode::MeasurementDue,
+            round: 4,
+        },
+        DeviceMessage::Query {
+            round: 7,
+            measure: false,
+            min_probability: 0.9375,
+        },
     ]
 }
 
@@ -72,6 +81,10 @@ fn host_messages() -> Vec<HostMessage> {
         },
         HostMessage::Ping,
         HostMessage::Stop,
+        HostMessage::Skipped {
+            round: 7,
+            cost: 0.1,
+        },
     ]
 }
 
@@ -353,4 +366,63 @@ proptest! {
         prop_assert_eq!(got.len(), 1);
         prop_assert!(same(got[0].as_ref().unwrap(), &m));
     }
+}
+
+#[test]
+fn costly_measurement_messages_are_appended_and_encode_as_computed_by_hand() {
+    let bytes = |m: &dyn Fn(&mut [u8]) -> usize| {
+        let mut buf = [0u8; 64];
+        let n = m(&mut buf);
+        buf[..n].to_vec()
+    };
+    // postcard: the variant's index as a varint, then the fields in order (u32 varint, bool
+    // one byte, f32 little-endian).
+    let query = DeviceMessage::Query {
+        round: 3,
+        measure: true,
+        min_probability: 0.5,
+    };
+    assert_eq!(
+        bytes(&|b| postcard::to_slice(&query, b).unwrap().len()),
+        [5, 3, 1, 0x00, 0x00, 0x00, 0x3F]
+    );
+    let skipped = HostMessage::Skipped {
+        round: 2,
+        cost: 0.25,
+    };
+    assert_eq!(
+        bytes(&|b| postcard::to_slice(&skipped, b).unwrap().len()),
+        [5, 2, 0x00, 0x00, 0x80, 0x3E]
+    );
+    for (code, index) in [(ErrorCode::NotMeasured, 9), (ErrorCode::MeasurementDue, 10)] {
+        let e = DeviceMessage::Error { code, round: 1 };
+        assert_eq!(
+            bytes(&|b| postcard::to_slice(&e, b).unwrap().len()),
+            [4, index, 1]
+        );
+    }
+    // The plain conversation's messages keep their indices.
+    let outcome = HostMessage::Outcome {
+        round: 1,
+        y: 1.0,
+        cost: 0.5,
+    };
+    assert_eq!(
+        bytes(&|b| postcard::to_slice(&outcome, b).unwrap().len()),
+        [2, 1, 0x00, 0x00, 0x80, 0x3F, 0x00, 0x00, 0x00, 0x3F]
+    );
+    assert_eq!(
+        bytes(&|b| postcard::to_slice(&HostMessage::Stop, b).unwrap().len()),
+        [4]
+    );
+    // And they travel in frames.
+    let mut dec = Dec::new();
+    assert_eq!(
+        feed::<DeviceMessage>(&mut dec, &frame(&query)),
+        vec![Ok(query)]
+    );
+    assert_eq!(
+        feed::<HostMessage>(&mut dec, &frame(&skipped)),
+        vec![Ok(skipped)]
+    );
 }

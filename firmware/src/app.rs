@@ -30,6 +30,15 @@
 //! 5. When the budget cannot pay another round, or on `Stop`, it sends `Done` with the
 //!    recommendation.
 //!
+//! With a costly growth measurement (the experiment file's `[measurement]` table), step 3 ends
+//! with a question: after reading the nutrient sensors the device asks its controller whether
+//! to measure this round's growth (`Controller::query`) and sends `Query`. Told to measure, it
+//! runs the growth measurement (waits the growth period) and expects the `Outcome`; told to
+//! skip, it does not run it at all and expects `Skipped` (the dose's cost), which it records
+//! with `Controller::skip`, journals as a skipped record, and acknowledges. An `Outcome` for a
+//! skipped round, or a `Skipped` for a measured one, is refused (`NotMeasured`,
+//! `MeasurementDue`) and changes nothing.
+//!
 //! Every message out of place is answered with `Error` and changes nothing; `Ping` is answered
 //! with `Hello` at any time. Nothing the link sends can make the application panic.
 
@@ -78,6 +87,9 @@ pub enum Phase {
     Dosed(Decision<f32, D>),
     /// Measured and grown; waiting for the `Outcome` (the point to observe).
     Measured(Decision<f32, D>, [f32; D]),
+    /// Measured the nutrients and told (costly measurement) not to measure the growth;
+    /// waiting for `Skipped` (the point the query was asked with).
+    Skipping(Decision<f32, D>, [f32; D]),
     /// The experiment is over (`Done` sent).
     Finished,
     /// The device cannot go on (a pump, the journal or the replay failed); it answers `Error`.
@@ -116,6 +128,14 @@ macro_rules! log {
         }
     }};
 }
+
+/// Whether this firmware has the costly-measurement path (asking the controller after each
+/// `Measurement`): the experiment it was built from has a `[measurement]` table, or feature
+/// `costly-measurement` asks for it (the host tests run other experiment files at run time).
+/// Without it the path is not linked (about 8 KB of flash on the M4F: the CE test's normal CDF
+/// and predictions), and an experiment with a costly measurement halts the device at boot.
+pub const COSTLY_MEASUREMENT: bool =
+    crate::experiment::COSTLY_MEASUREMENT || cfg!(feature = "costly-measurement");
 
 /// Tolerance between a controlled variable's reading and its dose, as a fraction of the
 /// variable's range (plus two sensor counts).
@@ -185,6 +205,14 @@ where
             replayed += 1;
         }
         self.replayed = replayed;
+        if !COSTLY_MEASUREMENT && self.ctl.measurement().is_some() {
+            log!(
+                self,
+                "this firmware was built without the costly-measurement path"
+            );
+            self.phase = Phase::Halted(ErrorCode::Controller);
+            return self.hello();
+        }
         match failure {
             None => log!(
                 self,
@@ -251,10 +279,14 @@ where
             (HostMessage::Stop, _) => self.finish(),
             (HostMessage::Start, Phase::Idle) => self.decide(),
             // Asked again: the same decision, without dosing again.
-            (HostMessage::Start, Phase::Dosed(d) | Phase::Measured(d, _)) => self.send_decision(&d),
+            (
+                HostMessage::Start,
+                Phase::Dosed(d) | Phase::Measured(d, _) | Phase::Skipping(d, _),
+            ) => self.send_decision(&d),
             (HostMessage::Start, Phase::Finished) => self.finish(),
             (HostMessage::Measurement { round: r, .. }, Phase::Dosed(_))
-            | (HostMessage::Outcome { round: r, .. }, Phase::Measured(..))
+            | (HostMessage::Outcome { round: r, .. }, Phase::Measured(..) | Phase::Skipping(..))
+            | (HostMessage::Skipped { round: r, .. }, Phase::Measured(..) | Phase::Skipping(..))
                 if r != round =>
             {
                 self.error(ErrorCode::WrongRound)
@@ -262,6 +294,15 @@ where
             (HostMessage::Measurement { values, .. }, Phase::Dosed(d)) => self.measure(&d, &values),
             (HostMessage::Outcome { y, cost, .. }, Phase::Measured(d, x)) => {
                 self.outcome(&d, &x, y, cost)
+            }
+            (HostMessage::Outcome { .. }, Phase::Skipping(..)) => {
+                self.error(ErrorCode::NotMeasured)
+            }
+            (HostMessage::Skipped { .. }, Phase::Measured(..)) => {
+                self.error(ErrorCode::MeasurementDue)
+            }
+            (HostMessage::Skipped { cost, .. }, Phase::Skipping(d, x)) => {
+                self.skipped(&d, &x, cost)
             }
             _ => self.error(ErrorCode::Unexpected),
         }
@@ -372,6 +413,42 @@ where
                 var.unit
             );
         }
+        if COSTLY_MEASUREMENT && self.ctl.measurement().is_some() {
+            let answer = match self.ctl.query(&x) {
+                Ok(a) => a,
+                Err(e) => {
+                    log!(self, "round {}: no measurement answer: {:?}", round, e);
+                    return self.error(match e {
+                        DriverError::NonFinite
+                        | DriverError::OutOfBounds(_)
+                        | DriverError::InconsistentWithDecision(_) => ErrorCode::InvalidMeasurement,
+                        _ => ErrorCode::Controller,
+                    });
+                }
+            };
+            self.send(&DeviceMessage::Query {
+                round,
+                measure: answer.pay,
+                min_probability: answer.min_probability,
+            })?;
+            if !answer.pay {
+                // The growth is not measured this round: no growth measurement at all.
+                log!(
+                    self,
+                    "round {}: growth measurement skipped (min p {})",
+                    round,
+                    Short(answer.min_probability)
+                );
+                self.phase = Phase::Skipping(*d, x);
+                return Ok(());
+            }
+            log!(
+                self,
+                "round {}: growth measurement paid (min p {})",
+                round,
+                Short(answer.min_probability)
+            );
+        }
         log!(
             self,
             "round {}: growing for {} ms",
@@ -380,6 +457,58 @@ where
         );
         self.pumps.delay().delay_ms(self.spec.growth_period_ms);
         self.phase = Phase::Measured(*d, x);
+        Ok(())
+    }
+
+    /// Records a round whose growth was not measured (costly measurement, told to skip),
+    /// journals it, acknowledges it and decides the next one.
+    fn skipped(&mut self, d: &Decision<f32, D>, x: &[f32; D], cost: f32) -> Result<(), AppError> {
+        let round = self.round();
+        if !cost.is_finite() || cost <= 0.0 {
+            return self.error(ErrorCode::InvalidOutcome);
+        }
+        if let Err(e) = self.ctl.skip(x, cost) {
+            log!(self, "round {}: skip refused: {:?}", round, e);
+            return self.error(match e {
+                DriverError::InvalidCost => ErrorCode::InvalidOutcome,
+                DriverError::MeasurementDue => ErrorCode::MeasurementDue,
+                _ => ErrorCode::Controller,
+            });
+        }
+        let record = Record::of_skipped_round(d.set, x, cost, &self.ctl.memo());
+        self.journal_round(round, record)?;
+        if matches!(self.phase, Phase::Halted(_)) {
+            return Ok(());
+        }
+        log!(
+            self,
+            "round {}: skipped, cost {}, spent {} of {}",
+            round,
+            Short(cost),
+            Short(self.ctl.spent()),
+            Short(self.spec.budget as f32)
+        );
+        self.send(&DeviceMessage::Ack { round })?;
+        self.phase = Phase::Idle;
+        self.decide()
+    }
+
+    /// Appends a round's record; on failure halts the device (its controller is then ahead of
+    /// what a power cut would keep) and sends the error.
+    fn journal_round(&mut self, round: u32, record: Option<Record>) -> Result<(), AppError> {
+        let appended = match record {
+            Some(r) => self.log.append(&r).map(|_| ()),
+            None => Err(JournalError::Shape),
+        };
+        if let Err(e) = appended {
+            log!(self, "round {}: journal append failed: {:?}", round, e);
+            let code = if e == JournalError::Full {
+                ErrorCode::JournalFull
+            } else {
+                ErrorCode::Storage
+            };
+            return self.halt(code);
+        }
         Ok(())
     }
 
@@ -402,24 +531,16 @@ where
                 DriverError::OutOfBounds(_) | DriverError::InconsistentWithDecision(_) => {
                     ErrorCode::InvalidMeasurement
                 }
+                DriverError::MeasurementSkipped => ErrorCode::NotMeasured,
                 _ => ErrorCode::Controller,
             });
         }
         let record = Record::of_round(d.set, x, y, cost, &self.ctl.memo());
-        let appended = match record {
-            Some(r) => self.log.append(&r).map(|_| ()),
-            None => Err(JournalError::Shape),
-        };
-        if let Err(e) = appended {
-            // The controller is ahead of the journal: stop rather than decide from a state a
-            // power cut would lose.
-            log!(self, "round {}: journal append failed: {:?}", round, e);
-            let code = if e == JournalError::Full {
-                ErrorCode::JournalFull
-            } else {
-                ErrorCode::Storage
-            };
-            return self.halt(code);
+        // The controller is ahead of the journal if this fails: the device halts rather than
+        // decide from a state a power cut would lose.
+        self.journal_round(round, record)?;
+        if matches!(self.phase, Phase::Halted(_)) {
+            return Ok(());
         }
         log!(
             self,
@@ -502,7 +623,8 @@ where
         self.link.flush().map_err(|_| AppError::Link)
     }
 
-    /// The current round (charged observations so far).
+    /// The current round (rounds played so far: observed, or skipped under a costly
+    /// measurement).
     pub fn round(&self) -> u32 {
         self.ctl.rounds() as u32
     }

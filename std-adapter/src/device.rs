@@ -16,6 +16,14 @@
 //! then [`Spec::measured`](costbo_experiment::Spec::measured)). Every device decision, and the
 //! final recommendation, must equal the host's bit for bit.
 //!
+//! With a costly growth measurement (the experiment file's `[measurement]` table) the host
+//! waits after each `Measurement` for the device's `Query`, checks its answer against the
+//! host's controller (`Controller::query` on the same point: the same pay/skip answer and the
+//! same smallest confidence probability, bit for bit), and sends the `Outcome` when told to
+//! measure or `Skipped` with the dose's cost when not; the host's controller then observes or
+//! skips likewise. The plant is simulated every round either way (the source water and the
+//! growth noise draw the same stream), but a skipped round's growth is never sent.
+//!
 //! The device may reboot at any time (a power cut): its `Hello` says which round it resumes
 //! at; if the round in flight was journaled before the cut (its `Ack` lost), the host counts
 //! it as observed, otherwise the same round is decided again (identically). With
@@ -96,8 +104,10 @@ pub struct RoundReport {
     /// Budget spent after the round (device ledger as mirrored; the sum of costs without a
     /// mirror).
     pub spent: f64,
-    /// The growth observed (with noise).
+    /// The growth observed (with noise); simulated but not sent for a skipped round.
     pub y: f64,
+    /// Whether the growth was measured (always, without a costly measurement).
+    pub measured: bool,
     /// Expected growth of the decision over the independent bank.
     pub expected: f64,
     /// Optimum minus the best expected growth so far.
@@ -115,6 +125,9 @@ pub struct DeviceReport {
     pub rounds: Vec<RoundReport>,
     /// Decisions compared with the host's controller (all equal, or the session fails).
     pub decisions_checked: usize,
+    /// Measurement answers (`Query`) compared with the host's controller (all equal, or the
+    /// session fails); 0 without a costly measurement.
+    pub queries_checked: usize,
     /// `Hello` messages received (at boot, after a reboot, in answer to a `Ping`).
     pub hellos: usize,
     /// Times the link was reopened (`reconnect`).
@@ -261,7 +274,12 @@ struct InFlight {
     u_true: [f64; D],
     y: f32,
     cost: f32,
+    /// The round's end (`Outcome`, or `Skipped`) was sent.
     outcome_sent: bool,
+    /// The device said to measure (always, without a costly measurement).
+    measured: bool,
+    /// What a measurement costs (0 without a costly measurement).
+    measurement_cost: f32,
 }
 
 /// Runs a session with the device; fails on a decision that differs from the host's, a
@@ -341,6 +359,7 @@ fn session<const N: usize, const M: usize>(
         first_round: 0,
         rounds: vec![],
         decisions_checked: 0,
+        queries_checked: 0,
         hellos: 0,
         reconnects: 0,
         recovered_unacked: 0,
@@ -591,19 +610,71 @@ fn session<const N: usize, const M: usize>(
                     y: growth as f32,
                     cost,
                     outcome_sent: false,
+                    measured: true,
+                    measurement_cost: spec.measurement.map_or(0.0, |m| m.cost as f32),
                 };
                 wire.send(&HostMessage::Measurement {
                     round,
                     values: Values::from_slice(&sent)
                         .map_err(|_| format!("{} values exceed a message's", sent.len()))?,
                 })?;
-                wire.send(&HostMessage::Outcome {
-                    round,
-                    y: f.y,
-                    cost,
-                })?;
-                f.outcome_sent = true;
+                // With a costly measurement the device answers with a Query first.
+                if spec.measurement.is_none() {
+                    wire.send(&HostMessage::Outcome {
+                        round,
+                        y: f.y,
+                        cost,
+                    })?;
+                    f.outcome_sent = true;
+                }
                 in_flight = Some(f);
+            }
+            DeviceMessage::Query {
+                round,
+                measure,
+                min_probability,
+            } => {
+                if spec.measurement.is_none() {
+                    return Err(format!(
+                        "round {round}: the device asks whether to measure, but {} has no                          [measurement]",
+                        options.config.display()
+                    ));
+                }
+                let Some(f) = in_flight.as_mut().filter(|f| f.round == round) else {
+                    return Err(format!("Query for round {round}, host at {host_round}"));
+                };
+                if f.outcome_sent {
+                    // The same answer again (the round's end is already on its way).
+                    continue;
+                }
+                if options.mirror {
+                    let mine = mirror.query(&f.x_device).map_err(|e| {
+                        format!("round {round}: the device answered, the host's controller: {e:?}")
+                    })?;
+                    if mine.pay != measure
+                        || mine.min_probability.to_bits() != min_probability.to_bits()
+                    {
+                        return Err(format!(
+                            "round {round}: the device says measure = {measure} (min p                              {min_probability:?}), the host measure = {} (min p {:?})",
+                            mine.pay, mine.min_probability
+                        ));
+                    }
+                    report.queries_checked += 1;
+                }
+                f.measured = measure;
+                if measure {
+                    wire.send(&HostMessage::Outcome {
+                        round,
+                        y: f.y,
+                        cost: f.cost,
+                    })?;
+                } else {
+                    wire.send(&HostMessage::Skipped {
+                        round,
+                        cost: f.cost,
+                    })?;
+                }
+                f.outcome_sent = true;
             }
             DeviceMessage::Ack { round } => {
                 let f = in_flight
@@ -776,11 +847,17 @@ fn observe<const N: usize, const M: usize>(
         );
     }
     if options.mirror {
-        mirror
-            .observe(&f.x_device, f.y, f.cost)
-            .map_err(|e: DriverError| format!("round {}: the host's controller: {e:?}", f.round))?;
+        let done = if f.measured {
+            mirror.observe(&f.x_device, f.y, f.cost)
+        } else {
+            mirror.skip(&f.x_device, f.cost)
+        };
+        done.map_err(|e: DriverError| format!("round {}: the host's controller: {e:?}", f.round))?;
     }
     *spent_sum += f64::from(f.cost);
+    if f.measured {
+        *spent_sum += f64::from(f.measurement_cost);
+    }
     *host_round += 1;
     let e = expected(f.decision.control, &f.u_true);
     *best = best.max(e);
@@ -793,13 +870,20 @@ fn observe<const N: usize, const M: usize>(
             *spent_sum
         },
         y: f64::from(f.y),
+        measured: f.measured,
         expected: e,
         simple_regret: report.optimum - *best,
     };
     if options.verbose {
         println!(
-            "round {:>3}  set {}  spent {:>6.2}  growth {:>7.4}  expected {:>7.4}  simple regret {:.4}",
-            r.round, r.set, r.spent, r.y, r.expected, r.simple_regret
+            "round {:>3}  set {}  spent {:>6.2}  growth {:>7.4}{}  expected {:>7.4}  simple regret {:.4}",
+            r.round,
+            r.set,
+            r.spent,
+            r.y,
+            if r.measured { "" } else { " (not measured)" },
+            r.expected,
+            r.simple_regret
         );
     }
     report.rounds.push(r);

@@ -11,9 +11,11 @@
 //! ledger and the pending decision, and never branches on which rule it runs. Persistence
 //! (replaying journaled rounds, snapshots) is in `persist.rs`.
 
+mod measure;
 mod persist;
 mod spec;
 
+pub use measure::MeasurementRule;
 pub use spec::{BuildError, ControllerSpec};
 
 pub use crate::policy::{BudgetRule, Context, DriverError, Memo, Refit, Settings};
@@ -36,8 +38,10 @@ pub struct Decision<R, const D: usize> {
     pub values: [Option<R>; D],
     /// The acquisition value that won (expected UCB for the UCB rules).
     pub score: R,
-    /// Whether to pay for this round's measurement (paper 003's costly feedback); always
-    /// `true` for the rules of papers 000 and 001.
+    /// Whether to pay for this round's measurement as the rule sees it (paper 003's costly
+    /// feedback); always `true` for the rules of papers 000 and 001. A controller with a
+    /// costly measurement ([`Controller::with_measurement`]) answers that question after the
+    /// dose instead, with [`Controller::query`].
     pub measure: bool,
 }
 
@@ -136,6 +140,9 @@ pub struct Controller<R, const N: usize, const D: usize, const M: usize, S, B, P
     ledger: Ledger<R>,
     rounds: usize,
     pending: Option<Decision<R, D>>,
+    // A costly measurement (paper 003), and this round's answer once asked (`measure.rs`).
+    measurement: Option<MeasurementRule<R>>,
+    asked: Option<measure::Asked<R, D>>,
 }
 
 /// Relative tolerance (of a variable's range) between a decided and a measured controlled value.
@@ -170,6 +177,8 @@ where
             ledger: Ledger::new(),
             rounds: 0,
             pending: None,
+            measurement: None,
+            asked: None,
         })
     }
 
@@ -197,6 +206,8 @@ where
             ledger: self.ledger,
             rounds: self.rounds,
             pending: self.pending,
+            measurement: self.measurement,
+            asked: self.asked,
         })
     }
 }
@@ -256,7 +267,8 @@ where
         cost <= self.remaining() + R::from_f64(4.0) * R::EPSILON * self.settings.budget
     }
 
-    /// Rounds observed (charged observations).
+    /// Rounds played and charged: observed, or skipped under a costly measurement
+    /// ([`skip`](Self::skip)).
     pub fn rounds(&self) -> usize {
         self.rounds
     }
@@ -452,13 +464,27 @@ where
 
     /// Records the outcome of the pending decision: the full measured point `x` (physical
     /// units: controlled values as applied, the others as measured), the outcome `y` and the
-    /// cost paid. With known costs, `cost` should be the set's cost; it is what is charged.
+    /// cost paid. With known costs, `cost` should be the set's cost; it is what is charged,
+    /// plus the measurement's cost when the measurement is costly
+    /// ([`with_measurement`](Self::with_measurement)); then the round must have been asked
+    /// [`query`](Self::query) with this `x` and told to measure
+    /// ([`DriverError::NotQueried`], [`DriverError::MeasurementSkipped`] otherwise).
     pub fn observe(&mut self, x: &[R; D], y: R, cost: R) -> Result<(), DriverError> {
         let decision = self.pending.ok_or(DriverError::NoPendingDecision)?;
         if !cost.is_finite() || cost <= R::ZERO {
             return Err(DriverError::InvalidCost);
         }
         let u = self.check_point(x, y)?;
+        self.check_applied(&decision, x)?;
+        let measurement = self.check_measured(x)?;
+        self.apply(decision.set, decision.control, &u, y, cost, measurement)?;
+        self.pending = None;
+        self.asked = None;
+        Ok(())
+    }
+
+    /// Checks that the controlled values of `x` are the decided ones (within the tolerance).
+    fn check_applied(&self, decision: &Decision<R, D>, x: &[R; D]) -> Result<(), DriverError> {
         for (l, (xl, decided)) in x.iter().zip(&decision.values).enumerate() {
             if let Some(v) = decided {
                 let range = self.problem.upper()[l] - self.problem.lower()[l];
@@ -467,14 +493,12 @@ where
                 }
             }
         }
-        self.apply(decision.set, decision.control, &u, y, cost)?;
-        self.pending = None;
         Ok(())
     }
 
     /// Pushes a validated charged observation into the model, then (nothing below can fail)
-    /// charges the ledger, records it with the rule and counts the round: what `observe` and
-    /// a replay share.
+    /// charges the ledger (the dose's `cost`, then the `measurement`'s when it is costly),
+    /// records it with the rule and counts the round: what `observe` and a replay share.
     fn apply(
         &mut self,
         set: usize,
@@ -482,6 +506,7 @@ where
         u: &[R; D],
         y: R,
         cost: R,
+        measurement: R,
     ) -> Result<(), DriverError> {
         self.check_room()?;
         self.gp.push(u, y)?;
@@ -491,6 +516,9 @@ where
         }
         let spent_before = self.spent();
         self.ledger.charge(cost);
+        if measurement > R::ZERO {
+            self.ledger.charge(measurement);
+        }
         self.policy.record(&Outcome {
             problem: &self.problem,
             set: Some(set),

@@ -19,7 +19,9 @@ where
     /// The GP, the ledger, the round counter and the rule's state change exactly as that
     /// round's `suggest` and `observe` changed them, so replaying a run's rounds in order into
     /// a fresh controller (with the same configuration, and the same initial observations and
-    /// refits at the same points) gives bit-identical decisions after.
+    /// refits at the same points) gives bit-identical decisions after. With a costly
+    /// measurement the round was a measured one: the measurement's cost is charged too
+    /// (skipped rounds are replayed with [`replay_skip`](Self::replay_skip)).
     ///
     /// Discards a pending decision. On error nothing changes.
     pub fn replay(
@@ -41,7 +43,8 @@ where
         self.check_room()?;
         let saved = (*self.gp.kernel(), self.gp.prior_mean(), self.gp.noise());
         let refitted = self.refit_if_due();
-        if let Err(e) = self.apply(set, control, &u, y, cost) {
+        let measurement = self.measurement.map_or(R::ZERO, |m| m.cost());
+        if let Err(e) = self.apply(set, control, &u, y, cost, measurement) {
             // Only a numerically singular update gets here; the old hyperparameters come back
             // (the factor is rebuilt, equal to the old one to rounding).
             if refitted {
@@ -51,6 +54,7 @@ where
         }
         self.policy.apply_memo(memo);
         self.pending = None;
+        self.asked = None;
         Ok(())
     }
 
@@ -89,7 +93,9 @@ where
     /// provides the storage and the kernel shape (its observations are discarded), and so
     /// does `cost_model` for a controller that has one ([`NoCostModel`](super::NoCostModel)
     /// otherwise); `policy` is the rule as configured (its saved state comes from the
-    /// snapshot).
+    /// snapshot). A costly measurement is configuration too: give its rule again with
+    /// [`with_measurement`](Self::with_measurement) (the snapshot's round count restores its
+    /// stream; an answer asked before the snapshot is asked again).
     #[cfg(feature = "serde")]
     #[allow(clippy::too_many_arguments)]
     pub fn restore(
@@ -125,6 +131,8 @@ where
             ledger: plain.ledger,
             rounds: plain.rounds,
             pending: plain.pending,
+            measurement: plain.measurement,
+            asked: None,
         };
         let kernel = crate::kernel::Kernel::new(
             ctl.gp.kernel().shape(),

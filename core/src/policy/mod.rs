@@ -115,6 +115,17 @@ pub enum DriverError {
     /// The caller's workspace is shorter than the rule needs
     /// ([`Controller::workspace_len`](crate::driver::Controller::workspace_len)).
     WorkspaceTooSmall,
+    /// A measurement question (`query`, `skip`, a skipped round replayed) to a controller
+    /// whose measurement is not costly (no
+    /// [`MeasurementRule`](crate::driver::MeasurementRule)).
+    NoMeasurementRule,
+    /// With a costly measurement: the round was not asked
+    /// [`query`](crate::driver::Controller::query) for this point before its outcome or skip.
+    NotQueried,
+    /// An outcome reported for a round that the measurement rule told to skip.
+    MeasurementSkipped,
+    /// A skip reported for a round that the measurement rule told to measure.
+    MeasurementDue,
 }
 
 impl From<GpError> for DriverError {

@@ -28,8 +28,11 @@ extern crate std;
 pub mod toml;
 
 use costbo_core::dist::{DistError, Distribution, TruncatedNormal, Uniform};
-use costbo_core::driver::{BuildError, Controller, ControllerSpec, DriverError, Settings};
+use costbo_core::driver::{
+    BuildError, Controller, ControllerSpec, DriverError, MeasurementRule, Settings,
+};
 use costbo_core::expectation::BankError;
+use costbo_core::feedback::query::{ConfidenceTest, QueryError, QueryRule};
 use costbo_core::gp::{GpError, WhenFull};
 use costbo_core::inner::InnerConfig;
 use costbo_core::kernel::{Kernel, KernelError, Shape};
@@ -66,6 +69,83 @@ pub struct Spec<'a> {
     pub variables: &'a [VariableSpec<'a>],
     /// The control sets with their costs, in order (the controller's set indices).
     pub sets: &'a [SetSpec],
+    /// A costly growth measurement (the file's optional `[measurement]` table): the
+    /// controller then decides each round whether to measure the outcome. `None`: every
+    /// round is measured, at no cost beyond the dose's.
+    pub measurement: Option<MeasurementSpec>,
+}
+
+/// A costly measurement of the outcome (paper 003): what it costs, and the rule that decides
+/// each round whether to pay for it ([`costbo_core::feedback::query`]; Algorithm 1's quota
+/// coin `B₁/T` and gate coin `(B₂−B₁)/T` as rates).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MeasurementSpec {
+    /// Cost of one measurement, charged to the budget only on rounds that measure.
+    pub cost: f64,
+    /// When to measure.
+    pub rule: MeasureRule,
+}
+
+/// When to pay for the measurement.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MeasureRule {
+    /// Every round (`rule = "always"`): full feedback, each measurement charged.
+    Always,
+    /// Each round with probability `rate` (`rule = "bernoulli"`, paper 003's Ber(p)).
+    Bernoulli {
+        /// Probability of measuring.
+        rate: f64,
+    },
+    /// Algorithm 1 with the CE test (`rule = "ce"`): measure when the quota coin fires, or
+    /// when some competitor's `Φ((μ(x_t) − μ(x)) / √(σ²(x_t) + σ²(x))) < kappa` and the gate
+    /// coin fires.
+    Ce {
+        /// The threshold κ ∈ (0, 1); only κ > ½ ever pays on a fresh prior.
+        kappa: f64,
+        /// Quota coin rate `B₁/T` (default 0).
+        quota: f64,
+        /// Gate coin rate `(B₂−B₁)/T` (default `1 − quota`).
+        gate: f64,
+    },
+    /// Algorithm 1 with the LCB–UCB test (`rule = "lcb-ucb"`).
+    LcbUcb {
+        /// Quota coin rate `B₁/T` (default 0).
+        quota: f64,
+        /// Gate coin rate `(B₂−B₁)/T` (default `1 − quota`).
+        gate: f64,
+    },
+}
+
+impl MeasurementSpec {
+    /// The core's rule in precision `R`.
+    pub fn rule<R: Real>(&self) -> Result<MeasurementRule<R>, SpecError> {
+        let q = |e: QueryError| match e {
+            QueryError::Kappa => SpecError::MeasurementKappa,
+            QueryError::Quota | QueryError::NonFinite => match self.rule {
+                MeasureRule::Bernoulli { .. } => SpecError::MeasurementRate,
+                _ => SpecError::MeasurementQuota,
+            },
+        };
+        if !(self.cost.is_finite() && self.cost > 0.0 && (self.cost as f32).is_finite()) {
+            return Err(SpecError::MeasurementCost);
+        }
+        let r = R::from_f64;
+        let rule = match self.rule {
+            MeasureRule::Always => QueryRule::full(),
+            MeasureRule::Bernoulli { rate } => QueryRule::bernoulli(r(rate)).map_err(q)?,
+            MeasureRule::Ce { kappa, quota, gate } => {
+                if !(kappa.is_finite() && kappa > 0.0 && kappa < 1.0) {
+                    return Err(SpecError::MeasurementKappa);
+                }
+                QueryRule::from_rates(r(quota), r(gate), ConfidenceTest::Kappa(r(kappa)))
+                    .map_err(q)?
+            }
+            MeasureRule::LcbUcb { quota, gate } => {
+                QueryRule::from_rates(r(quota), r(gate), ConfidenceTest::LcbUcb).map_err(q)?
+            }
+        };
+        MeasurementRule::new(r(self.cost), rule).map_err(|_| SpecError::MeasurementCost)
+    }
 }
 
 /// The GP model: kernel and likelihood.
@@ -286,6 +366,14 @@ pub enum SpecError {
     Driver(DriverError),
     /// The rule's name is not in the registry of this build ([`costbo_core::policy::RULES`]).
     Rule(PolicySpecError),
+    /// `[measurement] cost` is not positive and finite.
+    MeasurementCost,
+    /// `[measurement] rate` (Bernoulli) is not in [0, 1].
+    MeasurementRate,
+    /// `[measurement] kappa` is not in the open interval (0, 1).
+    MeasurementKappa,
+    /// `[measurement] quota` or `gate` is not in [0, 1], or their sum exceeds 1.
+    MeasurementQuota,
 }
 
 fn finite_pos(v: f64) -> bool {
@@ -368,6 +456,10 @@ impl<'a> Spec<'a> {
             if !(finite_pos(s.cost) && (s.cost as f32).is_finite()) {
                 return Err(SpecError::Problem(ProblemError::Cost(i)));
             }
+        }
+        if let Some(m) = &self.measurement {
+            m.rule::<f32>()?;
+            m.rule::<f64>()?;
         }
         Ok(())
     }
@@ -475,7 +567,9 @@ impl<'a> Spec<'a> {
 
     /// A fresh controller of capacity `N` over caller storage: `factor` must hold
     /// `tri_len(N)` scalars and `bank` exactly [`Spec::bank`] points. No Thompson features or
-    /// query window (`F = H = 1`): a device runs rules that need neither.
+    /// query window (`F = H = 1`): a device runs rules that need neither. With a
+    /// [`measurement`](Spec::measurement) the controller has its rule
+    /// ([`Controller::with_measurement`]).
     #[allow(clippy::type_complexity)]
     pub fn controller<R, const N: usize, const D: usize, const M: usize, S, B>(
         &self,
@@ -499,13 +593,19 @@ impl<'a> Spec<'a> {
                 storage: bank.as_ref().len(),
             });
         }
-        self.controller_spec::<R, D, M>()?
+        let measurement = self.measurement.map(|m| m.rule::<R>()).transpose()?;
+        let ctl = self
+            .controller_spec::<R, D, M>()?
             .build(factor, bank)
             .map_err(|e| match e {
                 BuildError::Gp(e) => SpecError::Gp(e),
                 BuildError::Bank(e) => SpecError::Bank(e),
                 BuildError::Driver(e) => SpecError::Driver(e),
-            })
+            })?;
+        Ok(match measurement {
+            Some(m) => ctl.with_measurement(m),
+            None => ctl,
+        })
     }
 
     /// Index of the variable called `name`.

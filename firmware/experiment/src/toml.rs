@@ -5,8 +5,10 @@
 //! (name, seed, budget, capacity, bank, rule, beta, growth_period_ms), `[model]` (kernel,
 //! lengthscale, outputscale, noise, mean), `[inner]` (pool, starts, evaluations_per_start),
 //! one `[[variable]]` per variable (name, unit, lower, upper, `distribution`, optional `pump`,
-//! `sensor`) and one `[[control_set]]` per set (variables by name, cost). Unknown keys are
-//! errors.
+//! `sensor`), one `[[control_set]]` per set (variables by name, cost) and an optional
+//! `[measurement]` (a costly growth measurement: `cost`, `rule` = `"always"`, `"bernoulli"`
+//! with `rate`, `"ce"` with `kappa`, or `"lcb-ucb"`; the last two take optional `quota` and
+//! `gate` rates). Unknown keys are errors, and so are keys the chosen rule does not use.
 
 use std::boxed::Box;
 use std::fmt::{self, Write as _};
@@ -19,7 +21,10 @@ use costbo_core::inner::InnerConfig;
 use costbo_core::kernel::Shape;
 use serde::Deserialize;
 
-use crate::{DistSpec, ModelSpec, PumpSpec, SensorSpec, SetSpec, Spec, SpecError, VariableSpec};
+use crate::{
+    DistSpec, MeasureRule, MeasurementSpec, ModelSpec, PumpSpec, SensorSpec, SetSpec, Spec,
+    SpecError, VariableSpec,
+};
 
 /// Why a configuration file was rejected: a message that names the file and the entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +49,23 @@ struct File {
     variable: Vec<Var>,
     #[serde(default)]
     control_set: Vec<Set>,
+    #[serde(default)]
+    measurement: Option<Measurement>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Measurement {
+    cost: f64,
+    rule: String,
+    #[serde(default)]
+    rate: Option<f64>,
+    #[serde(default)]
+    kappa: Option<f64>,
+    #[serde(default)]
+    quota: Option<f64>,
+    #[serde(default)]
+    gate: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -250,6 +272,10 @@ pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
         }
         sets.push(SetSpec { mask, cost: s.cost });
     }
+    let measurement = match &file.measurement {
+        None => None,
+        Some(m) => Some(measurement(m)?),
+    };
     let spec = Spec {
         name: leak_str(file.experiment.name),
         seed: file.experiment.seed,
@@ -269,10 +295,69 @@ pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
         growth_period_ms: file.experiment.growth_period_ms,
         variables: leak(variables),
         sets: leak(sets),
+        measurement,
     };
     spec.validate()
         .map_err(|e| ConfigError(explain(&spec, e)))?;
     Ok(spec)
+}
+
+/// The `[measurement]` table: the rule's settings, refusing those it does not use.
+fn measurement(m: &Measurement) -> Result<MeasurementSpec, ConfigError> {
+    let unused = |key: &str, given: bool| {
+        if given {
+            Err(ConfigError(format!(
+                "[measurement] {key}: not a setting of rule = \"{}\"",
+                m.rule
+            )))
+        } else {
+            Ok(())
+        }
+    };
+    let missing = |key: &str| {
+        ConfigError(format!(
+            "[measurement] {key}: rule = \"{}\" needs it",
+            m.rule
+        ))
+    };
+    let rule = match m.rule.as_str() {
+        "always" => {
+            unused("rate", m.rate.is_some())?;
+            unused("kappa", m.kappa.is_some())?;
+            unused("quota", m.quota.is_some())?;
+            unused("gate", m.gate.is_some())?;
+            MeasureRule::Always
+        }
+        "bernoulli" => {
+            unused("kappa", m.kappa.is_some())?;
+            unused("quota", m.quota.is_some())?;
+            unused("gate", m.gate.is_some())?;
+            MeasureRule::Bernoulli {
+                rate: m.rate.ok_or_else(|| missing("rate"))?,
+            }
+        }
+        "ce" | "lcb-ucb" => {
+            unused("rate", m.rate.is_some())?;
+            let quota = m.quota.unwrap_or(0.0);
+            let gate = m.gate.unwrap_or(1.0 - quota);
+            if m.rule == "ce" {
+                MeasureRule::Ce {
+                    kappa: m.kappa.ok_or_else(|| missing("kappa"))?,
+                    quota,
+                    gate,
+                }
+            } else {
+                unused("kappa", m.kappa.is_some())?;
+                MeasureRule::LcbUcb { quota, gate }
+            }
+        }
+        other => {
+            return Err(ConfigError(format!(
+                "[measurement] rule = \"{other}\": expected \"always\", \"bernoulli\", \"ce\" or \"lcb-ucb\""
+            )))
+        }
+    };
+    Ok(MeasurementSpec { cost: m.cost, rule })
 }
 
 /// A message for a validation error, naming the entry.
@@ -315,6 +400,17 @@ pub fn explain(spec: &Spec<'_>, e: SpecError) -> String {
             "[model] lengthscale, outputscale, noise and [experiment] beta must be positive and finite".into()
         }
         SpecError::Problem(p) => format!("[[control_set]]: {p:?} (sets are numbered from 0)"),
+        SpecError::MeasurementCost => {
+            "[measurement] cost must be positive and finite (in f32 too)".into()
+        }
+        SpecError::MeasurementRate => "[measurement] rate must be in [0, 1]".into(),
+        SpecError::MeasurementKappa => {
+            "[measurement] kappa must be in (0, 1); only kappa > 0.5 ever pays on a fresh prior"
+                .into()
+        }
+        SpecError::MeasurementQuota => {
+            "[measurement] quota and gate must be in [0, 1] with quota + gate <= 1".into()
+        }
         other => format!("{other:?}"),
     }
 }
@@ -329,7 +425,8 @@ fn lit(v: f64) -> String {
     }
 }
 
-/// Rust source defining `D`, `M`, `N`, `BANK` and `SPEC: Spec<'static>` for `spec` (what the
+/// Rust source defining `D`, `M`, `N`, `COSTLY_MEASUREMENT`, `BANK` and `SPEC: Spec<'static>`
+/// for `spec` (what the
 /// firmware's build script writes to `OUT_DIR/experiment.rs`).
 pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
     let mut s = String::new();
@@ -344,6 +441,15 @@ pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
     let _ = writeln!(w, "pub const M: usize = {};", spec.sets.len());
     let _ = writeln!(w, "/// Capacity of the GP.");
     let _ = writeln!(w, "pub const N: usize = {};", spec.capacity);
+    let _ = writeln!(
+        w,
+        "/// Whether the experiment has a costly measurement (a `[measurement]` table)."
+    );
+    let _ = writeln!(
+        w,
+        "pub const COSTLY_MEASUREMENT: bool = {};",
+        spec.measurement.is_some()
+    );
     let _ = writeln!(w, "/// Points in the sample bank.");
     let _ = writeln!(w, "pub const BANK: usize = {};", spec.bank);
     let _ = writeln!(w, "/// The experiment.");
@@ -420,6 +526,34 @@ pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
         );
     }
     let _ = writeln!(w, "    ],");
+    let measurement = match spec.measurement {
+        None => "None".to_string(),
+        Some(m) => {
+            let rule = match m.rule {
+                MeasureRule::Always => "costbo_experiment::MeasureRule::Always".to_string(),
+                MeasureRule::Bernoulli { rate } => format!(
+                    "costbo_experiment::MeasureRule::Bernoulli {{ rate: {} }}",
+                    lit(rate)
+                ),
+                MeasureRule::Ce { kappa, quota, gate } => format!(
+                    "costbo_experiment::MeasureRule::Ce {{ kappa: {}, quota: {}, gate: {} }}",
+                    lit(kappa),
+                    lit(quota),
+                    lit(gate)
+                ),
+                MeasureRule::LcbUcb { quota, gate } => format!(
+                    "costbo_experiment::MeasureRule::LcbUcb {{ quota: {}, gate: {} }}",
+                    lit(quota),
+                    lit(gate)
+                ),
+            };
+            format!(
+                "Some(costbo_experiment::MeasurementSpec {{ cost: {}, rule: {rule} }})",
+                lit(m.cost)
+            )
+        }
+    };
+    let _ = writeln!(w, "    measurement: {measurement},");
     let _ = writeln!(w, "}};");
     s
 }

@@ -3,7 +3,12 @@
 //! same control set and, bit for bit, the same dosed values (the record's controlled
 //! coordinates are the decided values).
 //!
+//! With a costly measurement (`[measurement]`), the host also answers each round's query for
+//! the device's point and checks it against the record (measured or skipped).
+//!
 //! `cargo run -p costbo-firmware-host-tests --example check_journal -- target/controller/journal.bin`
+//! (for another experiment file, set `COSTBO_EXPERIMENT` as for the firmware build, e.g.
+//! `COSTBO_EXPERIMENT=experiments/costly-measurement.toml`).
 
 use costbo_firmware::experiment::{BANK, D, FACTOR_LEN, M, N};
 use costbo_firmware::sim::FileFlash;
@@ -21,11 +26,12 @@ fn main() {
         Ok(j) => j,
         Err((_, e)) => panic!("journal: {e:?}"),
     };
-    let spec = costbo_experiment::toml::load(std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../experiment.toml"
-    )))
-    .unwrap();
+    // The experiment the firmware library was built from (`COSTBO_EXPERIMENT`, relative to
+    // `firmware/`, as its build script reads it).
+    let firmware = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let config = std::env::var_os("COSTBO_EXPERIMENT")
+        .map_or_else(|| firmware.join("experiment.toml"), |p| firmware.join(p));
+    let spec = costbo_experiment::toml::load(&config).unwrap();
     let (mut f, mut b) = (vec![0.0f32; FACTOR_LEN], vec![[0.0f32; D]; BANK]);
     let mut host = spec
         .controller::<f32, N, D, M, _, _>(&mut f[..], &mut b[..])
@@ -44,17 +50,32 @@ fn main() {
                 r.set, x, d.set, d.values
             );
         }
+        // With a costly measurement, the host's answer for the device's point must be the
+        // record's: measured, or skipped.
+        if host.measurement().is_some() {
+            match host.query(&x) {
+                Ok(a) if a.pay != r.is_skipped() => {}
+                other => {
+                    mismatches += 1;
+                    println!(
+                        "round {round}: device {}; host {other:?}",
+                        if r.is_skipped() {
+                            "skipped"
+                        } else {
+                            "measured"
+                        }
+                    );
+                }
+            }
+        }
         // Continue from the device's data either way.
-        if host
-            .replay(
-                r.set as usize,
-                &x,
-                r.y,
-                r.cost,
-                &costbo_core::driver::Memo::EMPTY,
-            )
-            .is_err()
-        {
+        let memo = costbo_core::driver::Memo::EMPTY;
+        let replayed = if r.is_skipped() {
+            host.replay_skip(r.set as usize, &x, r.cost, &memo)
+        } else {
+            host.replay(r.set as usize, &x, r.y, r.cost, &memo)
+        };
+        if replayed.is_err() {
             println!("round {round}: replay refused");
             break;
         }

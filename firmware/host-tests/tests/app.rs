@@ -335,6 +335,7 @@ fn messages_out_of_place_are_refused_and_change_nothing() {
             DeviceMessage::Ack { round } => format!("Ack{round}"),
             DeviceMessage::Done { round, .. } => format!("Done{round}"),
             DeviceMessage::Error { code, round } => format!("{code:?}{round}"),
+            DeviceMessage::Query { round, .. } => format!("Query{round}"),
         })
         .collect();
     assert_eq!(
