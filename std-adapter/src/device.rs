@@ -636,7 +636,7 @@ fn session<const N: usize, const M: usize>(
             } => {
                 if spec.measurement.is_none() {
                     return Err(format!(
-                        "round {round}: the device asks whether to measure, but {} has no                          [measurement]",
+                        "round {round}: the device asks whether to measure, but {} has no [measurement]",
                         options.config.display()
                     ));
                 }
@@ -655,7 +655,7 @@ fn session<const N: usize, const M: usize>(
                         || mine.min_probability.to_bits() != min_probability.to_bits()
                     {
                         return Err(format!(
-                            "round {round}: the device says measure = {measure} (min p                              {min_probability:?}), the host measure = {} (min p {:?})",
+                            "round {round}: the device says measure = {measure} (min p {min_probability:?}), the host measure = {} (min p {:?})",
                             mine.pay, mine.min_probability
                         ));
                     }
