@@ -107,11 +107,22 @@ fn build_controller(experiment: Option<&Path>) -> PathBuf {
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    // The tests of this file run in parallel: a port one test was given and released before
+    // its QEMU bound it can be handed to another test by the OS, and two QEMUs on one port
+    // leave one host talking to the other's device. Never hand out a port twice.
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
 /// One boot of the firmware; killed (power cut) on drop.
