@@ -161,8 +161,32 @@ impl<R: Real, const D: usize> FitConfig<R, D> {
     /// Box bounds (lengthscales in `[1e-3, 1e3]`, outputscale in `s²·[1e-6, 1e6]`) are far
     /// from where the priors put any mass.
     pub fn botorch_map(outputs: &[R], noise: R) -> Self {
-        let f = R::from_f64;
         let (mean, sd) = standardisation(outputs);
+        Self::botorch_map_standardised(mean, sd, noise)
+    }
+
+    /// [`botorch_map`](Self::botorch_map) with the standardisation's scale at least
+    /// `scale_floor` (raw units): outputs standardised by `max(s, scale_floor)` instead of `s`.
+    ///
+    /// Why: when every output so far is pure measurement noise (an objective that is flat
+    /// where it has been measured), `s` is the noise, and standardising by it tells the
+    /// priors that the objective varies by about the noise: the model then has little reason
+    /// to explore. A user who knows the scale on which the objective varies (e.g. the spread
+    /// of past measurements) gives it as the floor; once the data spread more, the floor has
+    /// no effect. A floor that is not finite and positive is ignored (plain `botorch_map`).
+    pub fn botorch_map_with_scale_floor(outputs: &[R], noise: R, scale_floor: R) -> Self {
+        let (mean, sd) = standardisation(outputs);
+        let sd = if scale_floor.is_finite() && scale_floor > sd {
+            scale_floor
+        } else {
+            sd
+        };
+        Self::botorch_map_standardised(mean, sd, noise)
+    }
+
+    /// [`botorch_map`](Self::botorch_map) for outputs standardised by `mean` and `sd`.
+    fn botorch_map_standardised(mean: R, sd: R, noise: R) -> Self {
+        let f = R::from_f64;
         let log_s2 = (sd * sd).ln();
         let ln2 = f(core::f64::consts::LN_2);
         let gamma = |shape: f64, rate: f64, shift: R| CoordinatePrior::Gamma {

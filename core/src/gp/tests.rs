@@ -1321,3 +1321,70 @@ fn near_duplicates_agree_in_f32_when_the_noise_conditions_the_problem() {
         }
     }
 }
+
+/// `botorch_map_with_scale_floor` on outputs `[1, 3]` (mean 2, unbiased sd √2, s² = 2): a
+/// floor below √2 (or not finite and positive) changes nothing; a floor of 10 standardises by
+/// 10, so every scale-dependent setting moves by hand-computed amounts (s² = 100).
+fn check_scale_floor<R: Real + core::fmt::Debug>(tol: f64) {
+    let f = R::from_f64;
+    let y = [f(1.0), f(3.0)];
+    let noise = f(1e-4);
+    let plain = FitConfig::<R, 2>::botorch_map(&y, noise);
+    for floor in [1.0, 1.4, 0.0, -5.0, f64::NAN, f64::INFINITY] {
+        assert_eq!(
+            FitConfig::botorch_map_with_scale_floor(&y, noise, f(floor)),
+            plain,
+            "floor {floor}"
+        );
+    }
+    let c = FitConfig::<R, 2>::botorch_map_with_scale_floor(&y, noise, f(10.0));
+    let close = |a: R, b: f64, what: &str| {
+        assert!(
+            (a.to_f64() - b).abs() <= tol * b.abs().max(1.0),
+            "{what}: {a:?} vs {b}"
+        )
+    };
+    let ln100 = 100f64.ln();
+    close(
+        c.lower.log_outputscale,
+        ln100 + 1e-6f64.ln(),
+        "outputscale lower",
+    );
+    close(
+        c.upper.log_outputscale,
+        ln100 + 1e6f64.ln(),
+        "outputscale upper",
+    );
+    close(c.lower.mean, 2.0 - 1000.0, "mean lower");
+    close(c.upper.mean, 2.0 + 1000.0, "mean upper");
+    close(c.lower.log_noise, 1e-4f64.ln(), "noise lower");
+    close(c.upper.log_noise, 1e-4f64.ln(), "noise upper");
+    let start = c.first_start.unwrap();
+    close(
+        start.log_outputscale,
+        2f64.ln().ln() + ln100,
+        "start outputscale",
+    );
+    close(start.mean, 2.0, "start mean");
+    match c.prior.unwrap().outputscale {
+        CoordinatePrior::Gamma { shape, rate, shift } => {
+            close(shape, 2.0, "shape");
+            close(rate, 0.15, "rate");
+            close(shift, ln100, "prior shift");
+        }
+        p => panic!("outputscale prior {p:?}"),
+    }
+    // The lengthscale settings do not depend on the outputs' scale.
+    assert_eq!(c.lower.log_lengthscales, plain.lower.log_lengthscales);
+    assert_eq!(c.upper.log_lengthscales, plain.upper.log_lengthscales);
+}
+
+#[test]
+fn botorch_map_scale_floor_standardises_by_the_larger_scale_f64() {
+    check_scale_floor::<f64>(1e-12);
+}
+
+#[test]
+fn botorch_map_scale_floor_standardises_by_the_larger_scale_f32() {
+    check_scale_floor::<f32>(1e-5);
+}
