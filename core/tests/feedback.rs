@@ -142,25 +142,49 @@ fn posterior_matches_a_dense_solve_of_the_product_kernel() {
         (9, 0.1, -0.4),
         (10, 0.1, 0.2),
     ];
+    let obs = push_plan(&mut gp, &plan);
+    assert_matches_reference(
+        &mut gp,
+        &obs,
+        eps,
+        &[10, 11, 15, 40],
+        &[0.0, 0.1, 0.33, 0.5, 0.77, 1.0],
+    );
+}
+
+/// Pushes `(round, x, y)` observations in order; returns them as [`reference`] takes them.
+fn push_plan(gp: &mut Tv, plan: &[(u32, f64, f64)]) -> Vec<(f64, f64, u32)> {
     let mut obs = Vec::new();
-    for &(round, x, y) in &plan {
+    for &(round, x, y) in plan {
         gp.set_round(round).unwrap();
         gp.push(&[x], y).unwrap();
         obs.push((x, y, round));
     }
-    for t in [10u32, 11, 15, 40] {
+    obs
+}
+
+/// The model's posterior at rounds `ts` and inputs `xs` equals the dense solve over every
+/// observation in `obs` (noise 0.01) within 1e-10.
+fn assert_matches_reference(
+    gp: &mut Tv,
+    obs: &[(f64, f64, u32)],
+    eps: f64,
+    ts: &[u32],
+    xs: &[f64],
+) {
+    for &t in ts {
         gp.set_round(t).unwrap();
-        for x in [0.0, 0.1, 0.33, 0.5, 0.77, 1.0] {
+        for &x in xs {
             let p = gp.predict(&[x]).unwrap();
-            let (m, v) = reference(&obs, x, t, eps, 0.01);
+            let (m, v) = reference(obs, x, t, eps, 0.01);
             assert!(
                 (p.mean - m).abs() < 1e-10,
-                "mean at t {t}, x {x}: {} vs {m}",
+                "ε {eps}: mean at t {t}, x {x}: {} vs {m}",
                 p.mean
             );
             assert!(
                 (p.variance - v).abs() < 1e-10,
-                "variance at t {t}, x {x}: {} vs {v}",
+                "ε {eps}: variance at t {t}, x {x}: {} vs {v}",
                 p.variance
             );
         }
@@ -836,28 +860,17 @@ fn repeats_the_model_cannot_tell_apart_merge_and_match_the_dense_solve() {
             (9, 0.1, -0.4),
             (10, 0.1, 0.2),
         ];
-        let mut obs = Vec::new();
-        for &(round, x, y) in &plan {
-            gp.set_round(round).unwrap();
-            gp.push(&[x], y).unwrap();
-            obs.push((x, y, round));
-        }
+        let obs = push_plan(&mut gp, &plan);
         assert_eq!(gp.len(), slots, "ε {eps}");
         assert_eq!(gp.counts().iter().sum::<u32>(), plan.len() as u32);
-        for t in [10u32, 12, 30] {
-            gp.set_round(t).unwrap();
-            for x in [0.0, 0.1, 0.5, 0.77, 1.0] {
-                let p = gp.predict(&[x]).unwrap();
-                // The reference keeps every copy as its own row (well conditioned at noise 0.01).
-                let (m, v) = reference(&obs, x, t, eps, 0.01);
-                assert!(
-                    (p.mean - m).abs() < 1e-10,
-                    "ε {eps} t {t} x {x}: {} vs {m}",
-                    p.mean
-                );
-                assert!((p.variance - v).abs() < 1e-10, "ε {eps} t {t} x {x}");
-            }
-        }
+        // The reference keeps every copy as its own row (well conditioned at noise 0.01).
+        assert_matches_reference(
+            &mut gp,
+            &obs,
+            eps,
+            &[10, 12, 30],
+            &[0.0, 0.1, 0.5, 0.77, 1.0],
+        );
     }
 }
 

@@ -6,7 +6,7 @@
 
 use costbo_core::dist::{Distribution, TruncatedNormal};
 use costbo_core::driver::{
-    BudgetRule, Controller, Decision, DriverError, MeasurementRule, Refit, Settings,
+    BudgetRule, Controller, Decision, DriverError, MeasurementRule, Memo, Refit, Settings,
 };
 use costbo_core::expectation::SampleBank;
 use costbo_core::feedback::query::{ConfidenceTest, QueryDecision, QueryReason, QueryRule};
@@ -16,6 +16,7 @@ use costbo_core::journal::{replay_into, Journal, Record};
 use costbo_core::kernel::Kernel;
 use costbo_core::linalg::tri_len;
 use costbo_core::policy::explore_then_commit::PlaysPerGroup;
+use costbo_core::policy::unknown_cost::{Exploration, UnknownCostConfig};
 use costbo_core::policy::{AnyPolicy, PolicySpec};
 use costbo_core::problem::{Problem, Variable};
 use costbo_core::Real;
@@ -42,6 +43,24 @@ const LIGHT: InnerConfig = InnerConfig {
 type Ctl<R> = Controller<R, N, D, M, Vec<R>, Vec<[R; D]>, AnyPolicy<R, D, M, 1, 1>>;
 
 fn controller<R: Real>(budget: f64) -> Ctl<R> {
+    controller_with(budget, etc())
+}
+
+/// ETC with four plays per group: no state beyond its observations (an empty memo).
+fn etc<R: Real>() -> PolicySpec<R> {
+    PolicySpec::ExploreThenCommit(PlaysPerGroup::Fixed(4))
+}
+
+/// The unknown-cost rule: each decision changes state its memo carries.
+fn unknown<R: Real>() -> PolicySpec<R> {
+    PolicySpec::UnknownCost(UnknownCostConfig {
+        exploration: Exploration::Rounds(2),
+        alpha: R::from_f64(0.1),
+        halve_every: Some(3),
+    })
+}
+
+fn controller_with<R: Real>(budget: f64, rule: PolicySpec<R>) -> Ctl<R> {
     let tn = TruncatedNormal::with_truncated_variance(R::HALF, R::from_f64(0.04), R::ZERO, R::ONE)
         .unwrap();
     let v = Variable {
@@ -69,7 +88,6 @@ fn controller<R: Real>(budget: f64) -> Ctl<R> {
         budget_rule: BudgetRule::Affordable,
         refit: Refit::Never,
     };
-    let rule = PolicySpec::ExploreThenCommit(PlaysPerGroup::Fixed(4));
     Controller::new(problem, gp, bank, settings, rule.build()).unwrap()
 }
 
@@ -111,6 +129,8 @@ struct Played<R> {
     record: Record,
     x: [R; D],
     y: R,
+    /// The controller's memo after the round, exact (the record holds it in f32).
+    memo: Memo<R>,
 }
 
 /// The measured point of a decision: controlled values as decided, the others drawn.
@@ -144,6 +164,7 @@ fn play<R: Real>(ctl: &mut Ctl<R>, rounds: usize, seed: u64) -> Vec<Played<R>> {
             record,
             x,
             y,
+            memo: ctl.memo(),
         });
     }
     out
@@ -469,20 +490,30 @@ impl NorFlash for MemFlash {
     }
 }
 
-fn replay_and_snapshots_reproduce_the_answers<R>()
-where
+fn replay_and_snapshots_reproduce_the_answers<R>(
+    rule: fn() -> PolicySpec<R>,
+    snapshots_after_skips: bool,
+) where
     R: Real + serde::Serialize + serde::de::DeserializeOwned + Default,
 {
-    let fresh = || controller::<R>(1e3).with_measurement(ce(0.8));
+    let fresh = || controller_with::<R>(1e3, rule()).with_measurement(ce(0.8));
     let (total, seed) = (36, 9);
     let mut live = fresh();
     let all = play(&mut live, total, seed);
     assert!(all.iter().any(|p| p.answer.pay) && all.iter().any(|p| !p.answer.pay));
-    for k in [0, 1, 5, 12, 23] {
+    // Cut points: fixed ones, and every round right after a skipped one (where a replay
+    // ends on a skipped record).
+    let mut cuts = vec![0, 1, 5, 12, 23];
+    let fixed = cuts.len();
+    cuts.extend((1..total).filter(|&k| !all[k - 1].answer.pay));
+    for (cut, k) in cuts.into_iter().enumerate() {
+        let check_snapshot = cut < fixed || snapshots_after_skips;
         // Journal the first k rounds on flash, read them back, replay into a fresh controller.
+        // Memo slots: as many as the rule's records hold (none for ETC).
+        let memo_len = all[0].record.memo().len();
         let mut flash = MemFlash(vec![0xFF; 16 * 1024]);
-        Journal::format(&mut flash, 0, 16 * 1024, D, 0, 7).unwrap();
-        let mut j = Journal::open(flash, 0, 16 * 1024, D, 0, 7).unwrap();
+        Journal::format(&mut flash, 0, 16 * 1024, D, memo_len, 7).unwrap();
+        let mut j = Journal::open(flash, 0, 16 * 1024, D, memo_len, 7).unwrap();
         for p in &all[..k] {
             j.append(&p.record).unwrap();
         }
@@ -502,11 +533,11 @@ where
             let cost = R::from_f64(COSTS[p.decision.set]);
             if p.answer.pay {
                 exact
-                    .replay(p.decision.set, &p.x, p.y, cost, &exact.memo())
+                    .replay(p.decision.set, &p.x, p.y, cost, &p.memo)
                     .unwrap();
             } else {
                 exact
-                    .replay_skip(p.decision.set, &p.x, cost, &exact.memo())
+                    .replay_skip(p.decision.set, &p.x, cost, &p.memo)
                     .unwrap();
             }
         }
@@ -518,10 +549,10 @@ where
         let mut tail_live = again; // the live controller after k rounds
         let mut snap = Controller::restore(
             tail_live.problem().clone(),
-            controller::<R>(1e3).gp().clone(),
-            controller::<R>(1e3).bank().clone(),
+            fresh().gp().clone(),
+            fresh().bank().clone(),
             *tail_live.settings(),
-            controller::<R>(1e3).policy().clone(),
+            fresh().policy().clone(),
             costbo_core::driver::NoCostModel,
             &postcard::from_bytes(&to_bytes(&tail_live.snapshot())).unwrap(),
         )
@@ -556,11 +587,15 @@ where
             out
         };
         let want: Vec<_> = all[k..].iter().map(|p| bits(p)).collect::<Vec<_>>();
-        let mut checked: Vec<&mut Ctl<R>> = vec![&mut exact, &mut snap, &mut tail_live];
-        if core::mem::size_of::<R>() == 4 {
-            checked.push(&mut replayed);
+        let mut checked: Vec<(&str, &mut Ctl<R>)> =
+            vec![("exact replay", &mut exact), ("live", &mut tail_live)];
+        if check_snapshot {
+            checked.push(("snapshot", &mut snap));
         }
-        for ctl in checked {
+        if core::mem::size_of::<R>() == 4 {
+            checked.push(("journal replay", &mut replayed));
+        }
+        for (name, ctl) in checked {
             let got: Vec<_> = stream(ctl)
                 .into_iter()
                 .map(|(decision, answer)| {
@@ -570,10 +605,11 @@ where
                         record: all[0].record,
                         x: all[0].x,
                         y: all[0].y,
+                        memo: all[0].memo,
                     })
                 })
                 .collect();
-            assert_eq!(got, want, "after {k} rounds");
+            assert_eq!(got, want, "{name} after {k} rounds");
             assert_eq!(
                 ctl.spent().to_f64().to_bits(),
                 live.spent().to_f64().to_bits()
@@ -584,12 +620,33 @@ where
 
 #[test]
 fn journal_replay_and_snapshots_reproduce_decisions_and_answers_f64() {
-    replay_and_snapshots_reproduce_the_answers::<f64>();
+    replay_and_snapshots_reproduce_the_answers::<f64>(etc, true);
 }
 
 #[test]
 fn journal_replay_and_snapshots_reproduce_decisions_and_answers_f32() {
-    replay_and_snapshots_reproduce_the_answers::<f32>();
+    replay_and_snapshots_reproduce_the_answers::<f32>(etc, true);
+}
+
+// A rule whose decisions change state its memo carries: a replayed skipped round must restore
+// that state too.
+#[test]
+fn journal_replay_and_snapshots_reproduce_a_stateful_rule_f64() {
+    replay_and_snapshots_reproduce_the_answers::<f64>(unknown, false);
+}
+
+#[test]
+fn journal_replay_and_snapshots_reproduce_a_stateful_rule_f32() {
+    replay_and_snapshots_reproduce_the_answers::<f32>(unknown, false);
+}
+
+// Found in review and not mended yet: under the unknown-cost rule a controller restored from a
+// snapshot taken right after a skipped round decides the next round's doses differently in
+// the last bits (journal replays agree bit for bit).
+#[test]
+#[ignore = "known defect: snapshots right after a skipped round under the unknown-cost rule"]
+fn snapshots_right_after_a_skipped_round_reproduce_a_stateful_rule() {
+    replay_and_snapshots_reproduce_the_answers::<f64>(unknown, true);
 }
 
 #[test]

@@ -24,12 +24,12 @@ fn main() {
                 }
                 let t = std::time::Instant::now();
                 let r = costbo_std::demo::simulate(&c, 200.0, seed, false).unwrap();
-                let pct = 100.0 * r.recommended_expected / 2.194_116_175_648_000_8;
+                let pct = 100.0 * r.recommended_expected / costbo_std::demo::OPTIMUM;
                 let best = r.rounds.iter().map(|x| x.expected).fold(f64::MIN, f64::max);
                 out.lock().unwrap().push((
                     seed,
                     pct,
-                    100.0 * best / 2.1941,
+                    100.0 * best / costbo_std::demo::OPTIMUM,
                     r.rounds.len(),
                     t.elapsed().as_secs_f64(),
                 ));

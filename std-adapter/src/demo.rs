@@ -233,8 +233,9 @@ fn set_name(set: ControlSet) -> String {
     format!("{{{}}}", names.join(", "))
 }
 
-/// The simulator's optimum (standardised): `data/plant/model.json`'s.
-const OPTIMUM: f64 = 2.194_116_175_648_000_8;
+/// The best achievable expected growth (standardised): the simulator's optimum,
+/// `data/plant/model.json`'s, reached by dosing all five nutrients.
+pub const OPTIMUM: f64 = 2.194_116_175_648_000_8;
 
 /// Runs the demo, printing progress to stdout; writes `demo.csv`, `demo.svg` and `demo.png`
 /// into `out`.
@@ -366,6 +367,14 @@ pub fn simulate(
     }
     let problem = Problem::<f64, D, M>::new(&variables, &control_sets(), Some(&COSTS))
         .map_err(|e| format!("{e:?}"))?;
+    let mut settings = Settings {
+        // The fitted contenders are refitted by `fit_model` below, not by the controller.
+        refit: Refit::Never,
+        ..Settings::new(budget, seed)
+    };
+    if contender.fitted {
+        settings.beta = FITTED_BETA;
+    }
     let spec = ControllerSpec {
         problem,
         kernel: Kernel::squared_exponential([0.2; D], 1.0).map_err(|e| format!("{e:?}"))?,
@@ -373,12 +382,7 @@ pub fn simulate(
         noise: 1e-4,
         when_full: WhenFull::DropOldest,
         bank_seed: seed,
-        settings: Settings {
-            // The fitted contenders are refitted by `fit_model` below, not by the controller.
-            refit: Refit::Never,
-            beta: if contender.fitted { FITTED_BETA } else { 2.0 },
-            ..Settings::new(budget, seed)
-        },
+        settings,
         policy: contender.policy,
     };
     let mut ctl: DemoController = spec

@@ -19,22 +19,14 @@ use crate::experiment::write_atomic;
 /// Start of the seal line, the last line of a sealed file.
 const SEAL: &str = "# sealed: ";
 
-/// FNV-1a (64-bit) of `bytes`: a check against accidents (truncation, bit rot), not tampering.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
-/// The seal of `body`: its length in bytes and its hash.
+/// The seal of `body`: its length in bytes and its FNV-1a hash (the runner's job record's
+/// hash, [`crate::experiment::judge`]): a check against accidents (truncation, bit rot), not
+/// tampering.
 fn seal(body: &str) -> String {
     format!(
         "{SEAL}{} bytes, fnv1a {:016x}\n",
         body.len(),
-        fnv1a(body.as_bytes())
+        crate::experiment::judge::fnv(body)
     )
 }
 

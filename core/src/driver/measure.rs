@@ -217,8 +217,9 @@ where
     /// control set played, the measured point and the dose cost exactly as given to
     /// [`skip`](Self::skip) then, and the memo read after it. The round counter, the ledger
     /// and (through the round counter) the measurement stream change as they did then; the
-    /// model is refitted if that round's decision refitted it. The answer that skipped is not
-    /// recomputed: the record is the authority.
+    /// model is refitted if that round's decision refitted it, and the rule's state is set from
+    /// the memo as [`replay`](Self::replay) does. The answer that skipped is not recomputed: the
+    /// record is the authority.
     ///
     /// Discards a pending decision. Errors (nothing changes): [`DriverError::NoMeasurementRule`]
     /// (a skipped round needs a rule), [`DriverError::InvalidSet`],
@@ -244,6 +245,9 @@ where
         self.refit_if_due();
         self.ledger.charge(cost);
         self.rounds += 1;
+        // The skipped round's decision changed the rule's state as any decision does (a
+        // PBGI-D λ, the unknown-cost rule's statistics): the memo read after the skip holds it.
+        self.policy.apply_memo(memo);
         self.pending = None;
         self.asked = None;
         Ok(())
