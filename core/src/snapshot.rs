@@ -8,8 +8,11 @@
 //! generator state to save). The problem, the bank, the settings and the rule's configuration
 //! are configuration: restore with the same ones. Restoring replays the observations into an empty
 //! GP, so every value is validated again and a damaged snapshot yields a typed error instead of
-//! a broken model (with the drop-oldest policy the factor then equals the saved one to rounding,
-//! not bit for bit).
+//! a broken model. A restored controller decides bit for bit as the saved one would have, with
+//! one exception: once a drop-oldest GP has forgotten observations, its live factor is the
+//! O(n²)-downdated one while the restored one is factorised afresh; they agree to rounding
+//! (about 3e-13 relative in f64 in `core/tests/measurement.rs`), so later decisions may differ
+//! in the last bits. Journal replay repeats the downdates and stays exact.
 //!
 //! Arrays whose length is a const generic have no serde implementation of their own, so
 //! [`FixedArray`] carries them (as a sequence of exactly `K` values), and bounded lists are

@@ -34,6 +34,9 @@ const M: usize = 7;
 /// Costs exact in binary, so that sums of them are exact in f32 and f64 alike.
 const COSTS: [f64; M] = [0.25, 0.25, 0.25, 0.5, 0.5, 0.5, 1.0];
 const MEASUREMENT: f64 = 0.5;
+/// κ of the stateful-rule replay tests: low enough that several rounds are skipped before the
+/// GP (capacity N) forgets anything.
+const KAPPA_UNKNOWN: f64 = 0.55;
 const LIGHT: InnerConfig = InnerConfig {
     pool: 12,
     starts: 2,
@@ -490,13 +493,11 @@ impl NorFlash for MemFlash {
     }
 }
 
-fn replay_and_snapshots_reproduce_the_answers<R>(
-    rule: fn() -> PolicySpec<R>,
-    snapshots_after_skips: bool,
-) where
+fn replay_and_snapshots_reproduce_the_answers<R>(rule: fn() -> PolicySpec<R>, kappa: f64)
+where
     R: Real + serde::Serialize + serde::de::DeserializeOwned + Default,
 {
-    let fresh = || controller_with::<R>(1e3, rule()).with_measurement(ce(0.8));
+    let fresh = || controller_with::<R>(1e3, rule()).with_measurement(ce(kappa));
     let (total, seed) = (36, 9);
     let mut live = fresh();
     let all = play(&mut live, total, seed);
@@ -504,10 +505,17 @@ fn replay_and_snapshots_reproduce_the_answers<R>(
     // Cut points: fixed ones, and every round right after a skipped one (where a replay
     // ends on a skipped record).
     let mut cuts = vec![0, 1, 5, 12, 23];
-    let fixed = cuts.len();
     cuts.extend((1..total).filter(|&k| !all[k - 1].answer.pay));
-    for (cut, k) in cuts.into_iter().enumerate() {
-        let check_snapshot = cut < fixed || snapshots_after_skips;
+    let mut exact_after_skip = 0;
+    for k in cuts {
+        // Once the GP has forgotten its oldest observation (more measured rounds than its
+        // capacity N), the live factor is the downdated one and a restored one is factorised
+        // afresh: they agree to rounding, not bit for bit (the snapshot module says so; the
+        // same holds without a measurement rule, see
+        // `snapshots_after_forgetting_agree_to_rounding_with_or_without_a_measurement_rule`).
+        let forgot = all[..k].iter().filter(|p| p.answer.pay).count() > N;
+        let check_snapshot = !forgot;
+        exact_after_skip += usize::from(k > 0 && !all[k - 1].answer.pay && !forgot);
         // Journal the first k rounds on flash, read them back, replay into a fresh controller.
         // Memo slots: as many as the rule's records hold (none for ETC).
         let memo_len = all[0].record.memo().len();
@@ -557,7 +565,7 @@ fn replay_and_snapshots_reproduce_the_answers<R>(
             &postcard::from_bytes(&to_bytes(&tail_live.snapshot())).unwrap(),
         )
         .unwrap()
-        .with_measurement(ce(0.8));
+        .with_measurement(ce(kappa));
         assert_eq!(
             replayed.spent().to_f64().to_bits(),
             tail_live.spent().to_f64().to_bits()
@@ -616,37 +624,99 @@ fn replay_and_snapshots_reproduce_the_answers<R>(
             );
         }
     }
+    assert!(
+        exact_after_skip >= 3,
+        "only {exact_after_skip} snapshots right after a skipped round were checked bit for bit"
+    );
 }
 
 #[test]
 fn journal_replay_and_snapshots_reproduce_decisions_and_answers_f64() {
-    replay_and_snapshots_reproduce_the_answers::<f64>(etc, true);
+    replay_and_snapshots_reproduce_the_answers::<f64>(etc, 0.8);
 }
 
 #[test]
 fn journal_replay_and_snapshots_reproduce_decisions_and_answers_f32() {
-    replay_and_snapshots_reproduce_the_answers::<f32>(etc, true);
+    replay_and_snapshots_reproduce_the_answers::<f32>(etc, 0.8);
 }
 
 // A rule whose decisions change state its memo carries: a replayed skipped round must restore
-// that state too.
+// that state too, and a snapshot taken right after one must hold it.
 #[test]
 fn journal_replay_and_snapshots_reproduce_a_stateful_rule_f64() {
-    replay_and_snapshots_reproduce_the_answers::<f64>(unknown, false);
+    replay_and_snapshots_reproduce_the_answers::<f64>(unknown, KAPPA_UNKNOWN);
 }
 
 #[test]
 fn journal_replay_and_snapshots_reproduce_a_stateful_rule_f32() {
-    replay_and_snapshots_reproduce_the_answers::<f32>(unknown, false);
+    replay_and_snapshots_reproduce_the_answers::<f32>(unknown, KAPPA_UNKNOWN);
 }
 
-// Found in review and not mended yet: under the unknown-cost rule a controller restored from a
-// snapshot taken right after a skipped round decides the next round's doses differently in
-// the last bits (journal replays agree bit for bit).
+/// Restores `live` from its snapshot (with `rule` when the measurement is costly).
+fn restored(live: &Ctl<f64>, rule: Option<MeasurementRule<f64>>) -> Ctl<f64> {
+    let fresh = controller_with::<f64>(1e3, unknown());
+    let ctl = Controller::restore(
+        live.problem().clone(),
+        fresh.gp().clone(),
+        fresh.bank().clone(),
+        *live.settings(),
+        fresh.policy().clone(),
+        costbo_core::driver::NoCostModel,
+        &postcard::from_bytes(&to_bytes(&live.snapshot())).unwrap(),
+    )
+    .unwrap();
+    match rule {
+        Some(r) => ctl.with_measurement(r),
+        None => ctl,
+    }
+}
+
+// The one place where a snapshot does not give back the live controller bit for bit, and why
+// it is not the measurement's doing: once the GP (capacity N, drop-oldest) has forgotten an
+// observation, its live factor is the O(n²)-downdated one while a restored GP factorises the
+// same observations afresh. The two agree to rounding; the rest of the state is equal. Journal
+// replay, which the firmware uses, repeats the downdates and stays exact (the replay tests).
 #[test]
-#[ignore = "known defect: snapshots right after a skipped round under the unknown-cost rule"]
-fn snapshots_right_after_a_skipped_round_reproduce_a_stateful_rule() {
-    replay_and_snapshots_reproduce_the_answers::<f64>(unknown, true);
+fn snapshots_after_forgetting_agree_to_rounding_with_or_without_a_measurement_rule() {
+    for rule in [None, Some(ce::<f64>(KAPPA_UNKNOWN))] {
+        let mut live = controller_with::<f64>(1e3, unknown());
+        if let Some(r) = rule {
+            live = live.with_measurement(r);
+        }
+        let mut rng = Xoshiro128PlusPlus::seed_from_u64(4);
+        let mut measured = 0;
+        while measured < N + 6 {
+            let d = live.suggest().unwrap();
+            let x = point(&d, &mut rng);
+            let cost = COSTS[d.set];
+            if rule.is_some() && !live.query(&x).unwrap().pay {
+                live.skip(&x, cost).unwrap();
+                continue;
+            }
+            live.observe(&x, hartmann3(&x), cost).unwrap();
+            measured += 1;
+        }
+        assert_eq!(live.gp().len(), N, "the GP has forgotten 6 observations");
+        let back = restored(&live, rule);
+        // Everything a snapshot holds is equal (saving the restored controller gives the same
+        // bytes), and the posterior agrees to rounding everywhere probed.
+        assert_eq!(to_bytes(&back.snapshot()), to_bytes(&live.snapshot()));
+        let mut probe = Xoshiro128PlusPlus::seed_from_u64(5);
+        let mut worst: f64 = 0.0;
+        for _ in 0..200 {
+            let u: [f64; D] = core::array::from_fn(|_| probe.next_u32() as f64 / 4294967296.0);
+            let (a, b) = (
+                live.gp().predict(&u).unwrap(),
+                back.gp().predict(&u).unwrap(),
+            );
+            worst = worst
+                .max((a.mean - b.mean).abs() / a.mean.abs().max(1.0))
+                .max((a.variance - b.variance).abs());
+        }
+        assert!(worst < 1e-9, "restored posterior off by {worst:e}");
+        // Before anything was forgotten the same run's snapshots are exact (the replay tests
+        // check every cut right after a skipped round).
+    }
 }
 
 #[test]
