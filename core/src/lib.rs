@@ -57,7 +57,8 @@
     feature = "policy-random-search",
     feature = "policy-gp-ucb",
     feature = "policy-pbgi",
-    feature = "policy-log-ei"
+    feature = "policy-log-ei",
+    feature = "policy-gittins-cvs"
 )))]
 compile_error!(
     "costbo-core needs at least one decision rule: enable a `policy-*` feature or `all-policies`"

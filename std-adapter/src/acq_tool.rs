@@ -39,6 +39,7 @@ fn describe(e: ImprovementError) -> &'static str {
         ImprovementError::NonFinite => "a value is not finite",
         ImprovementError::NegativeStd => "std is negative",
         ImprovementError::NonPositivePrice => "lambda_cost is not positive",
+        ImprovementError::BadMixture => "a mixture needs as many stds as means, at least one",
     }
 }
 

@@ -27,7 +27,7 @@ pub fn variance_floor<R: Real>() -> R {
 
 /// Mean, standard deviation and, if `gradient`, their gradients at `x`, the variance floored.
 #[allow(clippy::type_complexity)]
-fn moments<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>(
+pub(crate) fn moments<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>(
     gp: &Gp<R, N, D, S>,
     x: &[R; D],
     gradient: bool,

@@ -12,7 +12,9 @@
 //! - [`expected_bound`]: `E[μ ± βσ]` and `E[μ]`, with its batched, factorised and screened
 //!   evaluators;
 //! - [`expected_path`]: `E[f̃]` of a posterior sample path (Thompson sampling);
-//! - [`fantasy_ei`]: expected improvement averaged over fantasy sample paths (EI-PSQ).
+//! - [`fantasy_ei`]: expected improvement averaged over fantasy sample paths (EI-PSQ);
+//! - [`expected_gittins`]: the Pandora's Box Gittins index of a control set, the outcome a
+//!   mixture over the bank (issue 20's rule of ours).
 //!
 //! Over a box (a control set of every variable, papers 002–004), acquisitions are functions of
 //! the posterior at the point itself:
@@ -24,6 +26,7 @@
 
 pub mod cost;
 pub mod expected_bound;
+pub mod expected_gittins;
 pub mod expected_path;
 pub mod fantasy_ei;
 pub mod improvement;

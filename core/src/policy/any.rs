@@ -10,6 +10,8 @@ use crate::real::Real;
 use super::ei_psq::EiPsq;
 #[cfg(feature = "policy-explore-then-commit")]
 use super::explore_then_commit::{ExploreThenCommit, PlaysPerGroup};
+#[cfg(feature = "policy-gittins-cvs")]
+use super::gittins_cvs::GittinsCvs;
 #[cfg(feature = "policy-gp-ucb")]
 use super::gp_ucb::{BetaSchedule, GpUcb};
 #[cfg(feature = "policy-log-ei")]
@@ -141,6 +143,16 @@ pub const RULES: &[RuleName] = &[
         name: "pbgi-stop:LAMBDA",
         summary: "cost-per-sample PBGI: fixed LAMBDA, stops by the Pandora rule (paper 002)",
     },
+    #[cfg(feature = "policy-gittins-cvs")]
+    RuleName {
+        name: "gittins-cvs",
+        summary: "each control set's Gittins index over the bank, PBGI-D's lambda (ours, issue 20)",
+    },
+    #[cfg(feature = "policy-gittins-cvs")]
+    RuleName {
+        name: "gittins-cvs:LAMBDA",
+        summary: "the Gittins-index rule for control sets with a fixed LAMBDA > 0 (ours)",
+    },
     #[cfg(feature = "policy-log-ei")]
     RuleName {
         name: "log-ei",
@@ -223,7 +235,7 @@ pub enum PolicySpecError {
     BadEpsilon,
     /// `etc-0`: explore-then-commit needs at least one play per group.
     BadPlays,
-    /// `pbgi:LAMBDA` with a `LAMBDA` that is not a finite number > 0.
+    /// `pbgi:LAMBDA` (or `gittins-cvs:LAMBDA`) with a `LAMBDA` that is not a finite number > 0.
     BadLambda,
 }
 
@@ -261,6 +273,9 @@ pub enum PolicySpec<R> {
     /// A LogEI rule.
     #[cfg(feature = "policy-log-ei")]
     LogEi(CostUse, Maximiser),
+    /// The Gittins-index rule for control sets, with its `λ` schedule.
+    #[cfg(feature = "policy-gittins-cvs")]
+    GittinsCvs(Lambda<R>),
     #[doc(hidden)]
     _Never(core::convert::Infallible, core::marker::PhantomData<R>),
 }
@@ -308,6 +323,8 @@ impl<R: Real> PolicySpec<R> {
             "log-eipc" => PolicySpec::LogEi(CostUse::PerUnit, defaults.maximiser),
             #[cfg(feature = "policy-log-ei")]
             "log-eicc" => PolicySpec::LogEi(CostUse::Cooling, defaults.maximiser),
+            #[cfg(feature = "policy-gittins-cvs")]
+            "gittins-cvs" => PolicySpec::GittinsCvs(Lambda::paper_002_decaying()),
             other => {
                 #[cfg(feature = "policy-pbgi")]
                 for (prefix, stop) in [("pbgi:", false), ("pbgi-stop:", true)] {
@@ -319,6 +336,15 @@ impl<R: Real> PolicySpec<R> {
                         }
                         return Ok(PolicySpec::Pandora(lambda, stop, defaults.maximiser));
                     }
+                }
+                #[cfg(feature = "policy-gittins-cvs")]
+                if let Some(l) = other.strip_prefix("gittins-cvs:") {
+                    let lambda: f64 = l.parse().map_err(|_| PolicySpecError::BadLambda)?;
+                    let lambda = Lambda::Fixed(R::from_f64(lambda));
+                    if !lambda.is_valid() {
+                        return Err(PolicySpecError::BadLambda);
+                    }
+                    return Ok(PolicySpec::GittinsCvs(lambda));
                 }
                 #[cfg(feature = "policy-explore-then-commit")]
                 if let Some(n) = other
@@ -411,6 +437,14 @@ impl<R: Real> PolicySpec<R> {
             ),
             #[cfg(feature = "policy-log-ei")]
             PolicySpec::LogEi(u, m) => PolicySpec::LogEi(u, m),
+            #[cfg(feature = "policy-gittins-cvs")]
+            PolicySpec::GittinsCvs(l) => PolicySpec::GittinsCvs(match l {
+                Lambda::Fixed(v) => Lambda::Fixed(c(v)),
+                Lambda::Decaying { initial, factor } => Lambda::Decaying {
+                    initial: c(initial),
+                    factor: c(factor),
+                },
+            }),
             PolicySpec::_Never(never, _) => match never {},
         }
     }
@@ -453,6 +487,8 @@ impl<R: Real> PolicySpec<R> {
             PolicySpec::Pandora(l, stop, m) => AnyPolicy::Pandora(PandoraIndex::new(l, stop, m)),
             #[cfg(feature = "policy-log-ei")]
             PolicySpec::LogEi(u, m) => AnyPolicy::LogEi(LogEi::new(u, m)),
+            #[cfg(feature = "policy-gittins-cvs")]
+            PolicySpec::GittinsCvs(l) => AnyPolicy::GittinsCvs(GittinsCvs::new(l)),
             PolicySpec::_Never(never, _) => match never {},
         }
     }
@@ -492,6 +528,9 @@ pub enum AnyPolicy<R, const D: usize, const M: usize, const F: usize, const H: u
     /// A LogEI rule.
     #[cfg(feature = "policy-log-ei")]
     LogEi(LogEi),
+    /// The Gittins-index rule for control sets.
+    #[cfg(feature = "policy-gittins-cvs")]
+    GittinsCvs(GittinsCvs<R>),
     #[doc(hidden)]
     _Never(core::convert::Infallible, core::marker::PhantomData<R>),
 }
@@ -518,6 +557,10 @@ pub enum AnyRecord<R: Copy + Default, const D: usize, const M: usize, const H: u
     /// A Gittins index rule's `λ` and pending decision.
     #[cfg(feature = "policy-pbgi")]
     Pandora(super::pbgi::PandoraRecord<R>),
+    /// The Gittins-index rule for control sets' `λ` and pending decision (last, so that the
+    /// records before it keep their bytes).
+    #[cfg(feature = "policy-gittins-cvs")]
+    GittinsCvs(super::gittins_cvs::GittinsCvsRecord<R>),
 }
 
 /// `$body` with `$p` bound to the running rule, whichever it is.
@@ -544,6 +587,8 @@ macro_rules! dispatch {
             AnyPolicy::Pandora($p) => $body,
             #[cfg(feature = "policy-log-ei")]
             AnyPolicy::LogEi($p) => $body,
+            #[cfg(feature = "policy-gittins-cvs")]
+            AnyPolicy::GittinsCvs($p) => $body,
             AnyPolicy::_Never(never, _) => match *never {},
         }
     };
@@ -603,6 +648,8 @@ impl<R: Real, const D: usize, const M: usize, const F: usize, const H: usize> Po
             AnyPolicy::Ei(p) => AnyRecord::Ei(Policy::<R, D, M>::save(p)),
             #[cfg(feature = "policy-pbgi")]
             AnyPolicy::Pandora(p) => AnyRecord::Pandora(Policy::<R, D, M>::save(p)),
+            #[cfg(feature = "policy-gittins-cvs")]
+            AnyPolicy::GittinsCvs(p) => AnyRecord::GittinsCvs(Policy::<R, D, M>::save(p)),
             _ => AnyRecord::Stateless,
         }
     }
@@ -622,6 +669,10 @@ impl<R: Real, const D: usize, const M: usize, const F: usize, const H: usize> Po
             (AnyPolicy::Pandora(p), AnyRecord::Pandora(r)) => Policy::<R, D, M>::load(p, r),
             #[cfg(feature = "policy-pbgi")]
             (AnyPolicy::Pandora(_), _) => Err(DriverError::InvalidSnapshot),
+            #[cfg(feature = "policy-gittins-cvs")]
+            (AnyPolicy::GittinsCvs(p), AnyRecord::GittinsCvs(r)) => Policy::<R, D, M>::load(p, r),
+            #[cfg(feature = "policy-gittins-cvs")]
+            (AnyPolicy::GittinsCvs(_), _) => Err(DriverError::InvalidSnapshot),
             #[cfg(feature = "policy-explore-then-commit")]
             (AnyPolicy::ExploreThenCommit(_), _) => Err(DriverError::InvalidSnapshot),
             #[cfg(feature = "policy-unknown-cost")]

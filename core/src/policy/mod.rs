@@ -28,7 +28,9 @@
 //! - [`pbgi`] (`policy-pbgi`): the Pandora's Box Gittins index, fixed or decaying `λ`, with
 //!   the Pandora stopping rule (paper 002's PBGI, PBGI-D, PBGI-U);
 //! - [`log_ei`] (`policy-log-ei`): LogEI, LogEIPC and LogEICC over a box (paper 002's
-//!   baselines).
+//!   baselines);
+//! - [`gittins_cvs`] (`policy-gittins-cvs`): a Gittins-index rule for control sets (ours,
+//!   issue 20: PBGI-D's index of each set, the outcome a mixture over the bank).
 //!
 //! A rule that needs state no other rule needs (ETC's counters, the unknown-cost rule's running
 //! bounds, EI's query history, a second model) keeps it itself.
@@ -42,6 +44,8 @@ pub mod select;
 pub mod ei_psq;
 #[cfg(feature = "policy-explore-then-commit")]
 pub mod explore_then_commit;
+#[cfg(feature = "policy-gittins-cvs")]
+pub mod gittins_cvs;
 #[cfg(feature = "policy-gp-ucb")]
 pub mod gp_ucb;
 #[cfg(feature = "policy-log-ei")]

@@ -252,7 +252,7 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for PandoraIndex<R
 }
 
 /// A memo scalar as a count of divisions: a whole number in `0..2²⁴` (exact in `f32`).
-fn count<R: Real>(v: R) -> Option<u32> {
+pub(crate) fn count<R: Real>(v: R) -> Option<u32> {
     let f = v.to_f64();
     ((0.0..16_777_216.0).contains(&f) && f == (f as u32) as f64).then_some(f as u32)
 }

@@ -157,6 +157,8 @@ pub enum ImprovementError {
     NegativeStd,
     /// The price `λ·c` of a Gittins index was zero or negative.
     NonPositivePrice,
+    /// A mixture had no component, or its means and standard deviations differ in number.
+    BadMixture,
 }
 
 /// Expected improvement `E[max(f − best, 0)]` of `f ~ N(mean, std²)`: `std·h((mean − best)/std)`,
@@ -259,4 +261,171 @@ fn check<R: Real>(mean: R, std: R, other: R) -> Result<(), ImprovementError> {
         return Err(ImprovementError::NegativeStd);
     }
     Ok(())
+}
+
+/// The Pandora's Box Gittins index of an equal-weight mixture of normals: the `g` with
+/// `(1/S) Σₛ EI(μₛ, σₛ; g) = e^{log_price}`, and what its gradient needs ([`MixtureIndex`]).
+///
+/// This is the index of a control set that leaves variables to chance (issue 20's Gittins rule
+/// for control sets): the outcome of playing the set at `x` is the posterior at `[x, Xₛ]` for a
+/// random `Xₛ`, a mixture over the bank's points, and its expected improvement over `g` is the
+/// mixture's. With one component it is [`gittins_index`].
+///
+/// The left side is decreasing in `g`; its logarithm is solved by Newton's method inside the
+/// bracket `[mean(μ) − price, maxₛ gₛ]` (the mean's EI is at least `mean(μ) − g`; each
+/// component's EI is at most the price at its own index `gₛ`), with a bisection step whenever
+/// Newton leaves it, from the right end, where the logarithm of one component is concave and
+/// Newton approaches monotonically. Components are combined in log space (log-sum-exp), so EI
+/// values that underflow, deep in the tails, still count in proportion. `σₛ = 0` is allowed (EI
+/// is then `max(μₛ − g, 0)`).
+///
+/// Errors: [`ImprovementError::BadMixture`] for no component or slices of different lengths,
+/// [`ImprovementError::NonFinite`], [`ImprovementError::NegativeStd`].
+pub fn mixture_gittins_index<R: Real>(
+    means: &[R],
+    stds: &[R],
+    log_price: R,
+) -> Result<MixtureIndex<R>, ImprovementError> {
+    if means.is_empty() || means.len() != stds.len() {
+        return Err(ImprovementError::BadMixture);
+    }
+    for (&m, &sd) in means.iter().zip(stds) {
+        check(m, sd, log_price)?;
+    }
+    let price = log_price.exp();
+    let n = R::from_usize(means.len());
+    let mean_mu = means.iter().fold(R::ZERO, |a, &m| a + m) / n;
+    let mut lo = mean_mu - price;
+    let mut hi = -R::INFINITY;
+    for (&m, &sd) in means.iter().zip(stds) {
+        hi = hi.max(index_at(m, sd, log_price, price).0);
+    }
+    // Rounding may leave the single-component indices a hair below the bracket's left end.
+    if hi < lo {
+        core::mem::swap(&mut lo, &mut hi);
+    }
+    let target = log_price + n.ln();
+    let mut g = hi;
+    let tolerance = R::EPSILON;
+    let max_iterations = if R::EPSILON < cst(1e-10) { 100 } else { 60 };
+    for _ in 0..max_iterations {
+        let (log_sum, slope) = log_sum_ei(means, stds, g);
+        let residual = log_sum - target;
+        if residual == R::ZERO {
+            break;
+        }
+        // The sum decreases in g: a positive residual puts g left of the root.
+        if residual > R::ZERO {
+            lo = g;
+        } else {
+            hi = g;
+        }
+        let newton = g - residual / slope;
+        let next = if newton > lo && newton < hi && newton.is_finite() {
+            newton
+        } else {
+            R::HALF * (lo + hi)
+        };
+        let step = (next - g).abs();
+        g = next;
+        let scale = g.abs().max(R::ONE);
+        if step <= tolerance * scale || hi - lo <= tolerance * scale {
+            break;
+        }
+    }
+    let mut log_total = -R::INFINITY;
+    for (&m, &sd) in means.iter().zip(stds) {
+        log_total = log_add(log_total, log_cdf_at(m, sd, g));
+    }
+    Ok(MixtureIndex {
+        index: g,
+        log_total_cdf: log_total,
+    })
+}
+
+/// The index of a mixture ([`mixture_gittins_index`]) and the normaliser of its sensitivities.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MixtureIndex<R> {
+    /// The index `g`.
+    pub index: R,
+    /// `ln Σₛ Φ((μₛ − g)/σₛ)`: minus the derivative of the mixture's summed EI in `g`, in logs.
+    log_total_cdf: R,
+}
+
+impl<R: Real> MixtureIndex<R> {
+    /// `(∂g/∂μₛ, ∂g/∂σₛ)` for the component `(mean, std)`, by the implicit function theorem:
+    /// `Φ(uₛ)/Σ Φ` and `φ(uₛ)/Σ Φ` with `uₛ = (μₛ − g)/σₛ`. The `∂g/∂μₛ` sum to one over the
+    /// components (shifting every mean shifts the index).
+    pub fn sensitivity(&self, mean: R, std: R) -> (R, R) {
+        let g = self.index;
+        let d_mean = (log_cdf_at(mean, std, g) - self.log_total_cdf).exp();
+        if std == R::ZERO {
+            return (d_mean, R::ZERO);
+        }
+        let u = (mean - g) / std;
+        // φ/Φ: directly where Φ ≥ ½, as 1/(d ln h/du) − u = K₁(−u) + (−u) below, which
+        // neither cancels nor underflows.
+        let pdf_over_cdf = if u >= R::ZERO {
+            super::normal::normal_pdf(u) / normal_cdf(u)
+        } else {
+            R::ONE / log_h_slope(u) - u
+        };
+        (d_mean, d_mean * pdf_over_cdf)
+    }
+}
+
+/// `ln Σₛ EI(μₛ, σₛ; g)` and its derivative in `g`, `−Σ Φₛ / Σ EIₛ`, in one pass of
+/// log-sum-exp (the sums are kept relative to the largest term seen so far).
+fn log_sum_ei<R: Real>(means: &[R], stds: &[R], g: R) -> (R, R) {
+    let mut largest = -R::INFINITY;
+    // Σ EIₛ and Σ EIₛ·(d ln EIₛ/dg), both divided by e^{largest}.
+    let (mut sum, mut slope_sum) = (R::ZERO, R::ZERO);
+    for (&m, &sd) in means.iter().zip(stds) {
+        let (log_ei, slope) = if sd == R::ZERO {
+            if m <= g {
+                continue;
+            }
+            ((m - g).ln(), -R::ONE / (m - g))
+        } else {
+            let (lh, sl) = log_h_with_slope((m - g) / sd);
+            (lh + sd.ln(), -sl / sd)
+        };
+        if log_ei == -R::INFINITY {
+            continue;
+        }
+        if log_ei > largest {
+            let shrink = (largest - log_ei).exp();
+            sum = sum * shrink + R::ONE;
+            slope_sum = slope_sum * shrink + slope;
+            largest = log_ei;
+        } else {
+            let w = (log_ei - largest).exp();
+            sum += w;
+            slope_sum += w * slope;
+        }
+    }
+    if largest == -R::INFINITY {
+        // Every component is certain to stay below g: the sum is 0 and falls no further.
+        return (-R::INFINITY, R::ZERO);
+    }
+    (largest + sum.ln(), slope_sum / sum)
+}
+
+/// `ln Φ((μ − g)/σ)` (`ln 1` or `−∞` when `σ = 0`), from `ln Φ = ln h + ln(Φ/h)`, which stays
+/// finite where Φ underflows.
+fn log_cdf_at<R: Real>(mean: R, std: R, g: R) -> R {
+    if std == R::ZERO {
+        return if mean > g { R::ZERO } else { -R::INFINITY };
+    }
+    let (lh, slope) = log_h_with_slope((mean - g) / std);
+    lh + slope.ln()
+}
+
+/// `ln(eᵃ + eᵇ)`.
+fn log_add<R: Real>(a: R, b: R) -> R {
+    let (big, small) = if a >= b { (a, b) } else { (b, a) };
+    if small == -R::INFINITY {
+        return big;
+    }
+    big + (small - big).exp().ln_1p()
 }

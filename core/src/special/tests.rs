@@ -453,3 +453,159 @@ fn improvement_functions_in_f32_agree_with_f64() {
     let a = gittins_index(0.0f32, 1.0, 1e-4).unwrap() as f64;
     assert!((a - 3.363015325927082556397).abs() < 2e-6);
 }
+
+/// Mixtures: means, stds, log₁₀ of the price, the index, and `∂g/∂μₛ`, `∂g/∂σₛ` (mpmath at 60
+/// digits by bisection on the exact EI: `tools/references/mixture_gittins.py`).
+#[allow(clippy::type_complexity)]
+const MIXTURES: &[(&[f64], &[f64], i32, f64, &[f64], &[f64])] = &[
+    (
+        &[0.3, -0.2, 1.1, 0.05],
+        &[0.5, 0.8, 0.2, 1.3],
+        -2,
+        1.9839772120347749455,
+        &[
+            5.2611686357259513784e-3,
+            0.04400497303649994467,
+            6.8608066881749534063e-5,
+            0.95066525026089235442,
+        ],
+        &[
+            0.019082645594495777829,
+            0.13348185876835808394,
+            3.1747424668118105297e-4,
+            1.8330741364335549436,
+        ],
+    ),
+    (
+        &[0.3, -0.2, 1.1, 0.05],
+        &[0.5, 0.8, 0.2, 1.3],
+        0,
+        -0.57827387076645971073,
+        &[
+            0.28862173999447950646,
+            0.20488548663762676053,
+            0.30049034650123032639,
+            0.20600242686666340662,
+        ],
+        &[
+            0.025629578926868436347,
+            0.1071990253753382504,
+            6.1418658549441024659e-17,
+            0.10666506023788597211,
+        ],
+    ),
+    (
+        &[0.3, -0.2, 1.1, 0.05],
+        &[0.5, 0.8, 0.2, 1.3],
+        -12,
+        8.6243302474772214745,
+        &[
+            7.3082211070248302587e-52,
+            6.4381695584515744862e-18,
+            2.2473813048314363068e-299,
+            0.99999999999999999356,
+        ],
+        &[
+            1.221079478021629998e-50,
+            7.1590119998383727591e-17,
+            8.4609847915900341126e-298,
+            6.7409722195499471775,
+        ],
+    ),
+    (
+        &[0.0, 0.0],
+        &[1.0, 0.001],
+        -40,
+        13.064024111243487466,
+        &[1.0, 0.0],
+        &[13.139698389826229696, 0.0],
+    ),
+    (
+        &[2.0, -1.0, 0.5],
+        &[0.0, 0.3, 0.01],
+        -3,
+        1.997,
+        &[1.0, 8.429087200443090402e-24, 0.0],
+        &[0.0, 8.5034214467989569823e-23, 0.0],
+    ),
+    (&[5.0, 4.0], &[0.1, 0.1], 1, -5.5, &[0.5, 0.5], &[0.0, 0.0]),
+];
+
+#[test]
+fn mixture_gittins_index_matches_mpmath_with_its_sensitivities() {
+    use super::improvement::mixture_gittins_index;
+    for &(means, stds, log10_price, want, d_mean, d_std) in MIXTURES {
+        let log_price = log10_price as f64 * core::f64::consts::LN_10;
+        let got = mixture_gittins_index(means, stds, log_price).unwrap();
+        assert!(
+            (got.index - want).abs() <= 1e-12 * want.abs().max(1.0),
+            "index {} against {want} for {means:?} {stds:?} 1e{log10_price}",
+            got.index
+        );
+        for s in 0..means.len() {
+            let (dm, ds) = got.sensitivity(means[s], stds[s]);
+            for (g, w) in [(dm, d_mean[s]), (ds, d_std[s])] {
+                assert!(
+                    (g - w).abs() <= 1e-9 * w.abs() + 1e-300,
+                    "sensitivity {g} against {w} for component {s} of {means:?} 1e{log10_price}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn mixture_gittins_index_of_copies_is_the_single_index_and_errors_are_typed() {
+    use super::improvement::{gittins_index, mixture_gittins_index, ImprovementError};
+    for (m, sd, price) in [
+        (0.0, 1.0, 1e-4),
+        (1.5, 0.2, 0.3),
+        (-3.0, 2.0, 1e-30),
+        (0.7, 0.0, 0.01),
+    ] {
+        let one = gittins_index(m, sd, price).unwrap();
+        let many = mixture_gittins_index(&[m; 5], &[sd; 5], f64::ln(price)).unwrap();
+        assert!(
+            (many.index - one).abs() <= 1e-13 * one.abs().max(1.0),
+            "{m} {sd} {price}"
+        );
+    }
+    let bad =
+        |means: &[f64], stds: &[f64], lp: f64| mixture_gittins_index(means, stds, lp).map(|_| ());
+    assert_eq!(bad(&[], &[], 0.0), Err(ImprovementError::BadMixture));
+    assert_eq!(
+        bad(&[0.0, 1.0], &[1.0], 0.0),
+        Err(ImprovementError::BadMixture)
+    );
+    assert_eq!(
+        bad(&[0.0], &[-1.0], 0.0),
+        Err(ImprovementError::NegativeStd)
+    );
+    assert_eq!(
+        bad(&[f64::NAN], &[1.0], 0.0),
+        Err(ImprovementError::NonFinite)
+    );
+    assert_eq!(
+        bad(&[0.0], &[1.0], f64::INFINITY),
+        Err(ImprovementError::NonFinite)
+    );
+}
+
+#[test]
+#[cfg_attr(
+    feature = "fast-math",
+    ignore = "compares f32 with f64 at libm's tolerances; fast-math's f32 exp is 2.4e-3 relative"
+)]
+fn mixture_gittins_index_in_f32_agrees_with_f64() {
+    use super::improvement::mixture_gittins_index;
+    for &(means, stds, log10_price, want, _, _) in MIXTURES {
+        let m32: std::vec::Vec<f32> = means.iter().map(|&v| v as f32).collect();
+        let s32: std::vec::Vec<f32> = stds.iter().map(|&v| v as f32).collect();
+        let lp = (log10_price as f64 * core::f64::consts::LN_10) as f32;
+        let got = mixture_gittins_index(&m32, &s32, lp).unwrap().index as f64;
+        assert!(
+            (got - want).abs() <= 2e-5 * want.abs().max(1.0),
+            "f32 index {got} against {want} for {means:?} 1e{log10_price}"
+        );
+    }
+}
