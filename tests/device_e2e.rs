@@ -471,14 +471,20 @@ fn check_causal(report: &DeviceReport) {
     assert_eq!(report.first_round, 0);
     assert_eq!(report.rounds.len(), 20);
     for (i, r) in report.rounds.iter().enumerate() {
-        assert_eq!(r.round as usize, i, "rounds in order, none twice, none missing");
+        assert_eq!(
+            r.round as usize, i,
+            "rounds in order, none twice, none missing"
+        );
     }
     assert!(report.contexts_checked >= 20);
     assert!(report.decisions_checked >= 20);
     assert!(report.recommendation.is_some());
     // The three arms' control sets (0, 1, 2), each played.
     for set in 0..3 {
-        assert!(report.rounds.iter().any(|r| r.set == set), "set {set} never played");
+        assert!(
+            report.rounds.iter().any(|r| r.set == set),
+            "set {set} never played"
+        );
     }
     let spent = report.rounds.last().unwrap().spent;
     assert!((spent - 2.0).abs() < 1e-5, "spent {spent}");
@@ -504,7 +510,10 @@ fn twenty_causal_rounds_in_qemu_measure_contexts_and_decide_as_the_host_does() {
     // The device read the contexts its arms need, and only those.
     assert!(log.contains("round 0: context NO3 = "), "{log}");
     assert!(log.contains("round 1: context T = "), "{log}");
-    assert!(!log.contains("round 0: context T") && !log.contains("round 2: context"), "{log}");
+    assert!(
+        !log.contains("round 0: context T") && !log.contains("round 2: context"),
+        "{log}"
+    );
     println!(
         "{} rounds; {} arm choices and {} decisions identical",
         report.rounds.len(),

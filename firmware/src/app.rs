@@ -58,11 +58,11 @@
 
 use costbo_core::causal::CausalError;
 use costbo_core::driver::{Decision, DriverError};
-use costbo_core::problem::ControlSet;
 use costbo_core::link::{
     encode, values_from_options, DeviceMessage, ErrorCode, FrameDecoder, HostMessage, LinkError,
     Values, DECODER_CAPACITY, MAX_FRAME, MAX_VARS, VERSION,
 };
+use costbo_core::problem::ControlSet;
 use costbo_experiment::Spec;
 use embedded_hal::delay::DelayNs;
 use embedded_hal::digital::OutputPin;
@@ -200,7 +200,7 @@ pub const COSTLY_MEASUREMENT: bool =
 /// `causal-dosing` asks for it (the host tests). Without it the path is not linked, and an
 /// experiment with contexts halts the device at boot.
 pub const CAUSAL_DOSING: bool =
-    crate::experiment::CAUSAL_ARMS > 0 || cfg!(feature = "causal-dosing");
+    crate::experiment::CAUSAL_ARMS != 0 || cfg!(feature = "causal-dosing");
 
 /// Relative slack of the causal budget check: a round is affordable when
 /// `spent + cost ≤ budget·(1 + CAUSAL_BUDGET_SLACK)`, so that costs that add up to the budget
@@ -500,8 +500,8 @@ where
         };
         let arm = choice.arm;
         let cost = spec.arm_set(arm).and_then(|s| spec.cost::<f64>(s));
-        let affordable = cost
-            .is_some_and(|c| run.spent + c <= spec.budget * (1.0 + CAUSAL_BUDGET_SLACK));
+        let affordable =
+            cost.is_some_and(|c| run.spent + c <= spec.budget * (1.0 + CAUSAL_BUDGET_SLACK));
         if !affordable {
             // Nothing was measured or dosed: the round is dropped, the experiment ends.
             let _ = run.ctl.abandon();
@@ -1036,10 +1036,7 @@ fn replay_causal(
     if x.len() != D {
         return Err(CausalReplayError::NotCausal);
     }
-    let choice = run
-        .ctl
-        .next_arm()
-        .map_err(CausalReplayError::Controller)?;
+    let choice = run.ctl.next_arm().map_err(CausalReplayError::Controller)?;
     let result = (|| {
         if choice.arm != usize::from(record.set) {
             return Err(CausalReplayError::Arm {

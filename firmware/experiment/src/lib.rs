@@ -44,9 +44,9 @@ use costbo_core::driver::{
 use costbo_core::expectation::BankError;
 use costbo_core::feedback::query::{ConfidenceTest, QueryError, QueryRule};
 use costbo_core::gp::{Gp, GpError, WhenFull};
-use costbo_core::linalg::tri_len;
 use costbo_core::inner::InnerConfig;
 use costbo_core::kernel::{Kernel, KernelError, Shape};
+use costbo_core::linalg::tri_len;
 use costbo_core::policy::{AnyPolicy, PolicySpec, PolicySpecError, RuleDefaults};
 use costbo_core::problem::{ControlSet, Problem, ProblemError, Variable, MAX_VARIABLES};
 use costbo_core::real::Real;

@@ -26,8 +26,8 @@ use costbo_core::kernel::Shape;
 use serde::Deserialize;
 
 use crate::{
-    CausalArmSpec, CausalSpec, DistSpec, MeasureRule, MeasurementSpec, ModelSpec, PumpSpec, SensorSpec, SetSpec, Spec,
-    SpecError, VariableSpec,
+    CausalArmSpec, CausalSpec, DistSpec, MeasureRule, MeasurementSpec, ModelSpec, PumpSpec,
+    SensorSpec, SetSpec, Spec, SpecError, VariableSpec,
 };
 
 /// Why a configuration file was rejected: a message that names the file and the entry.
@@ -363,7 +363,11 @@ fn causal(
                     }
                     mask |= 1 << l
                 }
-                _ => return Err(ConfigError(format!("{what}: no variable called \"{name}\""))),
+                _ => {
+                    return Err(ConfigError(format!(
+                        "{what}: no variable called \"{name}\""
+                    )))
+                }
             }
         }
         Ok(mask)

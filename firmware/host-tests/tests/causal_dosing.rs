@@ -14,9 +14,7 @@ use costbo_experiment::Spec;
 use costbo_firmware::app::{codes, App, AppError, Phase};
 use costbo_firmware::drivers::pumps::Pumps;
 use costbo_firmware::drivers::sensor::Sensors;
-use costbo_firmware::experiment::{
-    causal_rng, CausalRng, ARMS, BANK, D, FACTOR_LEN, M, N,
-};
+use costbo_firmware::experiment::{causal_rng, CausalRng, ARMS, BANK, D, FACTOR_LEN, M, N};
 use costbo_firmware::journal;
 use costbo_firmware::sim::{FileFlash, SimClock, SimDelay, SimPin, SimSensorBus};
 use costbo_firmware_host_tests::{RamFile, Responder, ScriptedLink};
@@ -356,7 +354,11 @@ fn bad_causal_settings_are_refused_by_name() {
 fn twenty_causal_rounds_measure_the_arms_contexts_and_decide_as_the_desktop() {
     let spec = spec();
     let file = RamFile::default();
-    let mut app = device(spec, &file, ScriptedLink::new(&[], playing_host(spec, None)));
+    let mut app = device(
+        spec,
+        &file,
+        ScriptedLink::new(&[], playing_host(spec, None)),
+    );
     assert_eq!(app.run(), AppError::Link);
     assert_eq!(app.phase(), Phase::Finished);
     let sent = app.link().sent.clone();
@@ -461,12 +463,13 @@ fn a_journal_whose_round_decides_otherwise_halts_the_device() {
         j.append(&costbo_core::journal::Record::causal(0, &x, 0.5, 0.1).unwrap())
             .unwrap();
     }
-    let mut app = device(spec, &file, ScriptedLink::new(&[], playing_host(spec, None)));
-    let _ = app.run();
-    assert_eq!(
-        app.phase(),
-        Phase::Halted(ErrorCode::Other(codes::REPLAY))
+    let mut app = device(
+        spec,
+        &file,
+        ScriptedLink::new(&[], playing_host(spec, None)),
     );
+    let _ = app.run();
+    assert_eq!(app.phase(), Phase::Halted(ErrorCode::Other(codes::REPLAY)));
     assert_eq!(app.replayed(), 0);
     // A plain (driver) record in a causal journal is refused too.
     let file = RamFile::default();
@@ -475,12 +478,13 @@ fn a_journal_whose_round_decides_otherwise_halts_the_device() {
         j.append(&costbo_core::journal::Record::new(0, &[1.0; D], 0.5, 0.1, &[]).unwrap())
             .unwrap();
     }
-    let mut app = device(spec, &file, ScriptedLink::new(&[], playing_host(spec, None)));
-    let _ = app.run();
-    assert_eq!(
-        app.phase(),
-        Phase::Halted(ErrorCode::Other(codes::REPLAY))
+    let mut app = device(
+        spec,
+        &file,
+        ScriptedLink::new(&[], playing_host(spec, None)),
     );
+    let _ = app.run();
+    assert_eq!(app.phase(), Phase::Halted(ErrorCode::Other(codes::REPLAY)));
 }
 
 #[test]
@@ -556,5 +560,8 @@ fn contexts_out_of_place_or_missing_are_refused_and_change_nothing() {
             .map(|m| format!("{m:?}"))
     };
     assert_eq!(first(&sent), first(&whole.link().sent));
-    assert!(matches!(sent.last(), Some(DeviceMessage::Done { round: 0, .. })));
+    assert!(matches!(
+        sent.last(),
+        Some(DeviceMessage::Done { round: 0, .. })
+    ));
 }

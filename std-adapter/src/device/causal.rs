@@ -113,7 +113,10 @@ fn session<const A: usize, const N: usize>(
     let storage: [Vec<f32>; A] = core::array::from_fn(|_| vec![0.0; tri_len(N)]);
     // Seeded as the firmware seeds its own (`experiment::causal_rng`).
     let mut mirror: Mirror<A, N> = spec
-        .causal_controller::<f32, A, N, D, _, _>(storage, Xoshiro128PlusPlus::seed_from_u64(spec.seed))
+        .causal_controller::<f32, A, N, D, _, _>(
+            storage,
+            Xoshiro128PlusPlus::seed_from_u64(spec.seed),
+        )
         .map_err(err)?;
     // The source-water distributions, as the cost-aware experiments draw them.
     let m = spec.sets.len();
@@ -301,7 +304,9 @@ fn session<const A: usize, const N: usize>(
                     _ => {
                         // A new round: the source water as it comes.
                         let u: [f64; D] = core::array::from_fn(|l| {
-                            truth.unit_distribution(l).sample(uniform_open(&mut water_rng))
+                            truth
+                                .unit_distribution(l)
+                                .sample(uniform_open(&mut water_rng))
                         });
                         Flight {
                             round,
@@ -322,7 +327,9 @@ fn session<const A: usize, const N: usize>(
                 }
                 if options.mirror {
                     let mine = mirror.next_arm().map_err(|e| {
-                        format!("round {round}: the device chose an arm, the host's controller: {e:?}")
+                        format!(
+                            "round {round}: the device chose an arm, the host's controller: {e:?}"
+                        )
                     })?;
                     if mine.arm != arm {
                         return Err(format!(
@@ -378,16 +385,13 @@ fn session<const A: usize, const N: usize>(
                     ));
                 }
                 let mask = spec.sets[set].mask;
-                for l in 0..D {
+                for (l, (&x, v)) in dv.iter().zip(spec.variables).enumerate() {
                     let dosed = mask & (1 << l) != 0;
-                    let v = &spec.variables[l];
-                    if dosed != !dv[l].is_nan()
-                        || dosed
-                            && !(dv[l] >= v.lower as f32 && dv[l] <= v.upper as f32)
-                    {
+                    let inside = x >= v.lower as f32 && x <= v.upper as f32;
+                    if dosed == x.is_nan() || dosed && !inside {
                         return Err(format!(
-                            "round {round}: the device's decision sets {} to {:?}: refused",
-                            v.name, dv[l]
+                            "round {round}: the device's decision sets {} to {x:?}: refused",
+                            v.name
                         ));
                     }
                 }
@@ -405,7 +409,10 @@ fn session<const A: usize, const N: usize>(
                     })?;
                     let actions = mirror.table().get(f.arm).map(|a| a.actions().to_vec());
                     let ours: [f32; D] = core::array::from_fn(|l| {
-                        match actions.as_ref().and_then(|a| a.iter().position(|&v| v == l)) {
+                        match actions
+                            .as_ref()
+                            .and_then(|a| a.iter().position(|&v| v == l))
+                        {
                             Some(k) => spec.from_unit(l, mine.input[k]),
                             None => f32::NAN,
                         }
