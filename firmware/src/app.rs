@@ -135,7 +135,7 @@ pub struct App<'a, P, Dl, I, L, F, W> {
 
 /// A contextual causal experiment's state beside its controller.
 struct CausalRun<'a> {
-    ctl: CausalCtl<'a>,
+    ctl: &'a mut CausalCtl<'a>,
     /// Budget spent (the costs of the rounds told, summed in f64 as the desktop does).
     spent: f64,
     /// The open round's measured contexts (physical units; NaN for the other variables).
@@ -252,10 +252,11 @@ where
 
     /// The application of a contextual causal experiment (the spec's `[causal]` table): its
     /// causal controller, built from the spec
-    /// ([`Spec::causal_controller`](costbo_experiment::Spec::causal_controller)). Call before
-    /// [`boot`](Self::boot). Ignored (the device halts at boot) in a firmware without
+    /// ([`Spec::causal_controller`](costbo_experiment::Spec::causal_controller)), held by
+    /// reference (it holds one GP per arm: a static on the device, not a stack copy). Call
+    /// before [`boot`](Self::boot). Ignored (the device halts at boot) in a firmware without
     /// [`CAUSAL_DOSING`].
-    pub fn with_causal(mut self, ctl: CausalCtl<'a>) -> Self {
+    pub fn with_causal(mut self, ctl: &'a mut CausalCtl<'a>) -> Self {
         if CAUSAL_DOSING {
             self.causal = Some(CausalRun {
                 ctl,
@@ -930,7 +931,7 @@ where
 
     /// The causal controller of a contextual causal experiment.
     pub fn causal_controller(&self) -> Option<&CausalCtl<'a>> {
-        self.causal.as_ref().map(|r| &r.ctl)
+        self.causal.as_ref().map(|r| &*r.ctl)
     }
 
     /// Where the application stands.

@@ -59,7 +59,7 @@ fn device(spec: &'static Spec<'static>, file: &RamFile, link: ScriptedLink) -> T
         j,
         String::new(),
     )
-    .with_causal(causal)
+    .with_causal(Box::leak(Box::new(causal)))
 }
 
 fn desktop(spec: &Spec<'static>) -> Desktop {

@@ -32,7 +32,7 @@ mod firmware {
     use costbo_firmware::drivers::pumps::Pumps;
     use costbo_firmware::drivers::sensor::Sensors;
     use costbo_firmware::experiment::{
-        causal_rng, ARMS, BANK, CONFIG_ID, D, FACTOR_LEN, M, N, SPEC,
+        causal_rng, CausalCtl, ARMS, BANK, CONFIG_ID, D, FACTOR_LEN, M, N, SPEC,
     };
     use costbo_firmware::semihosting::{cmdline, exit};
     use costbo_firmware::sim::{FileFlash, SimClock, SimDelay, SimPin, SimSensorBus};
@@ -125,17 +125,19 @@ mod firmware {
         };
 
         let mut app = App::new(&SPEC, CONFIG_ID, ctl, pumps, sensors, uart, journal, Stdout);
-        // A contextual causal experiment (`[causal]`): one GP factor per arm, in .bss too.
-        // Without one this is not linked (CAUSAL_DOSING is false).
+        // A contextual causal experiment (`[causal]`): one GP factor per arm, and the
+        // controller itself (one GP per arm), in .bss too. Without one this is not linked
+        // (CAUSAL_DOSING is false).
         if CAUSAL_DOSING && SPEC.causal.is_some() {
-            let Some(factors) = cortex_m::singleton!(
-                : [[f32; FACTOR_LEN]; ARMS] = [[0.0; FACTOR_LEN]; ARMS]
+            let (Some(factors), Some(slot)) = (
+                cortex_m::singleton!(: [[f32; FACTOR_LEN]; ARMS] = [[0.0; FACTOR_LEN]; ARMS]),
+                cortex_m::singleton!(: Option<CausalCtl<'static>> = None),
             ) else {
                 fail("buffers already taken")
             };
             let storage = factors.each_mut().map(|f| &mut f[..]);
             match SPEC.causal_controller::<f32, ARMS, N, D, _, _>(storage, causal_rng(SPEC.seed)) {
-                Ok(c) => app = app.with_causal(c),
+                Ok(c) => app = app.with_causal(slot.insert(c)),
                 Err(e) => {
                     println!("controller: the causal experiment cannot be built: {:?}", e);
                     exit(3)
