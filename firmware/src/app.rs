@@ -378,7 +378,7 @@ where
             (HostMessage::Stop, _) => self.finish(),
             (HostMessage::Start, Phase::Idle) => self.decide(),
             // Asked again: the same arm and contexts.
-            (HostMessage::Start, Phase::Contexts(arm)) => self.ask_contexts(arm),
+            (HostMessage::Start, Phase::Contexts(arm)) if CAUSAL_DOSING => self.ask_contexts(arm),
             // Asked again: the same decision, without dosing again.
             (
                 HostMessage::Start,
