@@ -689,17 +689,15 @@ impl<'a> Spec<'a> {
                 got: s.as_ref().len(),
             }));
         }
-        let mut refused = None;
-        let gps = storage.map(|s| {
-            Gp::new(kernel, mean, noise, WhenFull::DropOldest, s)
-                .map_err(|e| refused = Some(e))
-                .ok()
-        });
-        if let Some(e) = refused {
-            return Err(SpecError::Gp(e));
+        let gps = storage.map(|s| Gp::new(kernel, mean, noise, WhenFull::DropOldest, s));
+        if let Some(Err(e)) = gps.iter().find(|g| g.is_err()) {
+            return Err(SpecError::Gp(*e));
         }
-        // Every entry is `Some`: no `Gp::new` failed.
-        let gps = gps.map(|g| g.expect("every GP was built"));
+        // Every entry is `Ok`: no `Gp::new` failed.
+        let gps = gps.map(|g| match g {
+            Ok(g) => g,
+            Err(_) => unreachable!("every GP was built"),
+        });
         let settings = CausalSettings {
             starts: c.starts,
             ..CausalSettings::algorithm2(
