@@ -14,6 +14,12 @@ COSTBO_EXPERIMENT=experiments/costly-measurement.toml and pass --config) the dev
 Measurement with a Query; the script then sends the Outcome when told to measure and Skipped
 (the dose's cost) when not, and counts both.
 
+With contexts (the experiment file's [causal] table; build with
+COSTBO_EXPERIMENT=experiments/causal-contexts.toml and pass --config) the device asks for the
+chosen arm's contexts before each Decision (MeasureContexts); the script answers with the
+source water's values of those variables (Contexts, NaN elsewhere), keeps the round's water for
+the Measurement, and checks after a power cut that the arm and the decision are the same.
+
 With --power-cut-round K it kills QEMU in round K after the Measurement (the round in flight is
 lost), boots it again on the same journal, and checks that the device resumes at round K and
 decides round K bit for bit as before the cut. Exit status 0 when every check passed; the last
@@ -114,6 +120,8 @@ def decode_device(payload):
         return ("Error", dict(code=name, round=r.varint()))
     if tag == 5:
         return ("Query", dict(round=r.varint(), measure=r.u8() == 1, min_probability=r.f32()))
+    if tag == 6:
+        return ("MeasureContexts", dict(round=r.varint(), arm=r.u8(), contexts=r.varint()))
     raise ValueError("unknown device message %d" % tag)
 
 
@@ -132,6 +140,11 @@ def outcome(rnd, y, cost):
 
 def skipped(rnd, cost):
     return varint(5) + varint(rnd) + struct.pack("<f", cost)
+
+
+def contexts(rnd, values):
+    return varint(6) + varint(rnd) + varint(len(values)) + b"".join(
+        struct.pack("<f", v) for v in values)
 
 
 # ---- framing ----------------------------------------------------------------------------------
@@ -279,6 +292,8 @@ def main():
     print("device:", kind, hello, flush=True)
     check(kind == "Hello" and hello["config"] == config_id, "Hello with this configuration")
     decisions = {}
+    asked = {}   # round -> (arm, context mask): the same after a power cut
+    water = {}   # round -> the source water's value of every variable
     cut_done = False
     t0 = time.time()
     dev.send(start())
@@ -293,6 +308,20 @@ def main():
             print("device: Error", m, flush=True)
             check(False, "no Error from the device")
             break
+        if kind == "MeasureContexts":
+            rnd = m["round"]
+            key = (m["arm"], m["contexts"])
+            if rnd in asked:
+                check(asked[rnd] == key, "round %d chose arm %d again after the power cut"
+                      % (rnd, asked[rnd][0]))
+            asked[rnd] = key
+            w = water.setdefault(rnd, [source_water(var, rng) for var in variables])
+            vals = [w[l] if m["contexts"] >> l & 1 else float("nan")
+                    for l in range(len(variables))]
+            print("round %3d: arm %d, contexts %s" % (
+                rnd, m["arm"], ["%.3f" % v for v in vals if not math.isnan(v)]), flush=True)
+            dev.send(contexts(rnd, vals))
+            continue
         if kind != "Decision":
             check(False, "expected a Decision, got %s" % kind)
             break
@@ -301,8 +330,11 @@ def main():
             check(decisions[rnd] == m["bits"], "round %d decided identically after the power cut"
                   % rnd)
         decisions[rnd] = m["bits"]
-        x = [v if not math.isnan(v) else source_water(var, rng)
-             for v, var in zip(m["values"], variables)]
+        if rnd in water:  # a causal round: the water its contexts were measured from
+            x = [v if not math.isnan(v) else water[rnd][l] for l, v in enumerate(m["values"])]
+        else:
+            x = [v if not math.isnan(v) else source_water(var, rng)
+                 for v, var in zip(m["values"], variables)]
         print("round %3d: set %d, dose %s (%.1fs)" % (
             rnd, m["set"], ["%.3f" % v if not math.isnan(v) else "-" for v in m["values"]],
             time.time() - t0), flush=True)
@@ -337,6 +369,8 @@ def main():
         if kind != "Ack" or a["round"] != rnd:
             check(False, "Ack of round %d (got %s %s)" % (rnd, kind, a))
             break
+    if "causal" in cfg:
+        check(len(asked) == len(decisions), "every round asked for its arm's contexts")
     if costly:
         print("%d rounds measured, %d skipped" % (measured, skips), flush=True)
         check(measured + skips > 0, "every round answered with a Query")

@@ -9,6 +9,10 @@
 //! `COSTBO_EXPERIMENT` in its own target directory): every decision *and* every pay/skip answer
 //! must equal the host's f32 controller bit for bit, across power cuts too.
 //!
+//! And two run the contextual causal experiment (`firmware/experiments/causal-contexts.toml`):
+//! every arm, every context request and every decision must equal the host's f32 causal
+//! controller bit for bit, across power cuts too.
+//!
 //! Needs `qemu-system-arm` (scripts/test-all installs it) and builds the firmware's
 //! `controller` binary with cargo (profile `firmware`). `COSTBO_SKIP_QEMU=1` skips these tests
 //! (they then pass without running: say so where you report).
@@ -52,6 +56,18 @@ fn costly_controller_elf() -> PathBuf {
         .clone()
 }
 
+/// The contextual causal experiment file (contexts measured before dosing).
+fn causal_config() -> PathBuf {
+    root().join("firmware/experiments/causal-contexts.toml")
+}
+
+/// Builds the controller ELF of the contextual causal experiment once.
+fn causal_controller_elf() -> PathBuf {
+    static ELF: OnceLock<PathBuf> = OnceLock::new();
+    ELF.get_or_init(|| build_controller(Some(&causal_config())))
+        .clone()
+}
+
 /// Builds the controller for `experiment` (the default `firmware/experiment.toml` if `None`;
 /// another file builds in a target directory of its own, so that the two ELFs coexist).
 fn build_controller(experiment: Option<&Path>) -> PathBuf {
@@ -71,9 +87,10 @@ fn build_controller(experiment: Option<&Path>) -> PathBuf {
         } else {
             root().join(target)
         };
-        let target = match experiment {
+        // Another experiment file builds in `firmware-<its stem>`.
+        let target = match experiment.and_then(|f| f.file_stem()) {
             None => target,
-            Some(_) => target.join("firmware-costly-measurement"),
+            Some(stem) => target.join(format!("firmware-{}", stem.to_string_lossy())),
         };
         let mut command = Command::new(cargo);
         match experiment {
@@ -439,4 +456,117 @@ fn power_cuts_in_a_costly_measurement_experiment_keep_the_answers() {
     assert!(!log2.contains("cannot be replayed") && !log3.contains("cannot be replayed"));
     // Answers compared: one per round, plus one per round lost in flight and asked again.
     assert!(report.queries_checked <= report.rounds.len() + 2);
+}
+
+fn causal_options(port: u16, reconnect: bool) -> DeviceOptions {
+    DeviceOptions {
+        config: causal_config(),
+        ..costly_options(port, reconnect)
+    }
+}
+
+/// Checks a finished causal session: 20 rounds in order (budget 2, every arm's set costs
+/// 0.1), every arm choice and context request and every decision compared, every arm played.
+fn check_causal(report: &DeviceReport) {
+    assert_eq!(report.first_round, 0);
+    assert_eq!(report.rounds.len(), 20);
+    for (i, r) in report.rounds.iter().enumerate() {
+        assert_eq!(
+            r.round as usize, i,
+            "rounds in order, none twice, none missing"
+        );
+    }
+    assert!(report.contexts_checked >= 20);
+    assert!(report.decisions_checked >= 20);
+    assert!(report.recommendation.is_some());
+    // The three arms' control sets (0, 1, 2), each played.
+    for set in 0..3 {
+        assert!(
+            report.rounds.iter().any(|r| r.set == set),
+            "set {set} never played"
+        );
+    }
+    let spent = report.rounds.last().unwrap().spent;
+    assert!((spent - 2.0).abs() < 1e-5, "spent {spent}");
+}
+
+#[test]
+fn twenty_causal_rounds_in_qemu_measure_contexts_and_decide_as_the_host_does() {
+    if skip() {
+        return;
+    }
+    let elf = causal_controller_elf();
+    let dir = scratch("device-e2e-causal");
+    let port = free_port();
+    let qemu = Qemu::boot(&elf, port, &dir.join("journal.bin"), dir.join("qemu.log"));
+    let report =
+        run(&causal_options(port, false)).unwrap_or_else(|e| panic!("{e}\n{}", qemu.log()));
+    check_causal(&report);
+    assert_eq!(report.reconnects, 0);
+    assert_eq!(report.decisions_checked, 20);
+    assert_eq!(report.contexts_checked, 20);
+    let (code, log) = qemu.wait_exit(Duration::from_secs(30));
+    assert_eq!(code, Some(0), "firmware exit status; log:\n{log}");
+    // The device read the contexts its arms need, and only those.
+    assert!(log.contains("round 0: context NO3 = "), "{log}");
+    assert!(log.contains("round 1: context T = "), "{log}");
+    assert!(
+        !log.contains("round 0: context T") && !log.contains("round 2: context"),
+        "{log}"
+    );
+    println!(
+        "{} rounds; {} arm choices and {} decisions identical",
+        report.rounds.len(),
+        report.contexts_checked,
+        report.decisions_checked
+    );
+}
+
+#[test]
+fn power_cuts_in_a_causal_experiment_replay_the_rounds_bit_for_bit() {
+    if skip() {
+        return;
+    }
+    let elf = causal_controller_elf();
+    let dir = scratch("device-power-cut-causal");
+    let port = free_port();
+    let journal = dir.join("journal.bin");
+    let first = Qemu::boot(&elf, port, &journal, dir.join("qemu-1.log"));
+    let host = std::thread::spawn(move || run(&causal_options(port, true)));
+    // Cut 1: while round 6 is being dosed (its contexts read, its outcome not yet told).
+    first.wait_for("round 6: dose", Duration::from_secs(120));
+    let log1 = first.cut_power();
+    let second = Qemu::boot(&elf, port, &journal, dir.join("qemu-2.log"));
+    second.wait_for("journal: replayed", Duration::from_secs(60));
+    // Cut 2: as soon as round 14's outcome is logged (journaled and acknowledged or not).
+    second.wait_for("round 14: outcome", Duration::from_secs(120));
+    let log2 = second.cut_power();
+    let third = Qemu::boot(&elf, port, &journal, dir.join("qemu-3.log"));
+    let report = host.join().unwrap().unwrap_or_else(|e| {
+        panic!(
+            "{e}\n--- boot 1\n{log1}\n--- boot 2\n{log2}\n--- boot 3\n{}",
+            third.log()
+        )
+    });
+    check_causal(&report);
+    assert_eq!(report.reconnects, 2);
+    let (code, log3) = third.wait_exit(Duration::from_secs(30));
+    assert_eq!(code, Some(0), "{log3}");
+    let replayed = |log: &str| -> u32 {
+        let at = log.find("journal: replayed ").expect("replay line");
+        log[at + 18..].split(' ').next().unwrap().parse().unwrap()
+    };
+    // Each boot decided every journaled round again, bit for bit (or it would have halted).
+    let (r2, r3) = (replayed(&log2), replayed(&log3));
+    assert!(r2 >= 6, "boot 2 replayed {r2} records");
+    assert!(r3 >= 14 && r3 > r2, "boot 3 replayed {r3} records");
+    assert!(!log2.contains("cannot be replayed") && !log3.contains("cannot be replayed"));
+    assert!(report.recovered_unacked <= 2);
+    // Compared: one per round, plus one per round lost in flight and decided again.
+    assert!(report.decisions_checked <= report.rounds.len() + 2);
+    println!(
+        "boot 2 replayed {r2}, boot 3 replayed {r3}; {} rounds, {} decisions identical",
+        report.rounds.len(),
+        report.decisions_checked
+    );
 }

@@ -22,6 +22,12 @@
 //!   [`Controller::replay_skip`](crate::driver::Controller::replay_skip). Records of measured
 //!   rounds keep their bytes, so a journal without skipped rounds is byte for byte what it was
 //!   before skipped records existed.
+//! - A round of a contextual causal experiment (the experiment file's `[causal]` table: an
+//!   arm chosen, its contexts measured before dosing, the action dosed) is a *causal* record
+//!   ([`Record::causal`]): `set` is the arm, the point holds the action's doses and the
+//!   measured contexts (NaN elsewhere), mark byte `0xA7`. It is not a driver round:
+//!   [`replay_into`] refuses it; the causal controller is rebuilt by deciding each recorded
+//!   round again from its contexts and outcome (the firmware's `app` module).
 //! - Records sit in fixed-size slots. [`Journal::append`] writes a slot's body (with a CRC-32)
 //!   first and a commit word after it, each write aligned to the flash's `WRITE_SIZE`, and
 //!   writes only erased bytes. A slot counts only when its commit word is complete and its CRC
@@ -66,6 +72,8 @@ const BODY_FIXED: usize = 8;
 const MARK_MEASURED: u8 = 0xA5;
 /// Body byte 7 of a skipped round's record.
 const MARK_SKIPPED: u8 = 0xA6;
+/// Body byte 7 of a contextual causal round's record.
+const MARK_CAUSAL: u8 = 0xA7;
 const MAX_BODY: usize = BODY_FIXED + 4 * (MAX_VARS + 2 + MAX_MEMO) + 4;
 const MAX_SLOT: usize = align(MAX_BODY, MAX_UNIT) + MAX_UNIT;
 
@@ -120,6 +128,7 @@ pub struct Record {
     memo: [f32; MAX_MEMO],
     memo_len: u8,
     skipped: bool,
+    causal: bool,
 }
 
 impl Record {
@@ -139,6 +148,7 @@ impl Record {
             memo: [0.0; MAX_MEMO],
             memo_len: memo.len() as u8,
             skipped: false,
+            causal: false,
         };
         r.x[..x.len()].copy_from_slice(x);
         r.memo[..memo.len()].copy_from_slice(memo);
@@ -202,6 +212,25 @@ impl Record {
         self.skipped
     }
 
+    /// A contextual causal round's record (see the module documentation): arm `arm` (not
+    /// [`SET_INITIAL`]), the point `x` (the action's doses and the measured contexts in
+    /// physical units, NaN for the other variables), the outcome and the cost paid; no memo
+    /// (the causal controller is rebuilt by deciding again). `None` if `x` is too long or
+    /// `arm` is [`SET_INITIAL`].
+    pub fn causal(arm: u8, x: &[f32], y: f32, cost: f32) -> Option<Record> {
+        if arm == SET_INITIAL {
+            return None;
+        }
+        let mut r = Record::new(arm, x, y, cost, &[])?;
+        r.causal = true;
+        Some(r)
+    }
+
+    /// True for a contextual causal round ([`Record::causal`]); its `set` is the arm.
+    pub fn is_causal(&self) -> bool {
+        self.causal
+    }
+
     /// The measured point.
     pub fn x(&self) -> &[f32] {
         &self.x[..self.dims as usize]
@@ -227,7 +256,9 @@ impl Record {
         out[4] = self.set;
         out[5] = self.dims;
         out[6] = self.memo_len;
-        out[7] = if self.skipped {
+        out[7] = if self.causal {
+            MARK_CAUSAL
+        } else if self.skipped {
             MARK_SKIPPED
         } else {
             MARK_MEASURED
@@ -258,10 +289,11 @@ impl Record {
         if crate_crc(data) != u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]) {
             return None;
         }
-        let skipped = match data[7] {
-            MARK_MEASURED => false,
-            // Only a played round can be skipped.
-            MARK_SKIPPED if data[4] != SET_INITIAL => true,
+        let (skipped, causal) = match data[7] {
+            MARK_MEASURED => (false, false),
+            // Only a played round can be skipped, or be a causal round.
+            MARK_SKIPPED if data[4] != SET_INITIAL => (true, false),
+            MARK_CAUSAL if data[4] != SET_INITIAL => (false, true),
             _ => return None,
         };
         if data[5] as usize != dims || data[6] as usize != memo_len {
@@ -286,6 +318,7 @@ impl Record {
             memo: [0.0; MAX_MEMO],
             memo_len: memo_len as u8,
             skipped,
+            causal,
         };
         for l in 0..dims {
             r.x[l] = f(l);
@@ -304,7 +337,9 @@ fn crate_crc(bytes: &[u8]) -> u32 {
 
 /// Replays one record into a controller: [`observe_initial`](Controller::observe_initial)
 /// for [`SET_INITIAL`], [`replay_skip`](Controller::replay_skip) for a skipped round,
-/// [`replay`](Controller::replay) otherwise. On error the controller is unchanged.
+/// [`replay`](Controller::replay) otherwise. A causal record ([`Record::causal`]) is not a
+/// driver round: [`DriverError::InvalidMemo`], and nothing changes. On error the controller
+/// is unchanged.
 pub fn replay_into<R, const N: usize, const D: usize, const M: usize, S, B, P>(
     ctl: &mut Controller<R, N, D, M, S, B, P>,
     record: &Record,
@@ -315,6 +350,9 @@ where
     B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
     P: Policy<R, D, M>,
 {
+    if record.is_causal() {
+        return Err(DriverError::InvalidMemo);
+    }
     let xs = record.x();
     if xs.len() != D {
         return Err(DriverError::OutOfBounds(xs.len().min(D)));

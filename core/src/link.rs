@@ -57,11 +57,23 @@
 //!    [`ErrorCode::NotMeasured`], a `Skipped` for a round told to measure with
 //!    [`ErrorCode::MeasurementDue`].
 //!
-//! Without a costly measurement nothing of this happens and the conversation is the one
-//! above. The new messages and codes are appended to their enums, so every message of the
-//! plain conversation encodes as before, and [`VERSION`] stays 1: a host that does not know
-//! `Query` only meets it with an experiment file it cannot mirror anyway (the `config` of
-//! `Hello` differs).
+//! **Contexts measured before dosing.** When the experiment is a contextual causal one (its
+//! `[causal]` table: arms, each dosing one control set after measuring its context
+//! variables), step 2 begins with a question:
+//!
+//! 2. The device chooses the round's arm and sends [`DeviceMessage::MeasureContexts`] with the
+//!    variables to measure. The host measures them (the source water as it is, before any
+//!    dose) and sends [`HostMessage::Contexts`] with one reading per variable (`NaN` for the
+//!    variables not asked for). The device reads its context sensors, chooses the action with
+//!    the contexts held, and sends `Decision` (the arm's control set, the doses, the UCB
+//!    value as `score`); the round goes on at 3 as above. `Start` while the device waits for
+//!    the contexts repeats `MeasureContexts`.
+//!
+//! Without a costly measurement or contexts nothing of this happens and the conversation is
+//! the one above. The new messages and codes are appended to their enums, so every message of
+//! the plain conversation encodes as before, and [`VERSION`] stays 1: a host that does not
+//! know `Query` or `MeasureContexts` only meets them with an experiment file it cannot mirror
+//! anyway (the `config` of `Hello` differs).
 
 use serde::{Deserialize, Serialize};
 
@@ -187,6 +199,16 @@ pub enum DeviceMessage {
         /// test), so that the host can compare answers bit for bit.
         min_probability: f32,
     },
+    /// In a contextual causal experiment: round `round` plays arm `arm`, which needs the
+    /// variables of `contexts` measured before it doses (see the module documentation).
+    MeasureContexts {
+        /// Round.
+        round: u32,
+        /// The arm chosen (its index in the experiment's arm table).
+        arm: u8,
+        /// The variables to measure: bit `l` for variable `l`.
+        contexts: u32,
+    },
 }
 
 /// Messages from the host to the device.
@@ -222,6 +244,14 @@ pub enum HostMessage {
         round: u32,
         /// Cost paid for the dose.
         cost: f32,
+    },
+    /// In a contextual causal experiment: the readings asked for by `MeasureContexts` for
+    /// round `round`, one per variable in physical units (`NaN` for those not asked for).
+    Contexts {
+        /// Round.
+        round: u32,
+        /// One reading per variable.
+        values: Values,
     },
 }
 

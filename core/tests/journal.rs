@@ -818,3 +818,35 @@ mod sequential_storage_queue {
         );
     }
 }
+
+#[test]
+fn causal_records_are_marked_and_keep_their_nan_entries() {
+    let mut flash = MemFlash::<4, 1>::new(4096);
+    Journal::format(&mut flash, 0, 4096, 3, 0, 9).unwrap();
+    let mut j = Journal::open(flash, 0, 4096, 3, 0, 9).unwrap();
+    let plain = Record::new(1, &[0.5, 0.25, 2.0], 1.5, 0.25, &[]).unwrap();
+    let causal = Record::causal(1, &[0.5, f32::NAN, 2.0], 1.5, 0.25).unwrap();
+    assert!(Record::causal(SET_INITIAL, &[0.0; 3], 1.0, 1.0).is_none());
+    j.append(&plain).unwrap();
+    j.append(&causal).unwrap();
+    let back = all(&mut j);
+    assert!(!back[0].is_causal() && !back[0].is_skipped());
+    assert!(back[1].is_causal() && !back[1].is_skipped() && !back[1].is_initial());
+    assert_eq!((back[1].set, back[1].y, back[1].cost), (1, 1.5, 0.25));
+    assert_eq!(back[1].x()[0], 0.5);
+    assert!(back[1].x()[1].is_nan());
+    let flash = j.release();
+    // Header 16 bytes; slot: body 8 + 4·(3 + 2) + CRC 4 = 32, commit 4, aligned to 4: 36.
+    let slot = |s: usize| &flash.mem[16 + 36 * s..16 + 36 * (s + 1)];
+    // The two records differ in the mark byte (0xA5 → 0xA7) and hence in the CRC only.
+    assert_eq!(slot(0)[7], 0xA5);
+    assert_eq!(slot(1)[7], 0xA7);
+    let mut body = vec![1, 0, 0, 0, 1, 3, 0, 0xA7];
+    for v in [0.5f32, f32::NAN, 2.0, 1.5, 0.25] {
+        body.extend(v.to_bits().to_le_bytes());
+    }
+    let crc = crc32(&body);
+    body.extend(crc.to_le_bytes());
+    body.extend(b"cbOK");
+    assert_eq!(slot(1), &body[..]);
+}

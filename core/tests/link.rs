@@ -60,6 +60,11 @@ fn device_messages() -> Vec<DeviceMessage> {
             measure: false,
             min_probability: 0.9375,
         },
+        DeviceMessage::MeasureContexts {
+            round: 12,
+            arm: 2,
+            contexts: 0b1_0001,
+        },
     ]
 }
 
@@ -84,6 +89,10 @@ fn host_messages() -> Vec<HostMessage> {
         HostMessage::Skipped {
             round: 7,
             cost: 0.1,
+        },
+        HostMessage::Contexts {
+            round: 12,
+            values: vals(&[4.5, f32::NAN, f32::NAN, f32::NAN, 22.0]),
         },
     ]
 }
@@ -366,6 +375,35 @@ proptest! {
         prop_assert_eq!(got.len(), 1);
         prop_assert!(same(got[0].as_ref().unwrap(), &m));
     }
+}
+
+#[test]
+fn context_messages_are_appended_and_encode_as_computed_by_hand() {
+    let bytes = |m: &dyn Fn(&mut [u8]) -> usize| {
+        let mut buf = [0u8; 64];
+        let n = m(&mut buf);
+        buf[..n].to_vec()
+    };
+    // Index 6 after Hello..Query; round 3 (varint), arm 1 (u8, one byte), contexts 257
+    // (varint 0x81 0x02).
+    let ask = DeviceMessage::MeasureContexts {
+        round: 3,
+        arm: 1,
+        contexts: 257,
+    };
+    assert_eq!(
+        bytes(&|b| postcard::to_slice(&ask, b).unwrap().len()),
+        [6, 3, 1, 0x81, 0x02]
+    );
+    // Index 6 after Start..Skipped; round 2, then the values: length 2, 1.0 and 0.5 as f32 LE.
+    let answer = HostMessage::Contexts {
+        round: 2,
+        values: vals(&[1.0, 0.5]),
+    };
+    assert_eq!(
+        bytes(&|b| postcard::to_slice(&answer, b).unwrap().len()),
+        [6, 2, 2, 0x00, 0x00, 0x80, 0x3F, 0x00, 0x00, 0x00, 0x3F]
+    );
 }
 
 #[test]

@@ -39,14 +39,30 @@
 //! skipped round, or a `Skipped` for a measured one, is refused (`NotMeasured`,
 //! `MeasurementDue`) and changes nothing.
 //!
+//! With contexts (the experiment file's `[causal]` table: a contextual causal experiment,
+//! paper 004) each round begins with the arm: the device chooses it with its causal
+//! controller (`CausalController::next_arm`, Algorithm 2), sends `MeasureContexts` with the
+//! context variables the arm needs, and waits. On `Contexts` (the host's readings; on QEMU they
+//! become the simulated sensors' values) it reads those sensors, chooses the action with the
+//! contexts held (`CausalController::ask`, GP-UCB over the arm's action box, in unit
+//! coordinates), sends `Decision` (the arm's control set, the doses, the UCB value as score)
+//! and doses; the round then goes on as above (`Measurement`, growth period, `Outcome`), and
+//! the outcome is told to the causal controller (`tell`) and journaled as a causal record
+//! (arm, doses, contexts, outcome, cost). At boot a causal journal is replayed by deciding each
+//! recorded round again from its contexts and outcome: the arm and the doses must come out
+//! bit for bit as recorded, or the device halts. The experiment ends when the budget cannot
+//! pay the chosen arm's control set.
+//!
 //! Every message out of place is answered with `Error` and changes nothing; `Ping` is answered
 //! with `Hello` at any time. Nothing the link sends can make the application panic.
 
+use costbo_core::causal::CausalError;
 use costbo_core::driver::{Decision, DriverError};
 use costbo_core::link::{
     encode, values_from_options, DeviceMessage, ErrorCode, FrameDecoder, HostMessage, LinkError,
     Values, DECODER_CAPACITY, MAX_FRAME, MAX_VARS, VERSION,
 };
+use costbo_core::problem::ControlSet;
 use costbo_experiment::Spec;
 use embedded_hal::delay::DelayNs;
 use embedded_hal::digital::OutputPin;
@@ -57,7 +73,7 @@ use embedded_storage::nor_flash::NorFlash;
 
 use crate::drivers::pumps::Pumps;
 use crate::drivers::sensor::Sensors;
-use crate::experiment::{Ctl, D, M};
+use crate::experiment::{CausalCtl, Ctl, D, M};
 
 use crate::sim::SensorFeed;
 
@@ -90,6 +106,9 @@ pub enum Phase {
     /// Measured the nutrients and told (costly measurement) not to measure the growth;
     /// waiting for `Skipped` (the point the query was asked with).
     Skipping(Decision<f32, D>, [f32; D]),
+    /// Contextual causal experiment: chose the arm and asked for its contexts; waiting for
+    /// `Contexts`.
+    Contexts(u8),
     /// The experiment is over (`Done` sent).
     Finished,
     /// The device cannot go on (a pump, the journal or the replay failed); it answers `Error`.
@@ -110,6 +129,45 @@ pub struct App<'a, P, Dl, I, L, F, W> {
     phase: Phase,
     /// Records replayed from the journal at boot.
     replayed: u32,
+    /// The causal controller of a contextual causal experiment.
+    causal: Option<CausalRun<'a>>,
+}
+
+/// A contextual causal experiment's state beside its controller.
+struct CausalRun<'a> {
+    ctl: &'a mut CausalCtl<'a>,
+    /// Budget spent (the costs of the rounds told, summed in f64 as the desktop does).
+    spent: f64,
+    /// The open round's measured contexts (physical units; NaN for the other variables).
+    contexts: [f32; D],
+}
+
+/// Why a causal journal record could not be replayed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CausalReplayError {
+    /// The record is not a causal round (or the firmware has no causal controller).
+    NotCausal,
+    /// The causal controller refused the round.
+    Controller(CausalError),
+    /// Deciding the round again chose another arm than the recorded one.
+    Arm {
+        /// Recorded.
+        recorded: u8,
+        /// Decided again.
+        decided: usize,
+    },
+    /// Deciding the round again gave other doses than the recorded ones.
+    Action {
+        /// The variable whose dose differs.
+        variable: usize,
+    },
+}
+
+/// Why a journal record could not be replayed at boot.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ReplayFailure {
+    Driver(DriverError),
+    Causal(CausalReplayError),
 }
 
 /// Writes a log line: to defmt with feature `defmt`, else to the text sink.
@@ -136,6 +194,18 @@ macro_rules! log {
 /// and predictions), and an experiment with a costly measurement halts the device at boot.
 pub const COSTLY_MEASUREMENT: bool =
     crate::experiment::COSTLY_MEASUREMENT || cfg!(feature = "costly-measurement");
+
+/// Whether this firmware has the contextual causal path (measure the chosen arm's contexts,
+/// then dose): the experiment it was built from has a `[causal]` table, or feature
+/// `causal-dosing` asks for it (the host tests). Without it the path is not linked, and an
+/// experiment with contexts halts the device at boot.
+pub const CAUSAL_DOSING: bool =
+    crate::experiment::CAUSAL_ARMS != 0 || cfg!(feature = "causal-dosing");
+
+/// Relative slack of the causal budget check: a round is affordable when
+/// `spent + cost ≤ budget·(1 + CAUSAL_BUDGET_SLACK)`, so that costs that add up to the budget
+/// on paper (ten rounds of 0.1 for a budget of 1) are all paid despite f32 rounding.
+pub const CAUSAL_BUDGET_SLACK: f64 = 1e-6;
 
 /// Tolerance between a controlled variable's reading and its dose, as a fraction of the
 /// variable's range (plus two sensor counts).
@@ -176,7 +246,25 @@ where
             decoder: FrameDecoder::new(),
             phase: Phase::Idle,
             replayed: 0,
+            causal: None,
         }
+    }
+
+    /// The application of a contextual causal experiment (the spec's `[causal]` table): its
+    /// causal controller, built from the spec
+    /// ([`Spec::causal_controller`](costbo_experiment::Spec::causal_controller)), held by
+    /// reference (it holds one GP per arm: a static on the device, not a stack copy). Call
+    /// before [`boot`](Self::boot). Ignored (the device halts at boot) in a firmware without
+    /// [`CAUSAL_DOSING`].
+    pub fn with_causal(mut self, ctl: &'a mut CausalCtl<'a>) -> Self {
+        if CAUSAL_DOSING {
+            self.causal = Some(CausalRun {
+                ctl,
+                spent: 0.0,
+                contexts: [f32::NAN; D],
+            });
+        }
+        self
     }
 
     /// Replays the log into the controller and sends `Hello`. A log that cannot be replayed
@@ -193,9 +281,12 @@ where
         );
         let mut replayed = 0u32;
         let mut failure = None;
+        let causal = CAUSAL_DOSING && self.spec.causal.is_some();
         for record in self.log.records() {
             let result = match record {
-                Ok(r) => replay_into(&mut self.ctl, &r).map_err(Ok),
+                Ok(r) if causal => replay_causal(self.spec, self.causal.as_mut(), &r)
+                    .map_err(|e| Ok(ReplayFailure::Causal(e))),
+                Ok(r) => replay_into(&mut self.ctl, &r).map_err(|e| Ok(ReplayFailure::Driver(e))),
                 Err(e) => Err(Err(e)),
             };
             if let Err(e) = result {
@@ -205,6 +296,14 @@ where
             replayed += 1;
         }
         self.replayed = replayed;
+        if self.spec.causal.is_some() && self.causal.is_none() {
+            log!(
+                self,
+                "this firmware has no causal controller for the experiment's contexts"
+            );
+            self.phase = Phase::Halted(ErrorCode::Controller);
+            return self.hello();
+        }
         if !COSTLY_MEASUREMENT && self.ctl.measurement().is_some() {
             log!(
                 self,
@@ -219,7 +318,7 @@ where
                 "journal: replayed {} records, round {}, spent {}",
                 replayed,
                 self.round(),
-                Short(self.ctl.spent())
+                Short(self.spent())
             ),
             Some(Ok(e)) => {
                 log!(
@@ -278,12 +377,20 @@ where
             (_, Phase::Halted(code)) => self.error(code),
             (HostMessage::Stop, _) => self.finish(),
             (HostMessage::Start, Phase::Idle) => self.decide(),
+            // Asked again: the same arm and contexts.
+            (HostMessage::Start, Phase::Contexts(arm)) if CAUSAL_DOSING => self.ask_contexts(arm),
             // Asked again: the same decision, without dosing again.
             (
                 HostMessage::Start,
                 Phase::Dosed(d) | Phase::Measured(d, _) | Phase::Skipping(d, _),
             ) => self.send_decision(&d),
             (HostMessage::Start, Phase::Finished) => self.finish(),
+            (HostMessage::Contexts { round: r, .. }, Phase::Contexts(_)) if r != round => {
+                self.error(ErrorCode::WrongRound)
+            }
+            (HostMessage::Contexts { values, .. }, Phase::Contexts(arm)) if CAUSAL_DOSING => {
+                self.causal_decide(arm, &values)
+            }
             (HostMessage::Measurement { round: r, .. }, Phase::Dosed(_))
             | (HostMessage::Outcome { round: r, .. }, Phase::Measured(..) | Phase::Skipping(..))
             | (HostMessage::Skipped { round: r, .. }, Phase::Measured(..) | Phase::Skipping(..))
@@ -308,8 +415,12 @@ where
         }
     }
 
-    /// Decides the current round, sends it and doses; `Done` if the budget is spent.
+    /// Decides the current round, sends it and doses; `Done` if the budget is spent. In a
+    /// contextual causal experiment: chooses the arm and asks for its contexts.
     fn decide(&mut self) -> Result<(), AppError> {
+        if CAUSAL_DOSING && self.causal.is_some() {
+            return self.causal_arm();
+        }
         let d = match self.ctl.suggest() {
             Ok(d) => d,
             Err(DriverError::BudgetExhausted) => return self.finish(),
@@ -319,15 +430,21 @@ where
             }
         };
         self.send_decision(&d)?;
-        let round = self.round();
         log!(
             self,
             "round {}: control set {} (cost {}), score {}",
-            round,
+            self.round(),
             d.set,
             Short(self.spec.cost::<f32>(d.set).unwrap_or(f32::NAN)),
             Short(d.score)
         );
+        self.dose(d)
+    }
+
+    /// Doses a decision's controlled variables, one pump after the other; then waits for the
+    /// `Measurement`.
+    fn dose(&mut self, d: Decision<f32, D>) -> Result<(), AppError> {
+        let round = self.round();
         for (l, v) in self.spec.variables.iter().enumerate() {
             let Some(value) = d.values[l] else { continue };
             let Some(pump) = v.pump else {
@@ -365,6 +482,167 @@ where
         }
         self.phase = Phase::Dosed(d);
         Ok(())
+    }
+
+    /// Contextual causal experiment: chooses this round's arm and asks for its contexts;
+    /// `Done` when the budget cannot pay the arm's control set.
+    fn causal_arm(&mut self) -> Result<(), AppError> {
+        let round = self.round();
+        let spec = self.spec;
+        let Some(run) = self.causal.as_mut() else {
+            return self.error(ErrorCode::Controller);
+        };
+        let choice = match run.ctl.next_arm() {
+            Ok(c) => c,
+            Err(e) => {
+                log!(self, "round {}: no arm: {:?}", round, e);
+                return self.error(ErrorCode::Controller);
+            }
+        };
+        let arm = choice.arm;
+        let cost = spec.arm_set(arm).and_then(|s| spec.cost::<f64>(s));
+        let affordable =
+            cost.is_some_and(|c| run.spent + c <= spec.budget * (1.0 + CAUSAL_BUDGET_SLACK));
+        if !affordable {
+            // Nothing was measured or dosed: the round is dropped, the experiment ends.
+            let _ = run.ctl.abandon();
+            return self.finish();
+        }
+        log!(
+            self,
+            "round {}: arm {} ({:?}, index {}), control set {} (cost {})",
+            round,
+            arm,
+            choice.reason,
+            Short(choice.index),
+            spec.arm_set(arm).unwrap_or(0),
+            Short(cost.unwrap_or(f64::NAN) as f32)
+        );
+        // At most 255 arms (validated): the index fits the link's byte.
+        self.ask_contexts(arm as u8)
+    }
+
+    /// Sends `MeasureContexts` for arm `arm` and waits for the contexts.
+    fn ask_contexts(&mut self, arm: u8) -> Result<(), AppError> {
+        let round = self.round();
+        let contexts = self.spec.arm_contexts(usize::from(arm)).unwrap_or(0);
+        self.phase = Phase::Contexts(arm);
+        self.send(&DeviceMessage::MeasureContexts {
+            round,
+            arm,
+            contexts,
+        })
+    }
+
+    /// Contextual causal experiment: takes the host's context readings, reads the arm's
+    /// context sensors, chooses the action with the contexts held, sends the `Decision` and
+    /// doses.
+    fn causal_decide(&mut self, arm: u8, values: &Values) -> Result<(), AppError> {
+        let round = self.round();
+        let spec = self.spec;
+        let wanted = spec.arm_contexts(usize::from(arm)).unwrap_or(0);
+        let v = values.as_slice();
+        let asked = |l: usize| wanted & (1 << l) != 0;
+        if v.len() != D || (0..D).any(|l| asked(l) && !v[l].is_finite()) {
+            return self.error(ErrorCode::InvalidMeasurement);
+        }
+        self.sensors.bus().feed(spec, v);
+        let mut physical = [f32::NAN; D];
+        let mut unit = [f32::NAN; D];
+        for (l, var) in spec.variables.iter().enumerate() {
+            if !asked(l) {
+                continue;
+            }
+            let reading = match self.sensors.read(spec, l) {
+                Ok(r) => r,
+                Err(e) => {
+                    log!(self, "round {}: sensor {} failed: {:?}", round, var.name, e);
+                    return self.error(ErrorCode::Other(codes::SENSOR));
+                }
+            };
+            physical[l] = reading;
+            unit[l] = spec.to_unit(l, reading);
+            log!(
+                self,
+                "round {}: context {} = {} {}",
+                round,
+                var.name,
+                Short(reading),
+                var.unit
+            );
+        }
+        let Some(run) = self.causal.as_mut() else {
+            return self.error(ErrorCode::Controller);
+        };
+        let ask = match run.ctl.ask(&unit) {
+            Ok(a) => a,
+            Err(e) => {
+                log!(self, "round {}: no action: {:?}", round, e);
+                return self.error(match e {
+                    CausalError::ContextMissing { .. } | CausalError::ContextOutOfBounds { .. } => {
+                        ErrorCode::InvalidMeasurement
+                    }
+                    _ => ErrorCode::Controller,
+                });
+            }
+        };
+        run.contexts = physical;
+        let Some(d) = causal_decision(spec, run, &ask) else {
+            return self.halt(ErrorCode::Controller);
+        };
+        self.send_decision(&d)?;
+        log!(
+            self,
+            "round {}: arm {} doses control set {}, ucb {}",
+            round,
+            arm,
+            d.set,
+            Short(d.score)
+        );
+        self.dose(d)
+    }
+
+    /// Contextual causal experiment: tells the outcome, journals the round, acknowledges it
+    /// and chooses the next arm.
+    fn causal_outcome(&mut self, d: &Decision<f32, D>, y: f32, cost: f32) -> Result<(), AppError> {
+        let round = self.round();
+        let Some(run) = self.causal.as_mut() else {
+            return self.error(ErrorCode::Controller);
+        };
+        let Some(arm) = run.ctl.open().map(|a| a.choice.arm) else {
+            return self.error(ErrorCode::Unexpected);
+        };
+        if let Err(e) = run.ctl.tell(y) {
+            log!(self, "round {}: outcome refused: {:?}", round, e);
+            return self.error(match e {
+                CausalError::NonFiniteOutcome => ErrorCode::InvalidOutcome,
+                _ => ErrorCode::Controller,
+            });
+        }
+        run.spent += f64::from(cost);
+        let mut point = run.contexts;
+        for (l, v) in d.values.iter().enumerate() {
+            if let Some(v) = v {
+                point[l] = *v;
+            }
+        }
+        let record = Record::causal(arm as u8, &point, y, cost);
+        self.journal_round(round, record)?;
+        if matches!(self.phase, Phase::Halted(_)) {
+            return Ok(());
+        }
+        log!(
+            self,
+            "round {}: outcome {}, cost {}, spent {} of {}",
+            round,
+            Short(y),
+            Short(cost),
+            Short(self.spent()),
+            Short(self.spec.budget as f32)
+        );
+        self.send(&DeviceMessage::Ack { round })?;
+        self.phase = Phase::Idle;
+        self.decide()
     }
 
     /// Handles the host's readings: feeds them to the sensor bus, reads every sensor, waits
@@ -524,6 +802,9 @@ where
         if !y.is_finite() || !cost.is_finite() || cost <= 0.0 {
             return self.error(ErrorCode::InvalidOutcome);
         }
+        if CAUSAL_DOSING && self.causal.is_some() {
+            return self.causal_outcome(d, y, cost);
+        }
         if let Err(e) = self.ctl.observe(x, y, cost) {
             log!(self, "round {}: observation refused: {:?}", round, e);
             return self.error(match e {
@@ -559,7 +840,15 @@ where
     /// Sends `Done` with the recommendation and ends the experiment.
     fn finish(&mut self) -> Result<(), AppError> {
         let round = self.round();
-        let spent = self.ctl.spent();
+        let spent = self.spent();
+        if CAUSAL_DOSING {
+            if let Some(run) = &self.causal {
+                let msg = causal_done(self.spec, run, round);
+                log!(self, "done after {} rounds, spent {}", round, Short(spent));
+                self.phase = Phase::Finished;
+                return self.send(&msg);
+            }
+        }
         let msg = match self.ctl.recommend() {
             Ok(r) => DeviceMessage::Done {
                 round,
@@ -597,7 +886,7 @@ where
             version: VERSION,
             config: self.config_id,
             round: self.round(),
-            spent: self.ctl.spent(),
+            spent: self.spent(),
             budget: self.spec.budget as f32,
         };
         self.send(&msg)
@@ -626,7 +915,23 @@ where
     /// The current round (rounds played so far: observed, or skipped under a costly
     /// measurement).
     pub fn round(&self) -> u32 {
-        self.ctl.rounds() as u32
+        match &self.causal {
+            Some(run) if CAUSAL_DOSING => run.ctl.rounds(),
+            _ => self.ctl.rounds() as u32,
+        }
+    }
+
+    /// Budget spent.
+    pub fn spent(&self) -> f32 {
+        match &self.causal {
+            Some(run) if CAUSAL_DOSING => run.spent as f32,
+            _ => self.ctl.spent(),
+        }
+    }
+
+    /// The causal controller of a contextual causal experiment.
+    pub fn causal_controller(&self) -> Option<&CausalCtl<'a>> {
+        self.causal.as_ref().map(|r| &*r.ctl)
     }
 
     /// Where the application stands.
@@ -662,6 +967,113 @@ where
     /// The journal.
     pub fn journal(&mut self) -> &mut Journal<F> {
         &mut self.log
+    }
+}
+
+/// The `Decision` of a causal round: the arm's control set, each action's dose (its unit
+/// coordinate in physical units), the UCB value as the score. `None` for an arm without a
+/// control set (not in a validated spec).
+fn causal_decision(
+    spec: &Spec<'_>,
+    run: &CausalRun<'_>,
+    ask: &costbo_core::causal::CausalAsk<f32, D>,
+) -> Option<Decision<f32, D>> {
+    let arm = ask.choice.arm;
+    let set = spec.arm_set(arm)?;
+    let mask = spec.sets.get(set)?.mask;
+    let mut values = [None; D];
+    let actions = run.ctl.table().get(arm)?.actions();
+    for (k, &l) in actions.iter().enumerate() {
+        *values.get_mut(l)? = Some(spec.from_unit(l, ask.input[k]));
+    }
+    Some(Decision {
+        set,
+        control: ControlSet(mask),
+        values,
+        score: ask.ucb,
+        measure: true,
+    })
+}
+
+/// `Done` of a causal experiment: the arm with the best average outcome (the first on ties),
+/// its control set, no doses (they depend on the contexts), its average outcome as the score.
+fn causal_done(spec: &Spec<'_>, run: &CausalRun<'_>, round: u32) -> DeviceMessage {
+    let mut best: Option<(usize, f32)> = None;
+    for arm in 0..run.ctl.table().len() {
+        if run.ctl.plays(arm) == 0 {
+            continue;
+        }
+        let m = run.ctl.mean_outcome(arm).unwrap_or(f32::NAN);
+        if best.is_none_or(|(_, b)| m > b) {
+            best = Some((arm, m));
+        }
+    }
+    let (set, score) = match best {
+        Some((arm, m)) => (spec.arm_set(arm).unwrap_or(0), m),
+        None => (0, f32::NAN),
+    };
+    DeviceMessage::Done {
+        round,
+        spent: run.spent as f32,
+        set: set as u8,
+        values: Values::from_slice(&[f32::NAN; D][..D.min(MAX_VARS)]).unwrap_or_default(),
+        score,
+    }
+}
+
+/// Replays a causal record: the round is decided again from its recorded contexts (arm, then
+/// action), checked bit for bit against the recorded arm and doses, and told the recorded
+/// outcome. On error the round is abandoned (the controller is as before it).
+fn replay_causal(
+    spec: &Spec<'_>,
+    run: Option<&mut CausalRun<'_>>,
+    record: &Record,
+) -> Result<(), CausalReplayError> {
+    let run = match run {
+        Some(r) if CAUSAL_DOSING && record.is_causal() => r,
+        _ => return Err(CausalReplayError::NotCausal),
+    };
+    let x = record.x();
+    if x.len() != D {
+        return Err(CausalReplayError::NotCausal);
+    }
+    let choice = run.ctl.next_arm().map_err(CausalReplayError::Controller)?;
+    let result = (|| {
+        if choice.arm != usize::from(record.set) {
+            return Err(CausalReplayError::Arm {
+                recorded: record.set,
+                decided: choice.arm,
+            });
+        }
+        let wanted = spec.arm_contexts(choice.arm).unwrap_or(0);
+        let mut unit = [f32::NAN; D];
+        for (l, u) in unit.iter_mut().enumerate() {
+            if wanted & (1 << l) != 0 {
+                *u = spec.to_unit(l, x[l]);
+            }
+        }
+        let ask = run.ctl.ask(&unit).map_err(CausalReplayError::Controller)?;
+        let d = causal_decision(spec, run, &ask).ok_or(CausalReplayError::NotCausal)?;
+        for (l, v) in d.values.iter().enumerate() {
+            if let Some(v) = v {
+                if v.to_bits() != x[l].to_bits() {
+                    return Err(CausalReplayError::Action { variable: l });
+                }
+            }
+        }
+        run.ctl
+            .tell(record.y)
+            .map_err(CausalReplayError::Controller)
+    })();
+    match result {
+        Ok(()) => {
+            run.spent += f64::from(record.cost);
+            Ok(())
+        }
+        Err(e) => {
+            let _ = run.ctl.abandon();
+            Err(e)
+        }
     }
 }
 

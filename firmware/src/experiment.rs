@@ -7,6 +7,7 @@
 //! identical controller from the same file with `costbo_experiment::toml::load` and
 //! [`costbo_experiment::Spec::controller`].
 
+use costbo_core::causal::CausalController;
 use costbo_core::driver::Controller;
 use costbo_core::linalg::tri_len;
 use costbo_core::policy::AnyPolicy;
@@ -25,3 +26,28 @@ pub type Ctl<'a> =
 
 // Every message carries one value per variable.
 const _: () = assert!(D <= costbo_core::link::MAX_VARS);
+
+/// Arms the firmware's causal controller holds: the experiment's ([`CAUSAL_ARMS`], 0 without a
+/// `[causal]` table), or at least [`HOST_TEST_ARMS`] with feature `causal-dosing` (the host
+/// tests run other experiment files at run time).
+pub const ARMS: usize = if cfg!(feature = "causal-dosing") && CAUSAL_ARMS < HOST_TEST_ARMS {
+    HOST_TEST_ARMS
+} else {
+    CAUSAL_ARMS
+};
+
+/// Arms the causal controller holds at least with feature `causal-dosing`.
+pub const HOST_TEST_ARMS: usize = 4;
+
+/// The causal controller's generator (Algorithm 2 with GP-UCB never draws from it).
+pub type CausalRng = rand_xoshiro::Xoshiro128PlusPlus;
+
+/// The generator of a causal controller of this experiment: seeded with the experiment's seed,
+/// as the desktop seeds its own.
+pub fn causal_rng(seed: u64) -> CausalRng {
+    rand_core::SeedableRng::seed_from_u64(seed)
+}
+
+/// The contextual causal controller (f32) of an experiment with a `[causal]` table, over one
+/// caller buffer of [`FACTOR_LEN`] scalars per arm ([`costbo_experiment::Spec::causal_controller`]).
+pub type CausalCtl<'a> = CausalController<f32, ARMS, N, D, &'a mut [f32], CausalRng>;

@@ -29,6 +29,10 @@
 //! it as observed, otherwise the same round is decided again (identically). With
 //! `reconnect`, a closed link is reopened until the device answers again.
 //!
+//! With contexts (the experiment file's `[causal]` table) the session is [`causal`]'s: the
+//! host answers `MeasureContexts` from a small structural causal model and mirrors the
+//! device's f32 causal controller.
+//!
 //! With QEMU prefer TCP: the QEMU controller exits as soon as it has sent `Done`, and over
 //! `-serial pty` that last frame can be lost with the pty (the session then ends with "the
 //! device closed the link" after the last round; every round before was checked).
@@ -58,6 +62,8 @@ use crate::experiment::judge::Judge;
 use crate::objectives::plant::Plant;
 use crate::objectives::Objective;
 use crate::platform::Platform;
+
+pub mod causal;
 
 /// The plant simulator's inputs.
 const D: usize = 5;
@@ -140,6 +146,9 @@ pub struct DeviceReport {
     pub recommended_expected: Option<f64>,
     /// The simulator's optimum.
     pub optimum: f64,
+    /// Context requests (`MeasureContexts`: the arm and its contexts) compared with the
+    /// host's causal controller (all equal, or the session fails); 0 without contexts.
+    pub contexts_checked: usize,
 }
 
 /// A byte stream to the device with a read timeout.
@@ -289,6 +298,9 @@ pub fn run(options: &DeviceOptions) -> Result<DeviceReport, String> {
         std::fs::read(&options.config).map_err(|e| format!("{}: {e}", options.config.display()))?;
     let spec = costbo_experiment::toml::load(&options.config).map_err(|e| one_line(&e.0))?;
     let config_id = costbo_experiment::config_id(&text);
+    if spec.causal.is_some() {
+        return causal::run(&spec, config_id, options);
+    }
     match (spec.variables.len(), spec.sets.len(), spec.capacity) {
         (D, 7, 16) => session::<16, 7>(&spec, config_id, options),
         (D, 7, 32) => session::<32, 7>(&spec, config_id, options),
@@ -366,6 +378,7 @@ fn session<const N: usize, const M: usize>(
         recommendation: None,
         recommended_expected: None,
         optimum,
+        contexts_checked: 0,
     };
     let mut wire = Wire::new(open(&options.endpoint, Instant::now() + options.timeout)?);
     // The timeout bounds the time without progress (a round observed, or the end), whatever
@@ -788,6 +801,12 @@ fn session<const N: usize, const M: usize>(
             }
             DeviceMessage::Error { code, round } => {
                 return Err(format!("the device refused at round {round}: {code:?}"));
+            }
+            DeviceMessage::MeasureContexts { round, .. } => {
+                return Err(format!(
+                    "round {round}: the device asks for contexts, but {} has no [causal]",
+                    options.config.display()
+                ));
             }
         }
     }

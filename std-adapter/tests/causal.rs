@@ -683,3 +683,50 @@ fn envs_command_lists_every_environment_with_its_optimum() {
         assert!(line.contains(optimum), "{name}: {line}");
     }
 }
+
+#[test]
+fn a_graphs_arms_become_a_firmware_experiments_causal_table() {
+    // The graph route to a dosing experiment: POMPS of the graph, grouped into arms, printed
+    // as a `[causal]` table that replaces the hand-written one of causal-contexts.toml.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let graph = root.join("firmware/experiments/causal-contexts.graph.toml");
+    let out = Command::new(env!("CARGO_BIN_EXE_costbo"))
+        .args(["causal", "arms", "--experiment", "--graph"])
+        .arg(&graph)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8(out.stdout).unwrap();
+    let file =
+        std::fs::read_to_string(root.join("firmware/experiments/causal-contexts.toml")).unwrap();
+    let head = &file[..file.find("\n[causal]").unwrap()];
+    let spec = costbo_experiment::toml::parse(&format!("{head}\n{table}")).unwrap();
+    let c = spec.causal.unwrap();
+    let bit = |n: &str| 1u32 << spec.variable_index(n).unwrap();
+    let mask =
+        |names: &[(String, Option<(f64, f64)>)]| names.iter().fold(0, |m, (n, _)| m | bit(n));
+    // The arms the experiment parsed are the graph's POMPS arms (computed here by the library),
+    // each dosing the control set of exactly its actions, measuring exactly its contexts.
+    let g = CausalGraph::from_path(&graph).unwrap();
+    let p = pomps(&g, PompsOptions::default()).unwrap();
+    let want = ArmTable::from_arms(&g, &costbo_std::causal::pomps::group_into_arms(&p.scopes));
+    assert!(want.arms.len() >= 2, "{}", want.render());
+    let parsed: Vec<(u32, u32)> = c
+        .arms
+        .iter()
+        .map(|a| (spec.sets[a.set].mask, a.contexts))
+        .collect();
+    let expected: Vec<(u32, u32)> = want
+        .arms
+        .iter()
+        .map(|a| (mask(&a.actions), mask(&a.contexts)))
+        .collect();
+    assert_eq!(parsed, expected);
+    // The declared contexts are the arms' contexts, among the graph's (NO3, T).
+    assert_eq!(c.contexts, expected.iter().fold(0, |m, a| m | a.1));
+    assert_eq!(c.contexts & !(bit("NO3") | bit("T")), 0);
+}

@@ -10,6 +10,13 @@
 //! * The desktop parses the same file at run time with [`toml::load`] and gets the same
 //!   [`Spec`].
 //!
+//! An experiment may be a *contextual causal* one (the file's optional `[causal]` table,
+//! [`CausalSpec`], paper 004): some variables are contexts, measured before dosing and never
+//! dosed; each arm doses one control set after measuring its contexts, and
+//! [`Spec::causal_controller`] builds the core's [`CausalController`] (one GP per arm over the
+//! arm's actions and contexts in unit coordinates, Algorithm 2's arm choice, GP-UCB over the
+//! action box with the contexts held).
+//!
 //! Everything the controller is built from goes through the functions of this crate
 //! ([`Spec::problem`], [`Spec::controller`], [`SensorSpec::to_physical`],
 //! [`PumpSpec::on_time_ms`], ...), which are `no_std` and identical on both sides, so that the
@@ -27,15 +34,19 @@ extern crate std;
 #[cfg(feature = "std")]
 pub mod toml;
 
+use costbo_core::causal::{
+    ArmTable, ArmTableError, CausalController, CausalError, CausalSettings, Schedule,
+};
 use costbo_core::dist::{DistError, Distribution, TruncatedNormal, Uniform};
 use costbo_core::driver::{
     BuildError, Controller, ControllerSpec, DriverError, MeasurementRule, Settings,
 };
 use costbo_core::expectation::BankError;
 use costbo_core::feedback::query::{ConfidenceTest, QueryError, QueryRule};
-use costbo_core::gp::{GpError, WhenFull};
+use costbo_core::gp::{Gp, GpError, WhenFull};
 use costbo_core::inner::InnerConfig;
 use costbo_core::kernel::{Kernel, KernelError, Shape};
+use costbo_core::linalg::tri_len;
 use costbo_core::policy::{AnyPolicy, PolicySpec, PolicySpecError, RuleDefaults};
 use costbo_core::problem::{ControlSet, Problem, ProblemError, Variable, MAX_VARIABLES};
 use costbo_core::real::Real;
@@ -73,6 +84,39 @@ pub struct Spec<'a> {
     /// controller then decides each round whether to measure the outcome. `None`: every
     /// round is measured, at no cost beyond the dose's.
     pub measurement: Option<MeasurementSpec>,
+    /// A contextual causal experiment (the file's optional `[causal]` table): contexts
+    /// measured before dosing and the arms. `None`: the cost-aware controller of the
+    /// control sets.
+    pub causal: Option<CausalSpec<'a>>,
+}
+
+/// A contextual causal experiment (paper 004, the file's `[causal]` table): the context
+/// variables, measured before dosing and never dosed, and the arms, each dosing one control
+/// set after measuring some of the contexts. Every arm's GP works in unit coordinates (each
+/// variable's bounds mapped to [0, 1], [`Spec::to_unit`]) with the `[model]`'s kernel,
+/// lengthscale, output scale, noise and mean; β and ρ are constants.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CausalSpec<'a> {
+    /// The context variables: bit `l` for variable `l`.
+    pub contexts: u32,
+    /// The arms, in order (the arm indices of the link and the journal).
+    pub arms: &'a [CausalArmSpec],
+    /// β of GP-UCB: the UCB is `μ + √β·σ`.
+    pub beta: f64,
+    /// ρ of Algorithm 2's bonus `ρ/√n`.
+    pub rho: f64,
+    /// Starting points of the UCB's ascent, 1 to 16.
+    pub starts: usize,
+}
+
+/// One arm of a contextual causal experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CausalArmSpec {
+    /// The control set it doses (its actions are the set's variables; a round costs the
+    /// set's cost).
+    pub set: usize,
+    /// The contexts it measures first: bit `l` for variable `l`.
+    pub contexts: u32,
 }
 
 /// A costly measurement of the outcome (paper 003): what it costs, and the rule that decides
@@ -374,6 +418,41 @@ pub enum SpecError {
     MeasurementKappa,
     /// `[measurement] quota` or `gate` is not in [0, 1], or their sum exceeds 1.
     MeasurementQuota,
+    /// `[causal]` has no arm.
+    CausalNoArms,
+    /// Variable `.0` is declared a context but some control set doses it.
+    CausalContextDosed(usize),
+    /// Arm `arm` names control set `set`, which does not exist.
+    CausalSet {
+        /// The arm.
+        arm: usize,
+        /// The set index.
+        set: usize,
+    },
+    /// Arm `arm` measures variable `variable`, which is not a declared context.
+    CausalNotContext {
+        /// The arm.
+        arm: usize,
+        /// The variable.
+        variable: usize,
+    },
+    /// Arm `.0` has the same control set and contexts as an earlier arm.
+    CausalDuplicateArm(usize),
+    /// `[causal]` beta or rho is not finite and non-negative, or starts is not in 1..=16.
+    CausalSetting,
+    /// An experiment cannot have both `[causal]` and `[measurement]`.
+    CausalWithMeasurement,
+    /// More arms in the spec than the const generic `A` holds (or more than 255).
+    CausalArms {
+        /// Arms in the spec.
+        spec: usize,
+        /// `A`.
+        generic: usize,
+    },
+    /// The core refused the arm table.
+    CausalTable(ArmTableError),
+    /// The core refused the causal controller.
+    Causal(CausalError),
 }
 
 fn finite_pos(v: f64) -> bool {
@@ -461,7 +540,183 @@ impl<'a> Spec<'a> {
             m.rule::<f32>()?;
             m.rule::<f64>()?;
         }
+        if let Some(c) = &self.causal {
+            self.validate_causal(c, dosed)?;
+        }
         Ok(())
+    }
+
+    fn validate_causal(&self, c: &CausalSpec<'_>, dosed: u32) -> Result<(), SpecError> {
+        if self.measurement.is_some() {
+            return Err(SpecError::CausalWithMeasurement);
+        }
+        if c.arms.is_empty() {
+            return Err(SpecError::CausalNoArms);
+        }
+        if c.arms.len() > usize::from(u8::MAX) {
+            return Err(SpecError::CausalArms {
+                spec: c.arms.len(),
+                generic: usize::from(u8::MAX),
+            });
+        }
+        let d = self.variables.len();
+        if let Some(l) = (0..d).find(|&l| c.contexts & dosed & (1 << l) != 0) {
+            return Err(SpecError::CausalContextDosed(l));
+        }
+        if !(c.beta.is_finite() && c.beta >= 0.0 && c.rho.is_finite() && c.rho >= 0.0)
+            || c.starts == 0
+            || c.starts > costbo_core::causal::controller::MAX_STARTS
+        {
+            return Err(SpecError::CausalSetting);
+        }
+        for (i, a) in c.arms.iter().enumerate() {
+            if a.set >= self.sets.len() {
+                return Err(SpecError::CausalSet { arm: i, set: a.set });
+            }
+            if let Some(l) = (0..32).find(|&l| a.contexts & !c.contexts & (1 << l) != 0) {
+                return Err(SpecError::CausalNotContext {
+                    arm: i,
+                    variable: l,
+                });
+            }
+            if c.arms[..i].contains(a) {
+                return Err(SpecError::CausalDuplicateArm(i));
+            }
+        }
+        Ok(())
+    }
+
+    /// Variable `l`'s physical value `x` in unit coordinates, `(x − lower)/(upper − lower)`
+    /// in f32 (as on the firmware); NaN for an unknown variable.
+    pub fn to_unit(&self, l: usize, x: f32) -> f32 {
+        match self.variables.get(l) {
+            Some(v) => (x - v.lower as f32) / (v.upper as f32 - v.lower as f32),
+            None => f32::NAN,
+        }
+    }
+
+    /// Variable `l`'s unit coordinate `u` in physical units, `lower + u·(upper − lower)` in
+    /// f32, kept within the bounds; NaN for an unknown variable.
+    pub fn from_unit(&self, l: usize, u: f32) -> f32 {
+        let Some(v) = self.variables.get(l) else {
+            return f32::NAN;
+        };
+        let (lo, hi) = (v.lower as f32, v.upper as f32);
+        let x = lo + u * (hi - lo);
+        // No `f32::clamp`: its panic message would link core's float formatting.
+        if x < lo {
+            lo
+        } else if x > hi {
+            hi
+        } else {
+            x
+        }
+    }
+
+    /// The arm table of the `[causal]` table in precision `R` (actions: the arm's control
+    /// set's variables; contexts: the arm's; all in unit coordinates, boxes [0, 1]), for at
+    /// most `A` arms over `D` variables.
+    pub fn arm_table<R: Real, const A: usize, const D: usize>(
+        &self,
+    ) -> Result<ArmTable<R, A, D>, SpecError> {
+        let c = self.causal.as_ref().ok_or(SpecError::CausalNoArms)?;
+        if self.variables.len() != D {
+            return Err(SpecError::VariableCount {
+                spec: self.variables.len(),
+                generic: D,
+            });
+        }
+        if c.arms.len() > A {
+            return Err(SpecError::CausalArms {
+                spec: c.arms.len(),
+                generic: A,
+            });
+        }
+        let mut table = ArmTable::new();
+        for (i, a) in c.arms.iter().enumerate() {
+            let mask = self
+                .sets
+                .get(a.set)
+                .ok_or(SpecError::CausalSet { arm: i, set: a.set })?
+                .mask;
+            let mut actions = [(0usize, R::ZERO, R::ONE); D];
+            let mut contexts = [(0usize, R::ZERO, R::ONE); D];
+            let (mut na, mut nc) = (0, 0);
+            for l in 0..D {
+                if mask & (1 << l) != 0 {
+                    actions[na].0 = l;
+                    na += 1;
+                }
+                if a.contexts & (1 << l) != 0 {
+                    contexts[nc].0 = l;
+                    nc += 1;
+                }
+            }
+            table
+                .push(&actions[..na], &contexts[..nc])
+                .map_err(SpecError::CausalTable)?;
+        }
+        Ok(table)
+    }
+
+    /// The contextual causal controller of the `[causal]` table, with `A` arms at most (the
+    /// table's; entries beyond are unused), GP capacity `N` over the `D` variables, one
+    /// packed factor of `tri_len(N)` scalars per arm in `storage`, and the generator `rng`
+    /// (Algorithm 2 with GP-UCB never draws from it; both sides seed it alike).
+    pub fn causal_controller<R, const A: usize, const N: usize, const D: usize, S, G>(
+        &self,
+        storage: [S; A],
+        rng: G,
+    ) -> Result<CausalController<R, A, N, D, S, G>, SpecError>
+    where
+        R: Real,
+        S: AsRef<[R]> + AsMut<[R]>,
+        G: rand_core::Rng + Clone,
+    {
+        let c = self.causal.as_ref().ok_or(SpecError::CausalNoArms)?;
+        if self.capacity != N {
+            return Err(SpecError::Capacity {
+                spec: self.capacity,
+                generic: N,
+            });
+        }
+        let table = self.arm_table::<R, A, D>()?;
+        let kernel = self.kernel::<R, D>()?;
+        let (mean, noise) = (R::from_f64(self.model.mean), R::from_f64(self.model.noise));
+        if let Some(s) = storage.iter().find(|s| s.as_ref().len() < tri_len(N)) {
+            return Err(SpecError::Gp(GpError::StorageTooSmall {
+                needed: tri_len(N),
+                got: s.as_ref().len(),
+            }));
+        }
+        let gps = storage.map(|s| Gp::new(kernel, mean, noise, WhenFull::DropOldest, s));
+        if let Some(Err(e)) = gps.iter().find(|g| g.is_err()) {
+            return Err(SpecError::Gp(*e));
+        }
+        // Every entry is `Ok`: no `Gp::new` failed.
+        let gps = gps.map(|g| match g {
+            Ok(g) => g,
+            Err(_) => unreachable!("every GP was built"),
+        });
+        let settings = CausalSettings {
+            starts: c.starts,
+            ..CausalSettings::algorithm2(
+                Schedule::Constant(R::from_f64(c.beta)),
+                Schedule::Constant(R::from_f64(c.rho)),
+            )
+        };
+        CausalController::new(table, gps, settings, rng).map_err(SpecError::Causal)
+    }
+
+    /// The variables arm `arm` measures before dosing (bit `l` for variable `l`), if there
+    /// is such an arm.
+    pub fn arm_contexts(&self, arm: usize) -> Option<u32> {
+        Some(self.causal.as_ref()?.arms.get(arm)?.contexts)
+    }
+
+    /// The control set arm `arm` doses, if there is such an arm.
+    pub fn arm_set(&self, arm: usize) -> Option<usize> {
+        Some(self.causal.as_ref()?.arms.get(arm)?.set)
     }
 
     /// Variable `l`'s bounds in precision `R`.

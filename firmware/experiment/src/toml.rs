@@ -8,7 +8,11 @@
 //! `sensor`), one `[[control_set]]` per set (variables by name, cost) and an optional
 //! `[measurement]` (a costly growth measurement: `cost`, `rule` = `"always"`, `"bernoulli"`
 //! with `rate`, `"ce"` with `kappa`, or `"lcb-ucb"`; the last two take optional `quota` and
-//! `gate` rates). Unknown keys are errors, and so are keys the chosen rule does not use.
+//! `gate` rates) and an optional `[causal]` (a contextual causal experiment: `contexts`, the
+//! variables measured before dosing; optional `beta`, `rho` and `starts`; one
+//! `[[causal.arm]]` per arm with `actions`, the variables of one control set, and
+//! `contexts`, some of the declared ones). Unknown keys are errors, and so are keys the
+//! chosen rule does not use.
 
 use std::boxed::Box;
 use std::fmt::{self, Write as _};
@@ -22,8 +26,8 @@ use costbo_core::kernel::Shape;
 use serde::Deserialize;
 
 use crate::{
-    DistSpec, MeasureRule, MeasurementSpec, ModelSpec, PumpSpec, SensorSpec, SetSpec, Spec,
-    SpecError, VariableSpec,
+    CausalArmSpec, CausalSpec, DistSpec, MeasureRule, MeasurementSpec, ModelSpec, PumpSpec,
+    SensorSpec, SetSpec, Spec, SpecError, VariableSpec,
 };
 
 /// Why a configuration file was rejected: a message that names the file and the entry.
@@ -51,6 +55,42 @@ struct File {
     control_set: Vec<Set>,
     #[serde(default)]
     measurement: Option<Measurement>,
+    #[serde(default)]
+    causal: Option<Causal>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Causal {
+    contexts: Vec<String>,
+    #[serde(default = "causal_beta")]
+    beta: f64,
+    #[serde(default = "one")]
+    rho: f64,
+    #[serde(default = "four")]
+    starts: usize,
+    #[serde(default)]
+    arm: Vec<CausalArm>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CausalArm {
+    actions: Vec<String>,
+    #[serde(default)]
+    contexts: Vec<String>,
+}
+
+fn causal_beta() -> f64 {
+    4.0
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+fn four() -> usize {
+    4
 }
 
 #[derive(Deserialize)]
@@ -276,6 +316,10 @@ pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
         None => None,
         Some(m) => Some(measurement(m)?),
     };
+    let causal = match &file.causal {
+        None => None,
+        Some(c) => Some(causal(c, &variables, &sets)?),
+    };
     let spec = Spec {
         name: leak_str(file.experiment.name),
         seed: file.experiment.seed,
@@ -296,10 +340,76 @@ pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
         variables: leak(variables),
         sets: leak(sets),
         measurement,
+        causal,
     };
     spec.validate()
         .map_err(|e| ConfigError(explain(&spec, e)))?;
     Ok(spec)
+}
+
+/// The `[causal]` table: names resolved to variables and control sets.
+fn causal(
+    c: &Causal,
+    variables: &[VariableSpec<'static>],
+    sets: &[SetSpec],
+) -> Result<CausalSpec<'static>, ConfigError> {
+    let mask_of = |names: &[String], what: &str| -> Result<u32, ConfigError> {
+        let mut mask = 0u32;
+        for name in names {
+            match variables.iter().position(|v| v.name == name.as_str()) {
+                Some(l) if l < 32 => {
+                    if mask & (1 << l) != 0 {
+                        return Err(ConfigError(format!("{what}: \"{name}\" is listed twice")));
+                    }
+                    mask |= 1 << l
+                }
+                _ => {
+                    return Err(ConfigError(format!(
+                        "{what}: no variable called \"{name}\""
+                    )))
+                }
+            }
+        }
+        Ok(mask)
+    };
+    let contexts = mask_of(&c.contexts, "[causal] contexts")?;
+    if c.arm.is_empty() {
+        return Err(ConfigError(
+            "[causal]: no [[causal.arm]]; give the arms (`costbo causal arms --graph G.toml --experiment` prints them for a causal graph)".into(),
+        ));
+    }
+    let mut arms = Vec::new();
+    for (i, a) in c.arm.iter().enumerate() {
+        if a.actions.is_empty() {
+            return Err(ConfigError(format!(
+                "[[causal.arm]] {i}: actions is empty (an arm doses the variables of one control set)"
+            )));
+        }
+        let actions = mask_of(&a.actions, &format!("[[causal.arm]] {i} actions"))?;
+        let arm_contexts = mask_of(&a.contexts, &format!("[[causal.arm]] {i} contexts"))?;
+        if let Some(name) = a.contexts.iter().find(|n| a.actions.contains(n)) {
+            return Err(ConfigError(format!(
+                "[[causal.arm]] {i}: \"{name}\" is both an action and a context"
+            )));
+        }
+        let Some(set) = sets.iter().position(|s| s.mask == actions) else {
+            return Err(ConfigError(format!(
+                "[[causal.arm]] {i} actions = {:?}: no [[control_set]] doses exactly these variables (an arm doses one control set and pays its cost)",
+                a.actions
+            )));
+        };
+        arms.push(CausalArmSpec {
+            set,
+            contexts: arm_contexts,
+        });
+    }
+    Ok(CausalSpec {
+        contexts,
+        arms: leak(arms),
+        beta: c.beta,
+        rho: c.rho,
+        starts: c.starts,
+    })
 }
 
 /// The `[measurement]` table: the rule's settings, refusing those it does not use.
@@ -411,6 +521,27 @@ pub fn explain(spec: &Spec<'_>, e: SpecError) -> String {
         SpecError::MeasurementQuota => {
             "[measurement] quota and gate must be in [0, 1] with quota + gate <= 1".into()
         }
+        SpecError::CausalNoArms => "[causal]: at least one [[causal.arm]] is needed".into(),
+        SpecError::CausalContextDosed(l) => format!(
+            "[causal] contexts: \"{}\" is dosed by a [[control_set]]; a context is measured before dosing, never dosed",
+            spec.variables.get(l).map_or("?", |v| v.name)
+        ),
+        SpecError::CausalNotContext { arm, variable } => format!(
+            "[[causal.arm]] {arm} contexts: \"{}\" is not in [causal] contexts",
+            spec.variables.get(variable).map_or("?", |v| v.name)
+        ),
+        SpecError::CausalDuplicateArm(i) => format!(
+            "[[causal.arm]] {i}: the same actions and contexts as an earlier arm"
+        ),
+        SpecError::CausalSetting => {
+            "[causal] beta and rho must be finite and >= 0, starts between 1 and 16".into()
+        }
+        SpecError::CausalWithMeasurement => {
+            "[causal] and [measurement] cannot be combined (a contextual causal round always measures its outcome)".into()
+        }
+        SpecError::CausalArms { spec: n, .. } => {
+            format!("[causal]: {n} arms; at most 255")
+        }
         other => format!("{other:?}"),
     }
 }
@@ -425,7 +556,8 @@ fn lit(v: f64) -> String {
     }
 }
 
-/// Rust source defining `D`, `M`, `N`, `COSTLY_MEASUREMENT`, `BANK` and `SPEC: Spec<'static>`
+/// Rust source defining `D`, `M`, `N`, `COSTLY_MEASUREMENT`, `CAUSAL_ARMS`, `BANK` and
+/// `SPEC: Spec<'static>`
 /// for `spec` (what the
 /// firmware's build script writes to `OUT_DIR/experiment.rs`).
 pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
@@ -449,6 +581,15 @@ pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
         w,
         "pub const COSTLY_MEASUREMENT: bool = {};",
         spec.measurement.is_some()
+    );
+    let _ = writeln!(
+        w,
+        "/// Arms of the contextual causal experiment (its `[causal]` table; 0 without one)."
+    );
+    let _ = writeln!(
+        w,
+        "pub const CAUSAL_ARMS: usize = {};",
+        spec.causal.map_or(0, |c| c.arms.len())
     );
     let _ = writeln!(w, "/// Points in the sample bank.");
     let _ = writeln!(w, "pub const BANK: usize = {};", spec.bank);
@@ -554,6 +695,30 @@ pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
         }
     };
     let _ = writeln!(w, "    measurement: {measurement},");
+    let causal = match spec.causal {
+        None => "None".to_string(),
+        Some(c) => {
+            let arms: Vec<String> = c
+                .arms
+                .iter()
+                .map(|a| {
+                    format!(
+                        "costbo_experiment::CausalArmSpec {{ set: {}, contexts: {:#b} }}",
+                        a.set, a.contexts
+                    )
+                })
+                .collect();
+            format!(
+                "Some(costbo_experiment::CausalSpec {{ contexts: {:#b}, arms: &[{}], beta: {}, rho: {}, starts: {} }})",
+                c.contexts,
+                arms.join(", "),
+                lit(c.beta),
+                lit(c.rho),
+                c.starts
+            )
+        }
+    };
+    let _ = writeln!(w, "    causal: {causal},");
     let _ = writeln!(w, "}};");
     s
 }

@@ -336,6 +336,7 @@ fn messages_out_of_place_are_refused_and_change_nothing() {
             DeviceMessage::Done { round, .. } => format!("Done{round}"),
             DeviceMessage::Error { code, round } => format!("{code:?}{round}"),
             DeviceMessage::Query { round, .. } => format!("Query{round}"),
+            DeviceMessage::MeasureContexts { round, .. } => format!("MeasureContexts{round}"),
         })
         .collect();
     assert_eq!(

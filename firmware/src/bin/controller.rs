@@ -25,13 +25,15 @@
 ))]
 mod firmware {
     use cortex_m_rt::entry;
-    use costbo_firmware::app::{App, Phase};
+    use costbo_firmware::app::{App, Phase, CAUSAL_DOSING};
     use costbo_firmware::board::semihost_file::SemihostFile;
     use costbo_firmware::board::uart::Uart0;
     use costbo_firmware::board::Stdout;
     use costbo_firmware::drivers::pumps::Pumps;
     use costbo_firmware::drivers::sensor::Sensors;
-    use costbo_firmware::experiment::{BANK, CONFIG_ID, D, FACTOR_LEN, M, N, SPEC};
+    use costbo_firmware::experiment::{
+        causal_rng, CausalCtl, ARMS, BANK, CONFIG_ID, D, FACTOR_LEN, M, N, SPEC,
+    };
     use costbo_firmware::semihosting::{cmdline, exit};
     use costbo_firmware::sim::{FileFlash, SimClock, SimDelay, SimPin, SimSensorBus};
     use costbo_firmware::{journal, println, stack};
@@ -123,6 +125,25 @@ mod firmware {
         };
 
         let mut app = App::new(&SPEC, CONFIG_ID, ctl, pumps, sensors, uart, journal, Stdout);
+        // A contextual causal experiment (`[causal]`): one GP factor per arm, and the
+        // controller itself (one GP per arm), in .bss too. Without one this is not linked
+        // (CAUSAL_DOSING is false).
+        if CAUSAL_DOSING && SPEC.causal.is_some() {
+            let (Some(factors), Some(slot)) = (
+                cortex_m::singleton!(: [[f32; FACTOR_LEN]; ARMS] = [[0.0; FACTOR_LEN]; ARMS]),
+                cortex_m::singleton!(: Option<CausalCtl<'static>> = None),
+            ) else {
+                fail("buffers already taken")
+            };
+            let storage = factors.each_mut().map(|f| &mut f[..]);
+            match SPEC.causal_controller::<f32, ARMS, N, D, _, _>(storage, causal_rng(SPEC.seed)) {
+                Ok(c) => app = app.with_causal(slot.insert(c)),
+                Err(e) => {
+                    println!("controller: the causal experiment cannot be built: {:?}", e);
+                    exit(3)
+                }
+            }
+        }
         if app.boot().is_err() {
             fail("link failed at boot");
         }

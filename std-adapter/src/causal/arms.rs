@@ -346,6 +346,38 @@ impl ArmTable {
         out
     }
 
+    /// The table as an experiment file's `[causal]` table (`firmware/experiment.toml`'s
+    /// format, `costbo_experiment`): `contexts`, every arm's contexts in order of first use,
+    /// and one `[[causal.arm]]` per arm with its actions and contexts by name. Boxes are not
+    /// written: a dosing experiment takes them from its `[[variable]]` bounds. `source` is
+    /// named in a leading comment.
+    pub fn to_experiment_toml(&self, source: &str) -> String {
+        let mut contexts: Vec<&str> = Vec::new();
+        for a in &self.arms {
+            for (n, _) in &a.contexts {
+                if !contexts.contains(&n.as_str()) {
+                    contexts.push(n);
+                }
+            }
+        }
+        let list = |names: &mut dyn Iterator<Item = &str>| -> String {
+            let quoted: Vec<String> = names.map(|n| format!("{n:?}")).collect();
+            format!("[{}]", quoted.join(", "))
+        };
+        let mut out = format!(
+            "# The arms of {source} (costbo causal arms --experiment).\n[causal]\ncontexts = {}\n",
+            list(&mut contexts.iter().copied())
+        );
+        for a in &self.arms {
+            out.push_str(&format!(
+                "\n[[causal.arm]]\nactions = {}\ncontexts = {}\n",
+                list(&mut a.actions.iter().map(|(n, _)| n.as_str())),
+                list(&mut a.contexts.iter().map(|(n, _)| n.as_str()))
+            ));
+        }
+        out
+    }
+
     /// The table as JSON: an array of `{"actions": [{"name", "lo", "hi"}], "contexts": [...]}`
     /// (`lo`/`hi` null without a box).
     pub fn to_json(&self) -> serde_json::Value {

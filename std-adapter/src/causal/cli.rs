@@ -67,6 +67,10 @@ pub struct ArmsArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+    /// Print the table as an experiment file's `[causal]` table (`[[causal.arm]]` entries),
+    /// for a firmware dosing experiment (`firmware/experiments/causal-contexts.toml`).
+    #[arg(long, conflicts_with = "json")]
+    experiment: bool,
 }
 
 /// Most Monte Carlo samples per entry of `costbo causal envs` (a minute or so).
@@ -178,6 +182,11 @@ pub fn run(cmd: CausalCommand) -> Result<(), String> {
             Ok(())
         }
         CausalCommand::Arms(a) => {
+            let source = match (&a.table, &a.graph.graph) {
+                (Some(p), _) => p.display().to_string(),
+                (None, Some(g)) => g.display().to_string(),
+                (None, None) => String::new(),
+            };
             let table = match (&a.table, &a.graph.graph) {
                 (Some(path), graph) => {
                     let t = ArmTable::from_path(path)
@@ -198,6 +207,8 @@ pub fn run(cmd: CausalCommand) -> Result<(), String> {
             };
             if a.json {
                 println!("{}", table.to_json());
+            } else if a.experiment {
+                print!("{}", table.to_experiment_toml(&source));
             } else {
                 print!("{}", table.render());
             }
