@@ -16,8 +16,8 @@
 //! and a root of a sum of `S` expected improvements (a handful of Newton steps); memory: the
 //! workspace holds `S·(2 + 2D)` scalars for the bank's posteriors.
 
-use super::memo::{tags, Memo};
-use super::pbgi::Lambda;
+use super::memo::Memo;
+use super::pbgi::{Lambda, LambdaState};
 use super::scoring::set_seed;
 use super::{play_selected, values, Choice, DriverError, Outcome, Policy, Round};
 use crate::acquisition::expected_gittins::ExpectedGittins;
@@ -28,13 +28,7 @@ use crate::real::Real;
 /// The Gittins-index rule for control sets (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GittinsCvs<R> {
-    lambda: Lambda<R>,
-    /// Times `λ` was divided by `β`.
-    divisions: u32,
-    /// The index of the pending decision (NaN when none).
-    pending_index: R,
-    /// The best value observed when the pending decision was made.
-    best_seen: R,
+    lambda: LambdaState<R>,
 }
 
 impl<R: Real> GittinsCvs<R> {
@@ -43,31 +37,23 @@ impl<R: Real> GittinsCvs<R> {
     /// on a problem without known per-set costs ([`DriverError::RuleNeedsKnownCosts`]).
     pub fn new(lambda: Lambda<R>) -> Self {
         GittinsCvs {
-            lambda,
-            divisions: 0,
-            pending_index: R::from_f64(f64::NAN),
-            best_seen: -R::INFINITY,
+            lambda: LambdaState::new(lambda),
         }
     }
 
     /// How `λ` evolves.
     pub fn schedule(&self) -> Lambda<R> {
-        self.lambda
+        self.lambda.schedule()
     }
 
     /// How many times `λ` was divided (always 0 for a fixed `λ`).
     pub fn divisions(&self) -> u32 {
-        self.divisions
+        self.lambda.divisions()
     }
 
     /// The current `ln λ = ln λ₀ − k·ln β`.
     pub fn log_lambda(&self) -> R {
-        match self.lambda {
-            Lambda::Fixed(l) => l.ln(),
-            Lambda::Decaying { initial, factor } => {
-                initial.ln() - R::from_usize(self.divisions as usize) * factor.ln()
-            }
-        }
+        self.lambda.log_lambda()
     }
 }
 
@@ -81,10 +67,10 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for GittinsCvs<R> 
 
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
         super::require_set_costs(problem)?;
-        if !self.lambda.is_valid() {
+        if !self.lambda.schedule().is_valid() {
             return Err(DriverError::InvalidParameter);
         }
-        *self = GittinsCvs::new(self.lambda);
+        *self = GittinsCvs::new(self.lambda.schedule());
         Ok(())
     }
 
@@ -137,76 +123,36 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for GittinsCvs<R> 
         );
         let choice = play_selected(&out[..m], chosen)?;
         if let Choice::Play(play) = choice {
-            self.pending_index = play.score;
-            self.best_seen = round.best_observed();
+            self.lambda.decided(play.score, round.best_observed());
         }
         Ok(choice)
     }
 
     fn record(&mut self, outcome: &Outcome<'_, R, D, M>) {
-        if outcome.set.is_none() {
-            return;
-        }
-        let index = self.pending_index;
-        self.pending_index = R::from_f64(f64::NAN);
-        // PBGI-D's rule: a_τ < f*, f* including the value just observed; NaN never fires.
-        if matches!(self.lambda, Lambda::Decaying { .. }) && index < self.best_seen.max(outcome.y) {
-            self.divisions = self.divisions.saturating_add(1);
+        if outcome.set.is_some() {
+            self.lambda.observed(outcome.y);
         }
     }
 
     fn memo(&self) -> Memo<R> {
-        match self.lambda {
-            Lambda::Fixed(_) => Memo::EMPTY,
-            Lambda::Decaying { .. } => {
-                let k = R::from_usize(self.divisions as usize);
-                Memo::new(tags::GITTINS_DIVISIONS, &[k]).unwrap_or(Memo::EMPTY)
-            }
-        }
+        self.lambda.memo()
     }
 
     fn check_memo(&self, memo: &Memo<R>) -> Result<(), DriverError> {
-        let fits = match self.lambda {
-            Lambda::Fixed(_) => memo.is_empty(),
-            Lambda::Decaying { .. } => {
-                memo.tag() == tags::GITTINS_DIVISIONS
-                    && memo.values().len() == 1
-                    && super::pbgi::count(memo.values()[0]).is_some()
-            }
-        };
-        if fits {
-            Ok(())
-        } else {
-            Err(DriverError::InvalidMemo)
-        }
+        self.lambda.check_memo(memo)
     }
 
     fn apply_memo(&mut self, memo: &Memo<R>) {
-        if let (Lambda::Decaying { .. }, Some(k)) = (
-            self.lambda,
-            memo.values().first().copied().and_then(super::pbgi::count),
-        ) {
-            self.divisions = k;
-        }
+        self.lambda.apply_memo(memo)
     }
 
     #[cfg(feature = "serde")]
     fn save(&self) -> Self::Record {
-        GittinsCvsRecord {
-            divisions: self.divisions,
-            pending_index: self.pending_index,
-            best_seen: self.best_seen,
-        }
+        self.lambda.save()
     }
 
     #[cfg(feature = "serde")]
     fn load(&mut self, record: &Self::Record) -> Result<(), DriverError> {
-        if matches!(self.lambda, Lambda::Fixed(_)) && record.divisions != 0 {
-            return Err(DriverError::InvalidSnapshot);
-        }
-        self.divisions = record.divisions;
-        self.pending_index = record.pending_index;
-        self.best_seen = record.best_seen;
-        Ok(())
+        self.lambda.load(record)
     }
 }

@@ -63,12 +63,14 @@ impl<R: Real> Lambda<R> {
     }
 }
 
-/// A Pandora's Box Gittins index rule (see the module documentation).
+/// `λ` across decisions: the schedule, the number of divisions `k` so far, and what the
+/// stopping rule needs of the pending decision (its index, the best value seen when it was
+/// made). Shared by the rules that price with PBGI-D's `λ` ([`PandoraIndex`] and
+/// `gittins_cvs::GittinsCvs`): its memo carries `k` for replays and its
+/// record is the snapshot's.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PandoraIndex<R> {
-    lambda: Lambda<R>,
-    stop: bool,
-    maximiser: Maximiser,
+pub struct LambdaState<R> {
+    schedule: Lambda<R>,
     /// Times `λ` was divided by `β`.
     divisions: u32,
     /// The index of the pending decision (NaN when none).
@@ -77,24 +79,25 @@ pub struct PandoraIndex<R> {
     best_seen: R,
 }
 
-impl<R: Real> PandoraIndex<R> {
-    /// The rule with `lambda`, stopping by the Pandora rule if `stop`, maximised by
-    /// `maximiser`. A controller refuses to start it ([`DriverError::InvalidParameter`])
-    /// unless `λ` is positive and finite (and `β > 1`).
-    pub fn new(lambda: Lambda<R>, stop: bool, maximiser: Maximiser) -> Self {
-        PandoraIndex {
-            lambda,
-            stop,
-            maximiser,
+impl<R: Real> LambdaState<R> {
+    /// A fresh state for `schedule` (no division, no pending decision).
+    pub fn new(schedule: Lambda<R>) -> Self {
+        LambdaState {
+            schedule,
             divisions: 0,
             pending_index: R::from_f64(f64::NAN),
             best_seen: -R::INFINITY,
         }
     }
 
+    /// How `λ` evolves.
+    pub fn schedule(&self) -> Lambda<R> {
+        self.schedule
+    }
+
     /// The current `λ` (`λ₀/β^k`; it underflows long before `ln λ` does).
     pub fn lambda(&self) -> R {
-        match self.lambda {
+        match self.schedule {
             Lambda::Fixed(l) => l,
             Lambda::Decaying { initial, factor } => {
                 (0..self.divisions).fold(initial, |l, _| l / factor)
@@ -104,7 +107,7 @@ impl<R: Real> PandoraIndex<R> {
 
     /// The current `ln λ = ln λ₀ − k·ln β`.
     pub fn log_lambda(&self) -> R {
-        match self.lambda {
+        match self.schedule {
             Lambda::Fixed(l) => l.ln(),
             Lambda::Decaying { initial, factor } => {
                 initial.ln() - R::from_usize(self.divisions as usize) * factor.ln()
@@ -117,13 +120,126 @@ impl<R: Real> PandoraIndex<R> {
         self.divisions
     }
 
-    /// How `λ` evolves.
-    pub fn schedule(&self) -> Lambda<R> {
-        self.lambda
+    /// Remembers the decision just made: its `index` and the best value seen before it.
+    pub fn decided(&mut self, index: R, best_seen: R) {
+        self.pending_index = index;
+        self.best_seen = best_seen;
+    }
+
+    /// The pending decision's outcome `y` is observed: with a decaying `λ`, divide it when
+    /// the stopping rule fires, `a_τ < f*` with `f*` including `y` (strict, as the paper's
+    /// code; NaN, no decision, never fires).
+    pub fn observed(&mut self, y: R) {
+        let index = self.pending_index;
+        self.pending_index = R::from_f64(f64::NAN);
+        if matches!(self.schedule, Lambda::Decaying { .. }) && index < self.best_seen.max(y) {
+            self.divisions = self.divisions.saturating_add(1);
+        }
+    }
+
+    /// `k` for a replay (empty for a fixed `λ`).
+    pub fn memo(&self) -> Memo<R> {
+        match self.schedule {
+            Lambda::Fixed(_) => Memo::EMPTY,
+            Lambda::Decaying { .. } => {
+                let k = R::from_usize(self.divisions as usize);
+                Memo::new(tags::GITTINS_DIVISIONS, &[k]).unwrap_or(Memo::EMPTY)
+            }
+        }
+    }
+
+    /// Whether `memo` is one of [`memo`](Self::memo)'s.
+    pub fn check_memo(&self, memo: &Memo<R>) -> Result<(), DriverError> {
+        let fits = match self.schedule {
+            Lambda::Fixed(_) => memo.is_empty(),
+            Lambda::Decaying { .. } => {
+                memo.tag() == tags::GITTINS_DIVISIONS
+                    && memo.values().len() == 1
+                    && count(memo.values()[0]).is_some()
+            }
+        };
+        if fits {
+            Ok(())
+        } else {
+            Err(DriverError::InvalidMemo)
+        }
+    }
+
+    /// Sets `k` from a memo that passed [`check_memo`](Self::check_memo).
+    pub fn apply_memo(&mut self, memo: &Memo<R>) {
+        if let (Lambda::Decaying { .. }, Some(k)) = (
+            self.schedule,
+            memo.values().first().copied().and_then(count),
+        ) {
+            self.divisions = k;
+        }
+    }
+
+    /// The state to save.
+    #[cfg(feature = "serde")]
+    pub fn save(&self) -> PandoraRecord<R> {
+        PandoraRecord {
+            divisions: self.divisions,
+            pending_index: self.pending_index,
+            best_seen: self.best_seen,
+        }
+    }
+
+    /// Restores a saved state; a fixed `λ` with divisions is refused.
+    #[cfg(feature = "serde")]
+    pub fn load(&mut self, record: &PandoraRecord<R>) -> Result<(), DriverError> {
+        if matches!(self.schedule, Lambda::Fixed(_)) && record.divisions != 0 {
+            return Err(DriverError::InvalidSnapshot);
+        }
+        self.divisions = record.divisions;
+        self.pending_index = record.pending_index;
+        self.best_seen = record.best_seen;
+        Ok(())
     }
 }
 
-/// The saved state of [`PandoraIndex`].
+/// A Pandora's Box Gittins index rule (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PandoraIndex<R> {
+    lambda: LambdaState<R>,
+    stop: bool,
+    maximiser: Maximiser,
+}
+
+impl<R: Real> PandoraIndex<R> {
+    /// The rule with `lambda`, stopping by the Pandora rule if `stop`, maximised by
+    /// `maximiser`. A controller refuses to start it ([`DriverError::InvalidParameter`])
+    /// unless `λ` is positive and finite (and `β > 1`).
+    pub fn new(lambda: Lambda<R>, stop: bool, maximiser: Maximiser) -> Self {
+        PandoraIndex {
+            lambda: LambdaState::new(lambda),
+            stop,
+            maximiser,
+        }
+    }
+
+    /// The current `λ` (`λ₀/β^k`; it underflows long before `ln λ` does).
+    pub fn lambda(&self) -> R {
+        self.lambda.lambda()
+    }
+
+    /// The current `ln λ = ln λ₀ − k·ln β`.
+    pub fn log_lambda(&self) -> R {
+        self.lambda.log_lambda()
+    }
+
+    /// How many times `λ` was divided by `β` (always 0 for a fixed `λ`).
+    pub fn divisions(&self) -> u32 {
+        self.lambda.divisions()
+    }
+
+    /// How `λ` evolves.
+    pub fn schedule(&self) -> Lambda<R> {
+        self.lambda.schedule()
+    }
+}
+
+/// The saved state of [`PandoraIndex`] (and of every rule with a [`LambdaState`]).
 #[cfg(feature = "serde")]
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PandoraRecord<R> {
@@ -141,12 +257,10 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for PandoraIndex<R
 
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
         super::require_full_set(problem)?;
-        if !self.lambda.is_valid() {
+        if !self.lambda.schedule().is_valid() {
             return Err(DriverError::InvalidParameter);
         }
-        self.divisions = 0;
-        self.pending_index = R::from_f64(f64::NAN);
-        self.best_seen = -R::INFINITY;
+        self.lambda = LambdaState::new(self.lambda.schedule());
         Ok(())
     }
 
@@ -179,80 +293,41 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for PandoraIndex<R
         if self.stop && seen >= play.score {
             return Ok(Choice::Stop);
         }
-        self.pending_index = play.score;
-        self.best_seen = seen;
+        self.lambda.decided(play.score, seen);
         Ok(Choice::Play(play))
     }
 
     fn record(&mut self, outcome: &Outcome<'_, R, D, M>) {
-        if outcome.set.is_none() {
-            return;
-        }
-        let index = self.pending_index;
-        self.pending_index = R::from_f64(f64::NAN);
-        // a_τ < f*, f* including the value just observed; NaN (no decision) never fires.
-        if matches!(self.lambda, Lambda::Decaying { .. }) && index < self.best_seen.max(outcome.y) {
-            self.divisions = self.divisions.saturating_add(1);
+        if outcome.set.is_some() {
+            self.lambda.observed(outcome.y);
         }
     }
 
     fn memo(&self) -> Memo<R> {
-        match self.lambda {
-            Lambda::Fixed(_) => Memo::EMPTY,
-            Lambda::Decaying { .. } => {
-                let k = R::from_usize(self.divisions as usize);
-                Memo::new(tags::GITTINS_DIVISIONS, &[k]).unwrap_or(Memo::EMPTY)
-            }
-        }
+        self.lambda.memo()
     }
 
     fn check_memo(&self, memo: &Memo<R>) -> Result<(), DriverError> {
-        let fits = match self.lambda {
-            Lambda::Fixed(_) => memo.is_empty(),
-            Lambda::Decaying { .. } => {
-                memo.tag() == tags::GITTINS_DIVISIONS
-                    && memo.values().len() == 1
-                    && count(memo.values()[0]).is_some()
-            }
-        };
-        if fits {
-            Ok(())
-        } else {
-            Err(DriverError::InvalidMemo)
-        }
+        self.lambda.check_memo(memo)
     }
 
     fn apply_memo(&mut self, memo: &Memo<R>) {
-        if let (Lambda::Decaying { .. }, Some(k)) =
-            (self.lambda, memo.values().first().copied().and_then(count))
-        {
-            self.divisions = k;
-        }
+        self.lambda.apply_memo(memo)
     }
 
     #[cfg(feature = "serde")]
     fn save(&self) -> Self::Record {
-        PandoraRecord {
-            divisions: self.divisions,
-            pending_index: self.pending_index,
-            best_seen: self.best_seen,
-        }
+        self.lambda.save()
     }
 
     #[cfg(feature = "serde")]
     fn load(&mut self, record: &Self::Record) -> Result<(), DriverError> {
-        if matches!(self.lambda, Lambda::Fixed(_)) && record.divisions != 0 {
-            return Err(DriverError::InvalidSnapshot);
-        }
-        self.divisions = record.divisions;
-        self.pending_index = record.pending_index;
-        self.best_seen = record.best_seen;
-        Ok(())
+        self.lambda.load(record)
     }
 }
 
 /// A memo scalar as a count of divisions: a whole number in `0..2²⁴` (exact in `f32`).
-pub(crate) fn count<R: Real>(v: R) -> Option<u32> {
+fn count<R: Real>(v: R) -> Option<u32> {
     let f = v.to_f64();
     ((0.0..16_777_216.0).contains(&f) && f == (f as u32) as f64).then_some(f as u32)
 }
