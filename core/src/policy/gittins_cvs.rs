@@ -16,10 +16,9 @@
 //! and a root of a sum of `S` expected improvements (a handful of Newton steps); memory: the
 //! workspace holds `S·(2 + 2D)` scalars for the bank's posteriors.
 
-use super::memo::Memo;
 use super::pbgi::{Lambda, LambdaState};
 use super::scoring::set_seed;
-use super::{play_selected, values, Choice, DriverError, Outcome, Policy, Round};
+use super::{play_selected, values, Choice, DriverError, Policy, Round};
 use crate::acquisition::expected_gittins::ExpectedGittins;
 use crate::inner::maximize;
 use crate::problem::Problem;
@@ -62,9 +61,6 @@ impl<R: Real> GittinsCvs<R> {
 pub type GittinsCvsRecord<R> = super::pbgi::PandoraRecord<R>;
 
 impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for GittinsCvs<R> {
-    #[cfg(feature = "serde")]
-    type Record = GittinsCvsRecord<R>;
-
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
         super::require_set_costs(problem)?;
         if !self.lambda.schedule().is_valid() {
@@ -128,31 +124,5 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for GittinsCvs<R> 
         Ok(choice)
     }
 
-    fn record(&mut self, outcome: &Outcome<'_, R, D, M>) {
-        if outcome.set.is_some() {
-            self.lambda.observed(outcome.y);
-        }
-    }
-
-    fn memo(&self) -> Memo<R> {
-        self.lambda.memo()
-    }
-
-    fn check_memo(&self, memo: &Memo<R>) -> Result<(), DriverError> {
-        self.lambda.check_memo(memo)
-    }
-
-    fn apply_memo(&mut self, memo: &Memo<R>) {
-        self.lambda.apply_memo(memo)
-    }
-
-    #[cfg(feature = "serde")]
-    fn save(&self) -> Self::Record {
-        self.lambda.save()
-    }
-
-    #[cfg(feature = "serde")]
-    fn load(&mut self, record: &Self::Record) -> Result<(), DriverError> {
-        self.lambda.load(record)
-    }
+    super::pbgi::lambda_state_hooks!(lambda);
 }

@@ -17,7 +17,7 @@
 //! replay, which does not decide again, restores it from the decision's memo.
 
 use super::memo::{tags, Memo};
-use super::{Choice, DriverError, Maximiser, Outcome, Policy, Round};
+use super::{Choice, DriverError, Maximiser, Policy, Round};
 use crate::acquisition::cost::{KnownCost, LearnedCost};
 use crate::acquisition::improvement::GittinsIndex;
 use crate::problem::{Costs, Problem};
@@ -198,6 +198,49 @@ impl<R: Real> LambdaState<R> {
     }
 }
 
+/// The [`Policy`] hooks of a rule whose only state of its own is a [`LambdaState`] in the field
+/// `$field`: the record (the type `Record` too), the memo, and the stopping rule's check on each
+/// observation. For use inside this crate's `impl Policy for ...` blocks.
+macro_rules! lambda_state_hooks {
+    ($field:ident) => {
+        #[cfg(feature = "serde")]
+        type Record = $crate::policy::pbgi::PandoraRecord<R>;
+
+        fn record(&mut self, outcome: &$crate::policy::Outcome<'_, R, D, M>) {
+            if outcome.set.is_some() {
+                self.$field.observed(outcome.y);
+            }
+        }
+
+        fn memo(&self) -> $crate::policy::memo::Memo<R> {
+            self.$field.memo()
+        }
+
+        fn check_memo(
+            &self,
+            memo: &$crate::policy::memo::Memo<R>,
+        ) -> Result<(), $crate::policy::DriverError> {
+            self.$field.check_memo(memo)
+        }
+
+        fn apply_memo(&mut self, memo: &$crate::policy::memo::Memo<R>) {
+            self.$field.apply_memo(memo)
+        }
+
+        #[cfg(feature = "serde")]
+        fn save(&self) -> Self::Record {
+            self.$field.save()
+        }
+
+        #[cfg(feature = "serde")]
+        fn load(&mut self, record: &Self::Record) -> Result<(), $crate::policy::DriverError> {
+            self.$field.load(record)
+        }
+    };
+}
+#[allow(unused_imports)] // used by gittins_cvs, which only some builds compile
+pub(crate) use lambda_state_hooks;
+
 /// A Pandora's Box Gittins index rule (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PandoraIndex<R> {
@@ -252,9 +295,6 @@ pub struct PandoraRecord<R> {
 }
 
 impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for PandoraIndex<R> {
-    #[cfg(feature = "serde")]
-    type Record = PandoraRecord<R>;
-
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
         super::require_full_set(problem)?;
         if !self.lambda.schedule().is_valid() {
@@ -297,33 +337,7 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for PandoraIndex<R
         Ok(Choice::Play(play))
     }
 
-    fn record(&mut self, outcome: &Outcome<'_, R, D, M>) {
-        if outcome.set.is_some() {
-            self.lambda.observed(outcome.y);
-        }
-    }
-
-    fn memo(&self) -> Memo<R> {
-        self.lambda.memo()
-    }
-
-    fn check_memo(&self, memo: &Memo<R>) -> Result<(), DriverError> {
-        self.lambda.check_memo(memo)
-    }
-
-    fn apply_memo(&mut self, memo: &Memo<R>) {
-        self.lambda.apply_memo(memo)
-    }
-
-    #[cfg(feature = "serde")]
-    fn save(&self) -> Self::Record {
-        self.lambda.save()
-    }
-
-    #[cfg(feature = "serde")]
-    fn load(&mut self, record: &Self::Record) -> Result<(), DriverError> {
-        self.lambda.load(record)
-    }
+    lambda_state_hooks!(lambda);
 }
 
 /// A memo scalar as a count of divisions: a whole number in `0..2²⁴` (exact in `f32`).
