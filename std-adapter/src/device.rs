@@ -474,29 +474,7 @@ fn session<const N: usize, const M: usize>(
                          budget must be finite and > 0, spent in [0, budget + {dearest}])"
                     ));
                 }
-                if version != VERSION {
-                    return Err(format!(
-                        "the device speaks protocol version {version}, the host {VERSION}"
-                    ));
-                }
-                if config != config_id && options.mirror {
-                    return Err(format!(
-                        "the device was built from another experiment (config {config:#010x}, \
-                         {} is {config_id:#010x})",
-                        options.config.display()
-                    ));
-                }
-                report.hellos += 1;
-                if report.hellos == 1 {
-                    report.config_id = config;
-                    report.first_round = round;
-                    if options.mirror && round != 0 {
-                        return Err(format!(
-                            "the device resumes at round {round}: the host can only mirror an \
-                             experiment from its start (run without the mirror, or reformat \
-                             the device's journal)"
-                        ));
-                    }
+                if accept_hello(version, config, round, config_id, options, &mut report)? {
                     host_round = round;
                 }
                 // Resynchronise: the round in flight was journaled (Ack lost) or not.
@@ -810,6 +788,45 @@ fn session<const N: usize, const M: usize>(
             }
         }
     }
+}
+
+/// The checks every session makes of a device's `Hello`: the protocol version, the experiment
+/// it was built from (when mirroring), and on the first one where the device resumes (a mirror
+/// can only follow an experiment from its start). Counts it in `report`; `Ok(true)` for the
+/// first.
+fn accept_hello(
+    version: u16,
+    config: u32,
+    round: u32,
+    config_id: u32,
+    options: &DeviceOptions,
+    report: &mut DeviceReport,
+) -> Result<bool, String> {
+    if version != VERSION {
+        return Err(format!(
+            "the device speaks protocol version {version}, the host {VERSION}"
+        ));
+    }
+    if config != config_id && options.mirror {
+        return Err(format!(
+            "the device was built from another experiment (config {config:#010x}, {} is \
+             {config_id:#010x})",
+            options.config.display()
+        ));
+    }
+    report.hellos += 1;
+    if report.hellos > 1 {
+        return Ok(false);
+    }
+    report.config_id = config;
+    report.first_round = round;
+    if options.mirror && round != 0 {
+        return Err(format!(
+            "the device resumes at round {round}: the host can only mirror an experiment from \
+             its start (run without the mirror, or reformat the device's journal)"
+        ));
+    }
+    Ok(true)
 }
 
 /// Checks a decision's or recommendation's numbers from the device: every controlled value

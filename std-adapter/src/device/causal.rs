@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use costbo_core::causal::CausalController;
 use costbo_core::linalg::tri_len;
-use costbo_core::link::{values_to_array, DeviceMessage, HostMessage, Values, VERSION};
+use costbo_core::link::{values_to_array, DeviceMessage, HostMessage, Values};
 use costbo_core::problem::Problem;
 use costbo_core::random::{standard_normal, uniform_open};
 use costbo_experiment::Spec;
@@ -211,28 +211,7 @@ fn session<const A: usize, const N: usize>(
                 round,
                 ..
             } => {
-                if version != VERSION {
-                    return Err(format!(
-                        "the device speaks protocol version {version}, the host {VERSION}"
-                    ));
-                }
-                if config != config_id && options.mirror {
-                    return Err(format!(
-                        "the device was built from another experiment (config {config:#010x}, \
-                         {} is {config_id:#010x})",
-                        options.config.display()
-                    ));
-                }
-                report.hellos += 1;
-                if report.hellos == 1 {
-                    report.config_id = config;
-                    report.first_round = round;
-                    if options.mirror && round != 0 {
-                        return Err(format!(
-                            "the device resumes at round {round}: the host can only mirror an \
-                             experiment from its start"
-                        ));
-                    }
+                if super::accept_hello(version, config, round, config_id, options, &mut report)? {
                     host_round = round;
                 }
                 if let Some(f) = flight {
