@@ -256,6 +256,56 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
+/// The three boots of a run with two power cuts: the host's report and each boot's log.
+struct CutRun {
+    report: DeviceReport,
+    logs: [String; 3],
+}
+
+/// Boots `elf` against a host session (`options(port, true)`), cuts the power when the first
+/// boot logs `cut1` and when the second logs the line `cut2(boot 1's log)` returns, boots a
+/// third time and lets the experiment finish. Panics with every boot's log if the host fails,
+/// checks that the host reconnected twice and that the third boot exits cleanly.
+fn run_with_two_power_cuts(
+    elf: &Path,
+    name: &str,
+    options: fn(u16, bool) -> DeviceOptions,
+    cut1: &str,
+    cut2: impl FnOnce(&str) -> String,
+) -> CutRun {
+    let dir = scratch(name);
+    let port = free_port();
+    let journal = dir.join("journal.bin");
+    let first = Qemu::boot(elf, port, &journal, dir.join("qemu-1.log"));
+    let host = std::thread::spawn(move || run(&options(port, true)));
+    first.wait_for(cut1, Duration::from_secs(120));
+    let log1 = first.cut_power();
+    let second = Qemu::boot(elf, port, &journal, dir.join("qemu-2.log"));
+    second.wait_for("journal: replayed", Duration::from_secs(60));
+    second.wait_for(&cut2(&log1), Duration::from_secs(120));
+    let log2 = second.cut_power();
+    let third = Qemu::boot(elf, port, &journal, dir.join("qemu-3.log"));
+    let report = host.join().unwrap().unwrap_or_else(|e| {
+        panic!(
+            "{e}\n--- boot 1\n{log1}\n--- boot 2\n{log2}\n--- boot 3\n{}",
+            third.log()
+        )
+    });
+    assert_eq!(report.reconnects, 2);
+    let (code, log3) = third.wait_exit(Duration::from_secs(30));
+    assert_eq!(code, Some(0), "{log3}");
+    CutRun {
+        report,
+        logs: [log1, log2, log3],
+    }
+}
+
+/// How many journal records a boot replayed (its "journal: replayed N" line).
+fn replayed(log: &str) -> u32 {
+    let at = log.find("journal: replayed ").expect("replay line");
+    log[at + 18..].split(' ').next().unwrap().parse().unwrap()
+}
+
 /// Checks a finished session: contiguous rounds from 0, every decision compared, the final
 /// recommendation received.
 fn check_complete(report: &DeviceReport) {
@@ -306,40 +356,21 @@ fn power_cuts_mid_experiment_lose_no_acknowledged_round() {
     if skip() {
         return;
     }
-    let elf = controller_elf();
-    let dir = scratch("device-power-cut");
-    let port = free_port();
-    let journal = dir.join("journal.bin");
-    let first = Qemu::boot(&elf, port, &journal, dir.join("qemu-1.log"));
-    let host = std::thread::spawn(move || run(&options(port, true)));
     // Cut 1: while round 9 is being dosed (its Measurement and Outcome not yet handled).
-    first.wait_for("round 9: dose", Duration::from_secs(120));
-    let log1 = first.cut_power();
-    let second = Qemu::boot(&elf, port, &journal, dir.join("qemu-2.log"));
-    second.wait_for("journal: replayed", Duration::from_secs(60));
     // Cut 2: as soon as round 20's outcome is observed (before or after its record is
     // durable and acknowledged: either must work).
-    second.wait_for("round 20: outcome", Duration::from_secs(120));
-    let log2 = second.cut_power();
-    let third = Qemu::boot(&elf, port, &journal, dir.join("qemu-3.log"));
-    let report = host.join().unwrap().unwrap_or_else(|e| {
-        panic!(
-            "{e}\n--- boot 1\n{log1}\n--- boot 2\n{log2}\n--- boot 3\n{}",
-            third.log()
-        )
-    });
+    let CutRun { report, logs } = run_with_two_power_cuts(
+        &controller_elf(),
+        "device-power-cut",
+        options,
+        "round 9: dose",
+        |_| "round 20: outcome".into(),
+    );
     check_complete(&report);
-    assert_eq!(report.reconnects, 2);
-    let (code, log3) = third.wait_exit(Duration::from_secs(30));
-    assert_eq!(code, Some(0), "{log3}");
     // What each boot replayed: everything the earlier boots had acknowledged (the host
     // checked the device's round against its acknowledged rounds at each Hello), so at least
     // the rounds before the cut.
-    let replayed = |log: &str| -> u32 {
-        let at = log.find("journal: replayed ").expect("replay line");
-        log[at + 18..].split(' ').next().unwrap().parse().unwrap()
-    };
-    let (r2, r3) = (replayed(&log2), replayed(&log3));
+    let (r2, r3) = (replayed(&logs[1]), replayed(&logs[2]));
     assert!(r2 >= 9, "boot 2 replayed {r2} records");
     assert!(r3 >= 20 && r3 > r2, "boot 3 replayed {r3} records");
     assert!(report.recovered_unacked <= 2);
@@ -413,44 +444,26 @@ fn power_cuts_in_a_costly_measurement_experiment_keep_the_answers() {
     if skip() {
         return;
     }
-    let elf = costly_controller_elf();
-    let dir = scratch("device-power-cut-costly");
-    let port = free_port();
-    let journal = dir.join("journal.bin");
-    let first = Qemu::boot(&elf, port, &journal, dir.join("qemu-1.log"));
-    let host = std::thread::spawn(move || run(&costly_options(port, true)));
     // Cut 1: as soon as the device has told the host to skip a round (the Skipped may or may
-    // not have been journaled and acknowledged before the cut: either must work).
-    first.wait_for("growth measurement skipped", Duration::from_secs(120));
-    let log1 = first.cut_power();
-    let second = Qemu::boot(&elf, port, &journal, dir.join("qemu-2.log"));
-    second.wait_for("journal: replayed", Duration::from_secs(60));
-    // Cut 2: while a later round is being dosed.
-    let cut_round = {
-        let r = log1
-            .lines()
-            .filter_map(|l| l.strip_prefix("round "))
-            .filter_map(|l| l.split(':').next()?.parse::<u32>().ok())
-            .max()
-            .unwrap_or(0);
-        r + 2
-    };
-    second.wait_for(
-        &format!("round {cut_round}: dose"),
-        Duration::from_secs(120),
+    // not have been journaled and acknowledged before the cut: either must work). Cut 2: while
+    // a later round is being dosed.
+    let CutRun { report, logs } = run_with_two_power_cuts(
+        &costly_controller_elf(),
+        "device-power-cut-costly",
+        costly_options,
+        "growth measurement skipped",
+        |log1| {
+            let r = log1
+                .lines()
+                .filter_map(|l| l.strip_prefix("round "))
+                .filter_map(|l| l.split(':').next()?.parse::<u32>().ok())
+                .max()
+                .unwrap_or(0);
+            format!("round {}: dose", r + 2)
+        },
     );
-    let log2 = second.cut_power();
-    let third = Qemu::boot(&elf, port, &journal, dir.join("qemu-3.log"));
-    let report = host.join().unwrap().unwrap_or_else(|e| {
-        panic!(
-            "{e}\n--- boot 1\n{log1}\n--- boot 2\n{log2}\n--- boot 3\n{}",
-            third.log()
-        )
-    });
     check_costly(&report);
-    assert_eq!(report.reconnects, 2);
-    let (code, log3) = third.wait_exit(Duration::from_secs(30));
-    assert_eq!(code, Some(0), "{log3}");
+    let [_, log2, log3] = &logs;
     // Boot 2 replayed the skipped rounds too: a skipped record replays.
     assert!(log2.contains("journal: replayed"), "{log2}");
     assert!(!log2.contains("cannot be replayed") && !log3.contains("cannot be replayed"));
@@ -527,37 +540,19 @@ fn power_cuts_in_a_causal_experiment_replay_the_rounds_bit_for_bit() {
     if skip() {
         return;
     }
-    let elf = causal_controller_elf();
-    let dir = scratch("device-power-cut-causal");
-    let port = free_port();
-    let journal = dir.join("journal.bin");
-    let first = Qemu::boot(&elf, port, &journal, dir.join("qemu-1.log"));
-    let host = std::thread::spawn(move || run(&causal_options(port, true)));
     // Cut 1: while round 6 is being dosed (its contexts read, its outcome not yet told).
-    first.wait_for("round 6: dose", Duration::from_secs(120));
-    let log1 = first.cut_power();
-    let second = Qemu::boot(&elf, port, &journal, dir.join("qemu-2.log"));
-    second.wait_for("journal: replayed", Duration::from_secs(60));
     // Cut 2: as soon as round 14's outcome is logged (journaled and acknowledged or not).
-    second.wait_for("round 14: outcome", Duration::from_secs(120));
-    let log2 = second.cut_power();
-    let third = Qemu::boot(&elf, port, &journal, dir.join("qemu-3.log"));
-    let report = host.join().unwrap().unwrap_or_else(|e| {
-        panic!(
-            "{e}\n--- boot 1\n{log1}\n--- boot 2\n{log2}\n--- boot 3\n{}",
-            third.log()
-        )
-    });
+    let CutRun { report, logs } = run_with_two_power_cuts(
+        &causal_controller_elf(),
+        "device-power-cut-causal",
+        causal_options,
+        "round 6: dose",
+        |_| "round 14: outcome".into(),
+    );
     check_causal(&report);
-    assert_eq!(report.reconnects, 2);
-    let (code, log3) = third.wait_exit(Duration::from_secs(30));
-    assert_eq!(code, Some(0), "{log3}");
-    let replayed = |log: &str| -> u32 {
-        let at = log.find("journal: replayed ").expect("replay line");
-        log[at + 18..].split(' ').next().unwrap().parse().unwrap()
-    };
+    let [_, log2, log3] = &logs;
     // Each boot decided every journaled round again, bit for bit (or it would have halted).
-    let (r2, r3) = (replayed(&log2), replayed(&log3));
+    let (r2, r3) = (replayed(log2), replayed(log3));
     assert!(r2 >= 6, "boot 2 replayed {r2} records");
     assert!(r3 >= 14 && r3 > r2, "boot 3 replayed {r3} records");
     assert!(!log2.contains("cannot be replayed") && !log3.contains("cannot be replayed"));
