@@ -155,6 +155,26 @@ pub struct DeviceReport {
 trait Link: Read + Write + Send {}
 impl<T: Read + Write + Send> Link for T {}
 
+impl DeviceReport {
+    /// A report of a session that has not heard from the device yet, against `optimum`.
+    fn empty(optimum: f64) -> Self {
+        DeviceReport {
+            config_id: 0,
+            first_round: 0,
+            rounds: vec![],
+            decisions_checked: 0,
+            queries_checked: 0,
+            hellos: 0,
+            reconnects: 0,
+            recovered_unacked: 0,
+            recommendation: None,
+            recommended_expected: None,
+            optimum,
+            contexts_checked: 0,
+        }
+    }
+}
+
 fn open(endpoint: &Endpoint, deadline: Instant) -> Result<Box<dyn Link>, String> {
     loop {
         let r: std::io::Result<Box<dyn Link>> = match endpoint {
@@ -366,20 +386,7 @@ fn session<const N: usize, const M: usize>(
     let expected = |set: ControlSet, u: &[f64; D]| judge.expected(&plant, set, u);
     let mut water = Xoshiro128PlusPlus::seed_from_u64(options.seed);
 
-    let mut report = DeviceReport {
-        config_id: 0,
-        first_round: 0,
-        rounds: vec![],
-        decisions_checked: 0,
-        queries_checked: 0,
-        hellos: 0,
-        reconnects: 0,
-        recovered_unacked: 0,
-        recommendation: None,
-        recommended_expected: None,
-        optimum,
-        contexts_checked: 0,
-    };
+    let mut report = DeviceReport::empty(optimum);
     let mut wire = Wire::new(open(&options.endpoint, Instant::now() + options.timeout)?);
     // The timeout bounds the time without progress (a round observed, or the end), whatever
     // arrives meanwhile: garbage, damaged frames, repeated hellos or decisions, reconnects.

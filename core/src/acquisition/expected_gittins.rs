@@ -18,6 +18,12 @@ use crate::problem::ControlSet;
 use crate::real::Real;
 use crate::special::improvement::mixture_gittins_index;
 
+/// Scalars of workspace an [`ExpectedGittins`] in `D` variables needs for a bank of `bank`
+/// points: each point's mean and standard deviation and their gradients.
+pub const fn workspace_len<const D: usize>(bank: usize) -> usize {
+    bank * (2 + 2 * D)
+}
+
 /// The index of one control set at price `e^{log_price}` (see the module documentation), with
 /// caller memory for the bank's posteriors.
 #[derive(Debug)]
@@ -35,14 +41,8 @@ where
     S: AsRef<[R]> + AsMut<[R]>,
     B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
 {
-    /// Scalars of workspace for a bank of `bank` points: each point's mean and standard
-    /// deviation and their gradients.
-    pub const fn workspace_len(bank: usize) -> usize {
-        bank * (2 + 2 * D)
-    }
-
     /// The index of `set` under `gp` over `bank` at price `e^{log_price}` (`ln λ + ln c`).
-    /// `None` when `workspace` is shorter than [`workspace_len`](Self::workspace_len)`(bank.len())`.
+    /// `None` when `workspace` is shorter than [`workspace_len`]`::<D>(bank.len())`.
     pub fn new(
         gp: &'a Gp<R, N, D, S>,
         bank: &'a SampleBank<R, D, B>,
@@ -50,7 +50,7 @@ where
         log_price: R,
         workspace: &'a mut [R],
     ) -> Option<Self> {
-        (workspace.len() >= Self::workspace_len(bank.len())).then_some(ExpectedGittins {
+        (workspace.len() >= workspace_len::<D>(bank.len())).then_some(ExpectedGittins {
             gp,
             bank,
             set,

@@ -71,7 +71,7 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for GittinsCvs<R> 
     }
 
     fn workspace_len(&self, _: &Problem<R, D, M>, _: usize, bank: usize) -> usize {
-        bank * (2 + 2 * D)
+        crate::acquisition::expected_gittins::workspace_len::<D>(bank)
     }
 
     fn decide<const N: usize, S, B>(
@@ -87,6 +87,9 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for GittinsCvs<R> 
         let costs = round.set_costs();
         let log_lambda = self.log_lambda();
         let mut out = [None; M];
+        // `score_each_set`'s loop (each set its own candidate stream, `set_seed`), written out:
+        // each set's acquisition borrows the round's workspace mutably, which a closure cannot
+        // lend once per set.
         for (i, set) in problem.sets().iter().enumerate() {
             let mut acquisition = ExpectedGittins::new(
                 round.gp,

@@ -130,20 +130,7 @@ fn session<const A: usize, const N: usize>(
     };
     let mut water_rng = Xoshiro128PlusPlus::seed_from_u64(options.seed);
     let optimum = 1.0;
-    let mut report = DeviceReport {
-        config_id: 0,
-        first_round: 0,
-        rounds: vec![],
-        decisions_checked: 0,
-        queries_checked: 0,
-        hellos: 0,
-        reconnects: 0,
-        recovered_unacked: 0,
-        recommendation: None,
-        recommended_expected: None,
-        optimum,
-        contexts_checked: 0,
-    };
+    let mut report = DeviceReport::empty(optimum);
     let mut wire = Wire::new(open(&options.endpoint, Instant::now() + options.timeout)?);
     let mut last_progress = Instant::now();
     let mut last_ping = Instant::now();
