@@ -358,6 +358,7 @@ fn evaluate<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>
         &gp.count[..n],
         &gp.alpha[..n],
         gp.factor.as_mut(),
+        &mut gp.work,
     );
     if let Some((_, d_log_noise)) = gp.repeat_terms() {
         grad.log_noise += d_log_noise;

@@ -45,8 +45,7 @@ pub use fit::{CoordinatePrior, FitAscent, FitConfig, FitReport, Prior};
 
 use crate::kernel::{Kernel, KernelError};
 use crate::linalg::{
-    self, factor_row, invert_lower_in_place, log_det, row_start, solve_lower,
-    solve_upper_transposed, tri_len,
+    self, factor_row, log_det, row_start, solve_lower, solve_upper_transposed, tri_len,
 };
 use crate::real::{all_finite, dot, Real};
 
@@ -585,6 +584,7 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
             });
         }
         workspace[..tri_len(n)].copy_from_slice(self.factor());
+        let mut scratch = [R::ZERO; N];
         let mut grad = lml_gradient(
             &self.kernel,
             self.noise,
@@ -592,6 +592,7 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
             self.counts(),
             self.alpha(),
             workspace,
+            &mut scratch,
         );
         if let Some((_, d_log_noise)) = self.repeat_terms() {
             grad.log_noise += d_log_noise;
@@ -769,8 +770,14 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
 /// Gradient of the log marginal likelihood with respect to the fitting coordinates, given the
 /// factor `L` in `linv` (inverted in place).
 ///
-/// `∂/∂θ = ½ tr((ααᵀ − K_y⁻¹) ∂K_y/∂θ)`; `K_y⁻¹ = L⁻ᵀL⁻¹` is formed one entry at a time from
-/// columns of `L⁻¹`, so no second n×n buffer is needed.
+/// `∂/∂θ = ½ tr((ααᵀ − K_y⁻¹) ∂K_y/∂θ)`; `K_y⁻¹ = L⁻ᵀL⁻¹` is formed one row at a time from
+/// the rows of `L⁻¹` into `scratch` (at least `n` elements), so no second n×n buffer is needed.
+///
+/// Entry `(i, j)` of `K_y⁻¹` is `Σ_{k ≥ i} (L⁻¹)_ki (L⁻¹)_kj`; summing it entry by entry would
+/// read two columns of the packed rows (a cache line per term at large n), so row `i`'s
+/// entries are accumulated together while the rows `k` are read contiguously. Each entry's
+/// sum starts at zero and adds its terms in increasing `k` either way, so the bits (and the
+/// fits and decisions built on them) are those of the entry-by-entry form.
 fn lml_gradient<R: Real, const D: usize>(
     kernel: &Kernel<R, D>,
     noise: R,
@@ -778,17 +785,25 @@ fn lml_gradient<R: Real, const D: usize>(
     counts: &[u32],
     alpha: &[R],
     linv: &mut [R],
+    scratch: &mut [R],
 ) -> Hyperparameters<R, D> {
     let n = x.len();
-    invert_lower_in_place(linv, n);
+    let scratch = &mut scratch[..n];
+    linalg::invert_lower_in_place_with(linv, n, scratch);
     let mut grad = Hyperparameters::splat(R::ZERO);
     let mut gl = [R::ZERO; D];
     for i in 0..n {
-        for j in 0..=i {
-            let mut kinv = R::ZERO;
-            for k in i..n {
-                kinv += linv[linalg::idx(k, i)] * linv[linalg::idx(k, j)];
+        let kinv_row = &mut scratch[..=i];
+        kinv_row.fill(R::ZERO);
+        for k in i..n {
+            let row_k = linalg::row(linv, k);
+            let a = row_k[i];
+            for (s, m) in kinv_row.iter_mut().zip(row_k) {
+                *s += a * *m;
             }
+        }
+        for j in 0..=i {
+            let kinv = kinv_row[j];
             let mut w = alpha[i] * alpha[j] - kinv;
             if i == j {
                 w *= R::HALF;
