@@ -751,6 +751,34 @@ fn find_backend<'a>(
     })
 }
 
+/// An arm label `(actions; contexts)` for a table: lists longer than six names keep their
+/// first three and say how many there are (CoBO on A.3 sets 29 actions given 55 contexts).
+fn abbreviate(label: &str) -> String {
+    let Some(inner) = label.strip_prefix('(').and_then(|l| l.strip_suffix(')')) else {
+        return label.into();
+    };
+    let Some((actions, contexts)) = inner.split_once(';') else {
+        return label.into();
+    };
+    let part = |names: &str, what: &str| -> String {
+        let v: Vec<&str> = names
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .collect();
+        if v.len() > 6 {
+            format!("{}, … ({} {what})", v[..3].join(", "), v.len())
+        } else {
+            v.join(", ")
+        }
+    };
+    format!(
+        "({}; {})",
+        part(actions, "actions"),
+        part(contexts, "contexts")
+    )
+}
+
 fn pm(v: (f64, f64)) -> String {
     format!("{:.3} ± {:.3}", v.0, 1.96 * v.1)
 }
@@ -819,6 +847,11 @@ fn report(o: &CausalStudyOptions, s: &[CellSummary], figs: &[String]) -> String 
          with {} inputs (every other run keeps {}). CaBO is not run on A.3 (the paper does \
          not). Contexts outside the code's boxes (C6 leaves [−2, 2] about once in 10⁴ draws) \
          are clamped to them for the controller; outcome and regret use the drawn values. CoBO \
+         regret stays flat on A.3 with our fixed hyperparameters: with each lengthscale ¼ of its \
+         box, the 50 Ct contexts alone (N(0, 0.2) each, lengthscale 0.5) put a new round's input \
+         at a kernel correlation of about e^(−8) from earlier ones, so the GP predicts its prior \
+         almost everywhere and the UCB ascent barely leaves its starts (derived, not measured; \
+         the paper's HEBO fits ARD lengthscales, which can switch irrelevant inputs off). CoBO \
          costs 1.6 ms per round on average over 700 rounds and 3.7 ms per round over rounds \
          601–700 (1.1 s per run; CoCa-BO 1.6 s, the oracle arm 4.3 s; one core of the shared \
          machine, `cargo run --release -p costbo-std --example causal_round_time -- a3 cobo \
@@ -870,7 +903,7 @@ fn report(o: &CausalStudyOptions, s: &[CellSummary], figs: &[String]) -> String 
             .arms
             .iter()
             .zip(c.frequency.iter().zip(&c.frequency_last_quarter))
-            .map(|(l, (f, g))| format!("{l}: {f:.2}; {g:.2}"))
+            .map(|(l, (f, g))| format!("{}: {f:.2}; {g:.2}", abbreviate(l)))
             .collect();
         md += &format!(
             "| {} | {} | {} | {} | {} | {} |\n",
@@ -1210,4 +1243,23 @@ fn verdicts(s: &[CellSummary]) -> Vec<Verdict> {
         "not tested".into(),
     ));
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::abbreviate;
+
+    #[test]
+    fn long_arm_labels_are_abbreviated_short_ones_kept() {
+        assert_eq!(abbreviate("(X1, X2; C)"), "(X1, X2; C)");
+        assert_eq!(abbreviate("(X1; )"), "(X1; )");
+        assert_eq!(
+            abbreviate("(Aspirin, Statin; Age, BMI)"),
+            "(Aspirin, Statin; Age, BMI)"
+        );
+        assert_eq!(
+            abbreviate("(A, B, C, D, E, F, G; C0)"),
+            "(A, B, C, … (7 actions); C0)"
+        );
+    }
 }
