@@ -657,8 +657,8 @@ fn ablation_figure(s: &[CellSummary]) -> Figure {
         cols: 2,
         panels: vec![
             Panel {
-                title: "(7) CoCa-BO (Alg. 2): GP backend (one implementation: kernel / precision)"
-                    .into(),
+                // One GP implementation: its kernel and precision vary, not the library.
+                title: "(7) CoCa-BO (Alg. 2): GP kernel / precision".into(),
                 curves: backends,
             },
             Panel {
