@@ -753,7 +753,7 @@ fn a3_optima_by_large_monte_carlo() {
                 o.label
             );
             let est = simulate(e, &o.scope, &o.policy, samples, 2024);
-            // 4.5 standard errors (s.e. ≈ 8e-5 for X1 at 2e6 draws, 7e-6 for X2).
+            // 4.5 standard errors (s.e. ≈ 4e-5 for X1 at 2e6 draws: the sd of Y is ≈ 0.06).
             assert!(
                 (est.mean - want).abs() <= 4.5 * est.se,
                 "{}: {}: {want} vs Monte Carlo {} ± {}",

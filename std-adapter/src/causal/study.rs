@@ -837,7 +837,7 @@ fn report(o: &CausalStudyOptions, s: &[CellSummary], figs: &[String]) -> String 
          0.001·X̄, 1 + 0.01·C̄) are the environment `a3-code` (`costbo causal envs`), which has \
          the same optima and is not run. Optimum 1 via ⟨X2 | C1⟩ (X2 = C1); ⟨X1 | C1, C6⟩ \
          reaches e^(−0.005)·sin(0.15)/0.15 = 0.99129 (closed form; a Monte Carlo of 2·10⁶ \
-         draws agrees within 4.5 s.e., s.e. ≈ 8·10⁻⁵, test `a3_optima_by_large_monte_carlo`). \
+         draws agrees within 4.5 s.e., s.e. ≈ 4·10⁻⁵, test `a3_optima_by_large_monte_carlo`). \
          CoCa-BO is handed the paper's two POMPS arms, ⟨X1 | C1, C6⟩ and ⟨X2 | C1⟩ \
          (`data/causal/a3-arms.toml`): enumerating the mixed policy scopes of 57 contexts and \
          29 actions is out of reach, and the paper's code hands them over the same way. CoBO \
