@@ -257,7 +257,9 @@ struct ReproduceArgs {
     /// capacity 704).
     #[arg(long)]
     rounds: Option<usize>,
-    /// Only these objectives (comma separated labels, e.g. gp-sample,hartmann3).
+    /// Only these objectives (comma separated labels, e.g. gp-sample,hartmann3). causal: run
+    /// only the cells whose directory (`<env>-t<rounds>[-epsy<σ>]/<method>`) contains one of
+    /// these (e.g. a3-,cocabo-f32); the report still covers every finished cell.
     #[arg(long, value_delimiter = ',')]
     objectives: Option<Vec<String>>,
     /// Write the report from the finished jobs without running the missing ones.
@@ -590,6 +592,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 progress: !a.quick,
                 no_run: a.no_run,
                 command,
+                only: a.objectives.clone().unwrap_or_default(),
             };
             let start = std::time::Instant::now();
             for path in reproduce(&options)? {

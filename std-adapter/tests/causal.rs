@@ -730,3 +730,135 @@ fn a_graphs_arms_become_a_firmware_experiments_causal_table() {
     assert_eq!(c.contexts, expected.iter().fold(0, |m, a| m | a.1));
     assert_eq!(c.contexts & !(bit("NO3") | bit("T")), 0);
 }
+
+#[test]
+fn a3_optima_by_large_monte_carlo() {
+    // <X1 | C1, C6>: C1 − X2 = a − 0.3|U2| − ε with a set by X1, so the best value is
+    // e^{−0.005}·|E e^{i·0.3|U|}| = e^{−0.005}·|e^{0.3i} − 1|/0.3 = e^{−0.005}·sin(0.15)/0.15
+    // (hand-worked; the notes give ≈ 0.991). <X2 | C1>: X2 = C1 gives cos 0 = 1.
+    let x1_closed = (-0.005f64).exp() * 0.15f64.sin() / 0.15;
+    assert!((x1_closed - 0.991_285).abs() < 1e-6);
+    // The paper's coefficients and the public code's have the same optima (U2 enters Y
+    // linearly with mean 0; C5 and the plates do not enter either policy's value).
+    for (e, samples) in [(&envs::A3, 2_000_000), (&envs::A3_CODE, 400_000)] {
+        let optima = (e.optima)(1000, 1);
+        let pomps: Vec<_> = optima.iter().filter(|o| o.is_pomps).collect();
+        assert_eq!(pomps.len(), 2, "{}", e.name);
+        for o in pomps {
+            let want = if o.scope[0].0 == "X2" { 1.0 } else { x1_closed };
+            assert!(
+                (o.value.value() - want).abs() < 1e-9,
+                "{}: {}",
+                e.name,
+                o.label
+            );
+            let est = simulate(e, &o.scope, &o.policy, samples, 2024);
+            // 4.5 standard errors (s.e. ≈ 4e-5 for X1 at 2e6 draws: the sd of Y is ≈ 0.06).
+            assert!(
+                (est.mean - want).abs() <= 4.5 * est.se,
+                "{}: {}: {want} vs Monte Carlo {} ± {}",
+                e.name,
+                o.label,
+                est.mean,
+                est.se
+            );
+        }
+        let (best, label) = e.best(1000, 1);
+        assert_eq!(best, 1.0);
+        assert!(label.contains("<X2 | C1>"), "{label}");
+    }
+    // The two forms differ where the coefficients act: the observational mean of Y.
+    let observational = |e: &envs::Environment| {
+        let y = e.graph().target();
+        monte_carlo(100_000, 6, |rng| {
+            (e.sample)(rng, NodeSet::EMPTY, &mut |_, _| f64::NAN)[y]
+        })
+    };
+    let (paper, code) = (observational(&envs::A3), observational(&envs::A3_CODE));
+    assert!(paper.mean.is_finite() && code.mean.is_finite());
+}
+
+#[test]
+fn a3_arm_tables_for_cocabo_and_cobo() {
+    use costbo_std::causal::bandit::{method_arms, Method};
+    let e = &envs::A3;
+    let g = e.graph();
+    let name = |v: usize| g.name(v).to_string();
+    // CoCa-BO: the paper's two POMPS, handed over (data/causal/a3-arms.toml).
+    let coca = method_arms(e, &g, Method::CocaBo).unwrap();
+    let labels: Vec<&str> = coca.iter().map(|a| a.label.as_str()).collect();
+    assert_eq!(labels, ["(X1; C1, C6)", "(X2; C1)"]);
+    for a in &coca {
+        for &v in a.actions.iter().chain(&a.contexts) {
+            assert_eq!(g.bounds(v), Some((-2.0, 2.0)), "{}", name(v));
+        }
+    }
+    // The context-removal ablation keeps the actions.
+    let bare = method_arms(e, &g, Method::CocaBoNoContext).unwrap();
+    let labels: Vec<&str> = bare.iter().map(|a| a.label.as_str()).collect();
+    assert_eq!(labels, ["(X1; )", "(X2; )"]);
+    // CoBO: all 29 actions given the 55 contexts measurable before acting (C0..C4, Ct1..Ct50);
+    // C5 and C6 are downstream of the Xt plate.
+    let cobo = method_arms(e, &g, Method::CoBo).unwrap();
+    assert_eq!(cobo.len(), 1);
+    let (actions, contexts) = (&cobo[0].actions, &cobo[0].contexts);
+    assert_eq!(actions.len(), 29);
+    assert_eq!(contexts.len(), 55);
+    let mut expected: Vec<String> = (0..5).map(|i| format!("C{i}")).collect();
+    expected.extend((1..=50).map(|i| format!("Ct{i}")));
+    let mut got: Vec<String> = contexts.iter().map(|&v| name(v)).collect();
+    got.sort();
+    expected.sort();
+    assert_eq!(got, expected);
+    for &v in actions.iter().chain(contexts) {
+        let n = name(v);
+        let want = if n.starts_with("Xt") || n.starts_with("Ct") {
+            (-1.0, 1.0)
+        } else {
+            (-2.0, 2.0)
+        };
+        assert_eq!(g.bounds(v), Some(want), "{n}");
+    }
+    // Elsewhere CoBO keeps every context: Fig. 1/A.2 read C, PSA's CoBO still names Cancer.
+    let a2 = &envs::A2;
+    let arms = method_arms(a2, &a2.graph(), Method::CoBo).unwrap();
+    assert_eq!(arms[0].label, "(X1, X2; C)");
+    let psa = &envs::PSA_1;
+    let arms = method_arms(psa, &psa.graph(), Method::CoBo).unwrap();
+    assert!(arms[0].label.contains("Cancer"), "{}", arms[0].label);
+}
+
+#[test]
+fn a3_runs_cocabo_and_the_large_cobo_controller() {
+    use costbo_std::causal::bandit::{run, BanditOptions, Method};
+    // CoBO's one-arm controller holds an 86-input GP of 704 points by value.
+    let runs = std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(|| {
+            let o = BanditOptions {
+                rounds: 12,
+                seed: 3,
+                optimum_samples: 1000,
+                ..BanditOptions::default()
+            };
+            (
+                run(&envs::A3, Method::CoBo, &o).unwrap(),
+                run(&envs::A3, Method::CocaBo, &o).unwrap(),
+            )
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    let (cobo, coca) = runs;
+    assert_eq!(cobo.arms.len(), 1);
+    assert_eq!(cobo.arms[0].actions.len() + cobo.arms[0].contexts.len(), 84);
+    assert_eq!(&coca.chosen[..2], &[0, 1], "round-robin first");
+    for tr in [&cobo, &coca] {
+        assert_eq!(tr.optimum, 1.0);
+        for (r, y) in tr.regret.iter().zip(&tr.outcomes) {
+            assert!((r - (1.0 - y)).abs() < 1e-12);
+        }
+        // Y = cos(·) + 0.1·U2 + N(0, 0.01): within [−1.2, 1.2] but for a 10σ event.
+        assert!(tr.outcomes.iter().all(|y| y.abs() < 1.2));
+    }
+}

@@ -19,6 +19,7 @@ fn quick_study_writes_report_figures_and_resumes() {
         progress: false,
         no_run: false,
         command: "test".into(),
+        only: vec![],
     };
     let written = reproduce(&options).unwrap();
     for name in [

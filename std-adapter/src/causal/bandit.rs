@@ -17,6 +17,7 @@ use costbo_core::causal::{
 use costbo_core::gp::{Gp, WhenFull};
 use costbo_core::kernel::Kernel;
 use costbo_core::linalg::tri_len;
+use costbo_core::real::Real;
 use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -28,9 +29,12 @@ use super::scm::Rng;
 
 /// The most arms a run holds.
 pub const MAX_ARMS: usize = 4;
-/// The most GP inputs (actions plus contexts) of an arm: enough for PSA, Fig. 1 and A.2 (CoBO
-/// on A.3 has 86 and is out of reach of this skeleton).
+/// The most GP inputs (actions plus contexts) of an arm: enough for PSA, Fig. 1, A.2 and the
+/// POMPS arms of A.3 (3 and 2). Every run whose arms fit plays this instantiation.
 pub const MAX_INPUTS: usize = 4;
+/// The inputs of the one-arm instantiation for CoBO on A.3: its 29 actions and 57 contexts
+/// (of which it reads 55, see [`Environment::cobo_measured_first`]).
+pub const LARGE_INPUTS: usize = 86;
 /// Observations per arm (the paper's 700 rounds need 700 for a dominant arm).
 pub const CAPACITY: usize = 704;
 
@@ -39,8 +43,34 @@ pub const CAPACITY: usize = 704;
 /// the SCM's noise (on Fig. 1, `X2 = U2`-like choices and a negative regret).
 const CONTROLLER_SEED: u64 = 0x0c0c_ab0c_0004_0004;
 
-type Controller =
-    CausalController<f64, MAX_ARMS, CAPACITY, MAX_INPUTS, Vec<f64>, Xoshiro256PlusPlus>;
+/// The GP model behind every arm of a run: Fig. 7's "backend" ablation. The paper swaps
+/// whole libraries (HEBO, BoTorch, GPflow); here one GP implementation changes its kernel or
+/// its precision, everything else (arms, rules, schedules, lengthscales, draws) the same.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// Squared-exponential kernel, f64 (every other cell of the study).
+    #[default]
+    SquaredExponential,
+    /// Matérn-5/2 kernel with the same lengthscales, f64.
+    Matern52,
+    /// Squared-exponential kernel on the f32 core (the microcontroller's precision): the
+    /// controller, its GPs and its schedules in f32; the SCM stays f64.
+    F32,
+}
+
+impl Backend {
+    /// All backends, the default first.
+    pub const ALL: [Backend; 3] = [Backend::SquaredExponential, Backend::Matern52, Backend::F32];
+
+    /// A short name for a report.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::SquaredExponential => "SE, f64",
+            Backend::Matern52 => "Matérn-5/2, f64",
+            Backend::F32 => "SE, f32",
+        }
+    }
+}
 
 /// Which method plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,6 +143,8 @@ pub struct BanditOptions {
     /// (not to the recorded outcome or regret): the noise sweep of Fig. 5 measures how noisy
     /// feedback slows learning, so the regret stays that of the noise-free SCM draw.
     pub extra_noise_sd: f64,
+    /// The arms' GP model (default: SE in f64).
+    pub backend: Backend,
 }
 
 impl Default for BanditOptions {
@@ -127,6 +159,7 @@ impl Default for BanditOptions {
             noise: 0.1,
             optimum_samples: 100_000,
             extra_noise_sd: 0.0,
+            backend: Backend::default(),
         }
     }
 }
@@ -161,6 +194,9 @@ pub struct Trace {
     pub beta: Vec<f64>,
     /// ρ used per round.
     pub rho: Vec<f64>,
+    /// Wall-clock seconds of each round (the controller's choices and update, and the SCM
+    /// draw).
+    pub seconds: Vec<f64>,
 }
 
 impl Trace {
@@ -231,20 +267,67 @@ fn arm(g: &CausalGraph, actions: NodeSet, contexts: NodeSet) -> RunArm {
     }
 }
 
+/// CoBO's single arm given only the contexts that can be measured before acting: every
+/// intervenable variable, and every context that is not a descendant of one.
+pub fn cobo_arm_measured_first(g: &CausalGraph) -> RunArm {
+    let downstream = g.admg().descendants(g.intervenable());
+    arm(g, g.intervenable(), g.contexts().minus(downstream))
+}
+
+/// The arms of a hand-written table (`[[arm]]` entries; boxes come from the graph).
+pub fn table_arms(g: &CausalGraph, toml: &str) -> Result<Vec<RunArm>, String> {
+    let t = super::arms::ArmTable::from_toml(toml).map_err(|e| format!("{e:?}"))?;
+    t.check_against(g).map_err(|e| format!("{e:?}"))?;
+    let nodes = |vars: &[(String, Option<(f64, f64)>)]| -> Result<NodeSet, String> {
+        g.nodes_of(&vars.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>())
+    };
+    t.arms
+        .iter()
+        .map(|a| Ok(arm(g, nodes(&a.actions)?, nodes(&a.contexts)?)))
+        .collect()
+}
+
+/// The POMPS arms of an environment: its hand-written table if it has one (A.3), else the
+/// graph's enumeration.
+pub fn environment_arms(env: &Environment, g: &CausalGraph) -> Result<Vec<RunArm>, String> {
+    match env.arms_toml {
+        Some(t) => table_arms(g, t),
+        None => pomps_arms(g),
+    }
+}
+
+/// The arms `method` plays on `env`.
+pub fn method_arms(
+    env: &Environment,
+    g: &CausalGraph,
+    method: Method,
+) -> Result<Vec<RunArm>, String> {
+    Ok(match method {
+        Method::CoBo if env.cobo_measured_first => vec![cobo_arm_measured_first(g)],
+        Method::CoBo => vec![cobo_arm(g)],
+        Method::CaBo => cabo_arms(g)?,
+        Method::CocaBoNoContext => environment_arms(env, g)?
+            .into_iter()
+            .map(|a| arm(g, NodeSet::from_nodes(a.actions), NodeSet::EMPTY))
+            .collect(),
+        _ => environment_arms(env, g)?,
+    })
+}
+
 /// The core's table for `arms`, with the graph's boxes.
-fn core_table(
+fn core_table<R: Real, const A: usize, const D: usize>(
     g: &CausalGraph,
     arms: &[RunArm],
-) -> Result<CoreTable<f64, MAX_ARMS, MAX_INPUTS>, String> {
+) -> Result<CoreTable<R, A, D>, String> {
     let mut t = CoreTable::new();
-    let boxed = |nodes: &[usize]| -> Result<Vec<(usize, f64, f64)>, String> {
+    let boxed = |nodes: &[usize]| -> Result<Vec<(usize, R, R)>, String> {
         nodes
             .iter()
             .map(|&v| {
                 let (lo, hi) = g
                     .bounds(v)
                     .ok_or_else(|| format!("{} has no bounds in the graph file", g.name(v)))?;
-                Ok((v, lo, hi))
+                Ok((v, R::from_f64(lo), R::from_f64(hi)))
             })
             .collect()
     };
@@ -255,55 +338,116 @@ fn core_table(
     Ok(t)
 }
 
-fn gp_for(
-    table: &CoreTable<f64, MAX_ARMS, MAX_INPUTS>,
+fn gp_for<R: Real, const A: usize, const D: usize>(
+    table: &CoreTable<R, A, D>,
     i: usize,
     o: &BanditOptions,
-) -> Result<Gp<f64, CAPACITY, MAX_INPUTS, Vec<f64>>, String> {
-    let mut ls = [1.0; MAX_INPUTS];
+) -> Result<Gp<R, CAPACITY, D, Vec<R>>, String> {
+    let mut ls = [R::ONE; D];
     if let Some(a) = table.get(i) {
         for (l, v) in ls.iter_mut().enumerate().take(a.inputs()) {
             let w = a.upper()[l] - a.lower()[l];
-            *v = if w > 0.0 {
-                o.lengthscale_fraction * w
+            *v = if w > R::ZERO {
+                R::from_f64(o.lengthscale_fraction) * w
             } else {
-                1.0
+                R::ONE
             };
         }
     }
-    let kernel = Kernel::squared_exponential(ls, o.outputscale).map_err(|e| format!("{e:?}"))?;
+    let scale = R::from_f64(o.outputscale);
+    let kernel = match o.backend {
+        Backend::Matern52 => Kernel::matern52(ls, scale),
+        Backend::SquaredExponential | Backend::F32 => Kernel::squared_exponential(ls, scale),
+    }
+    .map_err(|e| format!("{e:?}"))?;
     Gp::new(
         kernel,
-        0.0,
-        o.noise,
+        R::ZERO,
+        R::from_f64(o.noise),
         WhenFull::Reject,
-        vec![0.0; tri_len(CAPACITY)],
+        vec![R::ZERO; tri_len(CAPACITY)],
     )
     .map_err(|e| format!("{e:?}"))
 }
 
-/// Runs `method` on `env` (see the module docs).
+fn schedule<R: Real>(s: Schedule<f64>) -> Schedule<R> {
+    match s {
+        Schedule::Constant(c) => Schedule::Constant(R::from_f64(c)),
+        Schedule::Logarithmic { scale, offset } => Schedule::Logarithmic {
+            scale: R::from_f64(scale),
+            offset: R::from_f64(offset),
+        },
+        Schedule::Hebo { delta } => Schedule::Hebo {
+            delta: R::from_f64(delta),
+        },
+        Schedule::Theorem1 { a1, delta } => Schedule::Theorem1 {
+            a1: R::from_f64(a1),
+            delta: R::from_f64(delta),
+        },
+    }
+}
+
+/// Runs `method` on `env` (see the module docs). Arms with at most [`MAX_INPUTS`] inputs play
+/// the `MAX_ARMS × MAX_INPUTS` controller; a single larger arm (CoBO on A.3) plays a one-arm
+/// controller with [`LARGE_INPUTS`] inputs. `o.backend` picks the model and precision.
 pub fn run(env: &Environment, method: Method, o: &BanditOptions) -> Result<Trace, String> {
     let g = env.graph();
-    let (optimum, _) = env.best(o.optimum_samples, o.seed ^ 0x5eed);
-    let pomps = pomps_arms(&g)?;
-    let arms = match method {
-        Method::CoBo => vec![cobo_arm(&g)],
-        Method::CaBo => cabo_arms(&g)?,
-        Method::CocaBoNoContext => context_free_pomps_arms(&g)?,
-        _ => pomps,
-    };
-    if arms.len() > MAX_ARMS {
-        return Err(format!("{} arms; at most {MAX_ARMS}", arms.len()));
+    let arms = method_arms(env, &g, method)?;
+    let inputs = arms
+        .iter()
+        .map(|a| a.actions.len() + a.contexts.len())
+        .max()
+        .unwrap_or(0);
+    let f32 = o.backend == Backend::F32;
+    if inputs <= MAX_INPUTS {
+        if f32 {
+            run_with::<f32, MAX_ARMS, MAX_INPUTS>(env, &g, method, arms, o)
+        } else {
+            run_with::<f64, MAX_ARMS, MAX_INPUTS>(env, &g, method, arms, o)
+        }
+    } else if arms.len() == 1 && inputs <= LARGE_INPUTS {
+        if f32 {
+            run_with::<f32, 1, LARGE_INPUTS>(env, &g, method, arms, o)
+        } else {
+            run_with::<f64, 1, LARGE_INPUTS>(env, &g, method, arms, o)
+        }
+    } else {
+        Err(format!(
+            "{} arms with up to {inputs} inputs; at most {MAX_INPUTS} inputs per arm, or one \
+             arm of at most {LARGE_INPUTS}",
+            arms.len()
+        ))
     }
-    let table = core_table(&g, &arms)?;
+}
+
+fn run_with<R: Real, const A: usize, const D: usize>(
+    env: &Environment,
+    g: &CausalGraph,
+    method: Method,
+    arms: Vec<RunArm>,
+    o: &BanditOptions,
+) -> Result<Trace, String> {
+    let (optimum, _) = env.best(o.optimum_samples, o.seed ^ 0x5eed);
+    if arms.len() > A {
+        return Err(format!("{} arms; at most {A}", arms.len()));
+    }
+    let table = core_table::<R, A, D>(g, &arms)?;
+    // Context boxes by node, for environments whose contexts are clamped to them.
+    let mut context_box: Vec<Option<(f64, f64)>> = vec![None; g.names().len()];
+    if env.clamp_contexts {
+        for a in &arms {
+            for &c in &a.contexts {
+                context_box[c] = g.bounds(c);
+            }
+        }
+    }
     let arm_rule = match method {
         Method::CocaBo | Method::CocaBoNoContext => ArmRule::Algorithm2,
-        Method::CocaBoUcb1 => ArmRule::Ucb1Rewards { scale: 1.0 },
+        Method::CocaBoUcb1 => ArmRule::Ucb1Rewards { scale: R::ONE },
         Method::CoBo => ArmRule::Fixed(0),
         Method::CaBo => ArmRule::BestAcquisition,
         Method::Random => ArmRule::Random,
-        Method::Oracle => ArmRule::Fixed(oracle_arm(env, &g, &arms, o)?),
+        Method::Oracle => ArmRule::Fixed(oracle_arm(env, g, &arms, o)?),
     };
     let settings = CausalSettings {
         arm_rule,
@@ -312,14 +456,14 @@ pub fn run(env: &Environment, method: Method, o: &BanditOptions) -> Result<Trace
         } else {
             ActionRule::Ucb
         },
-        ..CausalSettings::algorithm2(o.beta, o.rho)
+        ..CausalSettings::algorithm2(schedule::<R>(o.beta), schedule::<R>(o.rho))
     };
-    let mut gps = Vec::with_capacity(MAX_ARMS);
-    for i in 0..MAX_ARMS {
+    let mut gps = Vec::with_capacity(A);
+    for i in 0..A {
         gps.push(gp_for(&table, i, o)?);
     }
-    let gps: [_; MAX_ARMS] = gps.try_into().map_err(|_| "arm count")?;
-    let mut ctl: Box<Controller> = Box::new(
+    let gps: [_; A] = gps.try_into().map_err(|_| "arm count")?;
+    let mut ctl: Box<CausalController<R, A, CAPACITY, D, Vec<R>, Xoshiro256PlusPlus>> = Box::new(
         CausalController::new(
             table,
             gps,
@@ -341,8 +485,11 @@ pub fn run(env: &Environment, method: Method, o: &BanditOptions) -> Result<Trace
         ucb: vec![],
         beta: vec![],
         rho: vec![],
+        seconds: vec![],
     };
+    let mut contexts: Vec<R> = Vec::with_capacity(g.names().len());
     for t in 0..o.rounds {
+        let started = std::time::Instant::now();
         let choice = ctl.next_arm().map_err(|e| format!("round {t}: {e:?}"))?;
         let a = &trace.arms[choice.arm];
         let intervened = NodeSet::from_nodes(a.actions.iter().copied());
@@ -351,13 +498,22 @@ pub fn run(env: &Environment, method: Method, o: &BanditOptions) -> Result<Trace
             decided = Some(ctl.ask(&[]));
         }
         let values = (env.sample)(&mut rng, intervened, &mut |node, drawn| {
-            let d = decided.get_or_insert_with(|| ctl.ask(drawn));
+            let d = decided.get_or_insert_with(|| {
+                // The values drawn so far are the contexts (NaN: not drawn yet); for f64
+                // without clamping this is a copy, so the decisions are those of the slice.
+                contexts.clear();
+                contexts.extend(drawn.iter().zip(&context_box).map(|(&v, b)| match b {
+                    Some((lo, hi)) if v.is_finite() => R::from_f64(v.clamp(*lo, *hi)),
+                    _ => R::from_f64(v),
+                }));
+                ctl.ask(&contexts)
+            });
             match d {
                 Ok(ask) => a
                     .actions
                     .iter()
                     .position(|&v| v == node)
-                    .map_or(f64::NAN, |k| ask.action()[k]),
+                    .map_or(f64::NAN, |k| ask.action()[k].to_f64()),
                 Err(_) => f64::NAN,
             }
         });
@@ -370,7 +526,7 @@ pub fn run(env: &Environment, method: Method, o: &BanditOptions) -> Result<Trace
         } else {
             y
         };
-        ctl.tell(if env.minimise { -told } else { told })
+        ctl.tell(R::from_f64(if env.minimise { -told } else { told }))
             .map_err(|e| format!("round {t}: {e:?}"))?;
         trace.chosen.push(choice.arm);
         trace.outcomes.push(y);
@@ -379,9 +535,10 @@ pub fn run(env: &Environment, method: Method, o: &BanditOptions) -> Result<Trace
         } else {
             optimum - y
         });
-        trace.ucb.push(ask.ucb);
-        trace.beta.push(ask.beta);
-        trace.rho.push(choice.rho);
+        trace.ucb.push(ask.ucb.to_f64());
+        trace.beta.push(ask.beta.to_f64());
+        trace.rho.push(choice.rho.to_f64());
+        trace.seconds.push(started.elapsed().as_secs_f64());
     }
     Ok(trace)
 }
@@ -479,5 +636,74 @@ mod tests {
         }
         // E[regret] ≈ 1/3 − ½·(1/3)·E[e^{−(x+c)²}] ≈ 0.23 per round; s.e. of this mean ≈ 0.03.
         assert!(sum > 0.1, "mean regret {sum}");
+    }
+
+    #[test]
+    fn backends_pick_the_kernel_and_precision() {
+        use super::super::envs::A2;
+        use costbo_core::kernel::Shape;
+        let g = A2.graph();
+        let arms = method_arms(&A2, &g, Method::CocaBo).unwrap();
+        for (backend, shape) in [
+            (Backend::SquaredExponential, Shape::SquaredExponential),
+            (Backend::Matern52, Shape::Matern52),
+            (Backend::F32, Shape::SquaredExponential),
+        ] {
+            let o = BanditOptions {
+                backend,
+                ..BanditOptions::default()
+            };
+            let t64 = core_table::<f64, MAX_ARMS, MAX_INPUTS>(&g, &arms).unwrap();
+            let gp = gp_for(&t64, 0, &o).unwrap();
+            assert_eq!(gp.kernel().shape(), shape);
+            // A quarter of the box [−2, 2] for the action X1 and the context C; unused inputs 1.
+            assert_eq!(gp.kernel().lengthscales(), &[1.0, 1.0, 1.0, 1.0]);
+            let t32 = core_table::<f32, MAX_ARMS, MAX_INPUTS>(&g, &arms).unwrap();
+            let gp = gp_for(&t32, 1, &o).unwrap();
+            assert_eq!(gp.kernel().shape(), shape);
+            assert_eq!(gp.noise(), 0.1f32);
+        }
+    }
+
+    #[test]
+    fn f32_core_tracks_the_f64_core_on_a2() {
+        use super::super::envs::A2;
+        // Same draws, same rules: the f32 controller's first decisions are the f64 one's to
+        // f32 precision (before rounding differences can flip an argmax).
+        let o = BanditOptions {
+            rounds: 6,
+            seed: 5,
+            optimum_samples: 1000,
+            ..BanditOptions::default()
+        };
+        let a = run(&A2, Method::CocaBo, &o).unwrap();
+        let b = run(
+            &A2,
+            Method::CocaBo,
+            &BanditOptions {
+                backend: Backend::F32,
+                ..o
+            },
+        )
+        .unwrap();
+        assert_eq!(a.chosen, b.chosen);
+        for (x, y) in a.ucb.iter().zip(&b.ucb) {
+            assert!((x - y).abs() <= 1e-3 * x.abs().max(1.0), "{x} vs {y}");
+        }
+        for (x, y) in a.outcomes.iter().zip(&b.outcomes) {
+            assert!((x - y).abs() <= 1e-3, "{x} vs {y}");
+        }
+        // Matérn-5/2 is a different model: the same protocol, finite values.
+        let m = run(
+            &A2,
+            Method::CocaBo,
+            &BanditOptions {
+                backend: Backend::Matern52,
+                ..o
+            },
+        )
+        .unwrap();
+        assert_eq!(&m.chosen[..2], &[0, 1]);
+        assert!(m.ucb.iter().chain(&m.regret).all(|v| v.is_finite()));
     }
 }

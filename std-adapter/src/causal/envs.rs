@@ -84,6 +84,19 @@ pub struct Environment {
     pub sample: Sampler,
     /// The optima per scope; Monte Carlo entries use `samples` draws from `seed`.
     pub optima: fn(u64, u64) -> Vec<Optimum>,
+    /// The arm table of the POMPS when the graph is too large to enumerate them (A.3: the
+    /// paper's two scopes, `data/causal/a3-arms.toml`); `None`: enumerate the graph's POMPS.
+    pub arms_toml: Option<&'static str>,
+    /// CoBO is given only the contexts that are not descendants of an intervenable variable
+    /// (A.3: C5 and C6 lie downstream of the Xt plate, so a policy setting every action
+    /// cannot read them first; the public code gives CoBO C0..C4 and the Ct). `false`: every
+    /// context (the other environments, where that is the paper's CoBO).
+    pub cobo_measured_first: bool,
+    /// Contexts outside their boxes are clamped to them before the controller sees them (the
+    /// outcome and the regret use the drawn values). A.3's chain contexts leave the public
+    /// code's box [−2, 2] now and then (C6 about once in 10⁴ draws), which the core refuses;
+    /// `false`: every context is handed over as drawn.
+    pub clamp_contexts: bool,
 }
 
 impl Environment {
@@ -112,9 +125,9 @@ impl Environment {
     }
 }
 
-/// All five environments.
-pub fn all() -> [&'static Environment; 5] {
-    [&PSA_1, &PSA_2, &FIG1, &A2, &A3]
+/// All environments: the paper's five, and A.3 with the public code's coefficients.
+pub fn all() -> [&'static Environment; 6] {
+    [&PSA_1, &PSA_2, &FIG1, &A2, &A3, &A3_CODE]
 }
 
 /// The environment of a name.
@@ -248,6 +261,9 @@ pub static PSA_1: Environment = Environment {
     minimise: true,
     sample: psa_1_sample,
     optima: psa_1_optima,
+    arms_toml: None,
+    cobo_measured_first: false,
+    clamp_contexts: false,
 };
 
 fn age_bmi(age: f64, bmi: f64) -> f64 {
@@ -325,6 +341,9 @@ pub static PSA_2: Environment = Environment {
     minimise: true,
     sample: psa_2_sample,
     optima: psa_2_optima,
+    arms_toml: None,
+    cobo_measured_first: false,
+    clamp_contexts: false,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -411,6 +430,9 @@ pub static FIG1: Environment = Environment {
     minimise: false,
     sample: fig1_sample,
     optima: fig1_optima,
+    arms_toml: None,
+    cobo_measured_first: false,
+    clamp_contexts: false,
 };
 
 /// The standard deviation of εY in A.2 before its factor 0.1 (the noise sweep of Fig. 5 varies
@@ -485,6 +507,9 @@ pub static A2: Environment = Environment {
     minimise: false,
     sample: a2_sample,
     optima: a2_optima,
+    arms_toml: None,
+    cobo_measured_first: false,
+    clamp_contexts: false,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -498,7 +523,34 @@ const A3_XT: usize = 59; // Xt_j is A3_XT + j − 1
 /// Index of Y in the A.3 environment's value vectors.
 pub const A3_Y: usize = 86;
 
-fn a3_sample(rng: &mut Rng, x: NodeSet, mut policy: PolicyFn<'_>) -> Vec<f64> {
+/// The coefficients in which the paper's A.3 and the public code's differ (notes §4.9).
+struct A3Coefficients {
+    /// Of U2 in Y (paper 0.1, code 0.01).
+    u2_in_y: f64,
+    /// Of the Xt plate's mean in C5 (paper 0.01, code 0.001).
+    xt_mean_in_c5: f64,
+    /// Of the Ct plate's mean in the Xt's upper bound `1 + k·C̄` (paper 0.1, code 0.01).
+    ct_mean_in_xt: f64,
+}
+
+const A3_PAPER: A3Coefficients = A3Coefficients {
+    u2_in_y: 0.1,
+    xt_mean_in_c5: 0.01,
+    ct_mean_in_xt: 0.1,
+};
+
+const A3_PUBLIC_CODE: A3Coefficients = A3Coefficients {
+    u2_in_y: 0.01,
+    xt_mean_in_c5: 0.001,
+    ct_mean_in_xt: 0.01,
+};
+
+fn a3_sample_with(
+    k: &A3Coefficients,
+    rng: &mut Rng,
+    x: NodeSet,
+    mut policy: PolicyFn<'_>,
+) -> Vec<f64> {
     let mut d = Draw::new(87, x, &mut policy);
     let u1 = rng.uniform(-1.0, 1.0);
     let u2 = rng.uniform(-1.0, 1.0);
@@ -515,18 +567,26 @@ fn a3_sample(rng: &mut Rng, x: NodeSet, mut policy: PolicyFn<'_>) -> Vec<f64> {
     }
     let mut x_mean = 0.0;
     for j in 0..27 {
-        x_mean += d.set(A3_XT + j, rng.uniform(-1.0, 1.0 + 0.1 * c_mean)) / 27.0;
+        x_mean += d.set(A3_XT + j, rng.uniform(-1.0, 1.0 + k.ct_mean_in_xt * c_mean)) / 27.0;
     }
-    let c5 = d.set(A3_C + 5, rng.normal(c4 + 0.01 * x_mean, 0.1));
+    let c5 = d.set(A3_C + 5, rng.normal(c4 + k.xt_mean_in_c5 * x_mean, 0.1));
     let c6 = d.set(A3_C + 6, rng.normal(c5, 0.1));
     let x1 = d.set(A3_X1, x1_natural);
     let x2 = d.set(
         A3_X2,
         rng.normal(0.5 * (c1 + c6) + x1 + 0.3 * u2.abs(), 0.1),
     );
-    let y = rng.normal((c1 - x2).cos() + 0.1 * u2, 0.01);
+    let y = rng.normal((c1 - x2).cos() + k.u2_in_y * u2, 0.01);
     d.set(A3_Y, y);
     d.v
+}
+
+fn a3_sample(rng: &mut Rng, x: NodeSet, policy: PolicyFn<'_>) -> Vec<f64> {
+    a3_sample_with(&A3_PAPER, rng, x, policy)
+}
+
+fn a3_code_sample(rng: &mut Rng, x: NodeSet, policy: PolicyFn<'_>) -> Vec<f64> {
+    a3_sample_with(&A3_PUBLIC_CODE, rng, x, policy)
 }
 
 /// The phase `a*` maximising `E cos(a − W)`, `W = 0.3|U2| + ε`, and the maximum.
@@ -537,7 +597,10 @@ fn a3_x1_phase() -> (f64, f64) {
     (es.atan2(ec), (-0.005f64).exp() * (ec * ec + es * es).sqrt())
 }
 
-fn a3_optima(samples: u64, seed: u64) -> Vec<Optimum> {
+/// A.3's optima. The coefficients that differ between the paper and the public code leave
+/// them unchanged: U2 enters Y linearly (mean 0 whatever the policy) and C5, the Xt plate and
+/// its bound do not enter either optimal policy's value; only the observational mean moves.
+fn a3_optima_of(env: &'static Environment, samples: u64, seed: u64) -> Vec<Optimum> {
     fn x2_best(_: usize, v: &[f64]) -> f64 {
         v[A3_C + 1]
     }
@@ -564,13 +627,23 @@ fn a3_optima(samples: u64, seed: u64) -> Vec<Optimum> {
             label: "no intervention",
             scope: vec![],
             is_pomps: false,
-            value: mc_observational(&A3, samples, seed, A3_Y),
+            value: mc_observational(env, samples, seed, A3_Y),
             policy: no_policy,
         },
     ]
 }
 
-/// The large SCM of App. A.3 (57 contexts, 29 actions).
+fn a3_optima(samples: u64, seed: u64) -> Vec<Optimum> {
+    a3_optima_of(&A3, samples, seed)
+}
+
+fn a3_code_optima(samples: u64, seed: u64) -> Vec<Optimum> {
+    a3_optima_of(&A3_CODE, samples, seed)
+}
+
+/// The large SCM of App. A.3 (57 contexts, 29 actions), the paper's equations: the one the
+/// study runs (the notes derive its optima from them, and every other environment follows the
+/// paper too).
 pub static A3: Environment = Environment {
     name: "a3",
     summary: "App. A.3 SCM (57 contexts, 29 actions): maximise Y; optimum 1 via <X2 | C1>",
@@ -578,6 +651,24 @@ pub static A3: Environment = Environment {
     minimise: false,
     sample: a3_sample,
     optima: a3_optima,
+    arms_toml: Some(include_str!("../../../data/causal/a3-arms.toml")),
+    cobo_measured_first: true,
+    clamp_contexts: true,
+};
+
+/// A.3 with the public code's coefficients (U2/100 in Y, 0.001·X̄ in C5, Xt ≤ 1 + 0.01·C̄;
+/// notes §4.9): the same graph, arms and optima, a different observational law.
+pub static A3_CODE: Environment = Environment {
+    name: "a3-code",
+    summary:
+        "App. A.3 SCM with the public code's coefficients: maximise Y; optimum 1 via <X2 | C1>",
+    graph_toml: include_str!("../../../data/causal/a3.toml"),
+    minimise: false,
+    sample: a3_code_sample,
+    optima: a3_code_optima,
+    arms_toml: Some(include_str!("../../../data/causal/a3-arms.toml")),
+    cobo_measured_first: true,
+    clamp_contexts: true,
 };
 
 /// The text of `costbo causal envs`.
