@@ -441,10 +441,7 @@ mod tests {
         }
         for i in 0..n {
             for j in 0..=i {
-                let mut s = g[i][j];
-                for l in 0..j {
-                    s -= g[i][l] * g[j][l];
-                }
+                let s = g[i][j] - (0..j).map(|l| g[i][l] * g[j][l]).sum::<f64>();
                 if i == j {
                     assert!(s > 1e-6, "pivot {i}: {s}");
                     g[i][i] = s.sqrt();
