@@ -537,6 +537,9 @@ fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<
     let mut cells = Cells::new();
     for f in figs {
         let _ = writeln!(md, "\n## {}\n", f.title);
+        if let Some(note) = super::onedim::note(f.key) {
+            let _ = writeln!(md, "{note}\n");
+        }
         let mut panels = Vec::new();
         let mut table = String::new();
         for p in &f.panels {
