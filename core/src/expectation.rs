@@ -216,6 +216,7 @@ where
 {
     let kernel = gp.kernel();
     if kernel.shape() != crate::kernel::Shape::SquaredExponential
+        || !kernel.is_stationary()
         || !(0..D).all(|l| !set.contains(l) || x[l].is_finite())
     {
         return None;

@@ -1,9 +1,28 @@
-//! Stationary covariance functions with one lengthscale per input dimension (ARD).
+//! Stationary covariance functions with one lengthscale per input dimension (ARD), optionally
+//! modulated by an amplitude.
 //!
 //! Both kernels are functions of the scaled squared distance
 //! `r² = Σᵢ ((aᵢ − bᵢ) / ℓᵢ)²`: `k(a, b) = s · φ(r²)` with outputscale `s`. Writing every
 //! derivative through `φ'(r²)` keeps the input gradient, the lengthscale gradient and the
 //! closed-form expectations of later layers consistent with one another.
+//!
+//! **Amplitude.** [`Kernel::with_amplitude`] wraps the stationary kernel `k_s` in a positive
+//! variance profile `a(x)`: `k(x, x') = √(a(x)·a(x'))·k_s(x, x')`, so that the prior variance at
+//! `x` is `a(x)·s` while correlations are those of `k_s` (a GP with this kernel is `√a·g` with
+//! `g ~ GP(0, k_s)`). It is positive semi-definite because it is `D k_s D` with `D` diagonal.
+//! This is paper 002's non-stationary prior of its 1-D constructions (Figs. 2 and 9, after
+//! Astudillo et al. 2021, §A). The amplitude lives inside [`Kernel`] rather than in a second
+//! kernel type because the GP and every layer above it take this one type; without an
+//! amplitude every value is computed exactly as before, bit for bit.
+//!
+//! What honours the amplitude: [`Kernel::eval`], its gradients and [`Kernel::diagonal`], hence
+//! the GP's posterior, its gradients, its log marginal likelihood and fits (the amplitude is
+//! fixed; only `ℓ` and `s` are fitted). What does not: the closed-form expectations of the
+//! squared exponential (`expectation`, `acquisition::expected_path`, the factorised evaluator
+//! of `expectation::batch`) refuse a modulated kernel as they refuse other shapes; the batched
+//! expected bounds of `expectation::batch`, Thompson sample paths (`thompson`), the
+//! time-varying GP (`gp::time_varying`), the measurement rule's prior variance and snapshots
+//! read only the stationary part — do not give them one.
 
 use crate::real::Real;
 
@@ -50,6 +69,28 @@ impl Shape {
     }
 }
 
+/// A variance profile `a(x) > 0` and its gradient, `x ↦ (a(x), ∇a(x))`, modulating a
+/// stationary kernel (see the module documentation). A plain function pointer, so the kernel
+/// stays `Copy`, allocation-free and usable on a microcontroller. `a` must be positive and
+/// finite wherever the kernel is evaluated; a non-positive or non-finite value makes kernel
+/// values non-finite, which the GP reports as an error (it never panics).
+#[derive(Clone, Copy)]
+pub struct Amplitude<R, const D: usize>(pub fn(&[R; D]) -> (R, [R; D]));
+
+impl<R, const D: usize> core::fmt::Debug for Amplitude<R, D> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Amplitude(fn)")
+    }
+}
+
+impl<R, const D: usize> PartialEq for Amplitude<R, D> {
+    /// The same function (by address: two copies of one function may compare unequal, which
+    /// only costs a refactor where equality is used to skip one).
+    fn eq(&self, other: &Self) -> bool {
+        core::ptr::fn_addr_eq(self.0, other.0)
+    }
+}
+
 /// Why a kernel could not be built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KernelError {
@@ -67,6 +108,7 @@ pub struct Kernel<R, const D: usize> {
     // 1/ℓᵢ², cached because every kernel evaluation needs it.
     inv_sq: [R; D],
     outputscale: R,
+    amplitude: Option<Amplitude<R, D>>,
 }
 
 impl<R: Real, const D: usize> Kernel<R, D> {
@@ -88,7 +130,52 @@ impl<R: Real, const D: usize> Kernel<R, D> {
             lengthscales,
             inv_sq,
             outputscale,
+            amplitude: None,
         })
+    }
+
+    /// The same kernel modulated by `amplitude`: `k(x, x') = √(a(x)a(x'))·k_s(x, x')`
+    /// (replacing any amplitude it had).
+    pub fn with_amplitude(mut self, amplitude: Amplitude<R, D>) -> Self {
+        self.amplitude = Some(amplitude);
+        self
+    }
+
+    /// The amplitude, if the kernel is modulated.
+    pub fn amplitude(&self) -> Option<Amplitude<R, D>> {
+        self.amplitude
+    }
+
+    /// True when the kernel has no amplitude, i.e. is a function of `x − x'` only.
+    pub fn is_stationary(&self) -> bool {
+        self.amplitude.is_none()
+    }
+
+    /// The prior variance `k(x, x)`: the outputscale, times `a(x)` when modulated.
+    #[inline]
+    pub fn diagonal(&self, x: &[R; D]) -> R {
+        match self.amplitude {
+            None => self.outputscale,
+            Some(Amplitude(a)) => self.outputscale * a(x).0,
+        }
+    }
+
+    /// `k(x, x)` and its gradient in `x` (zero unless modulated: `s·∇a(x)`), written to `grad`.
+    #[inline]
+    pub fn diagonal_with_grad(&self, x: &[R; D], grad: &mut [R; D]) -> R {
+        match self.amplitude {
+            None => {
+                *grad = [R::ZERO; D];
+                self.outputscale
+            }
+            Some(Amplitude(a)) => {
+                let (v, dv) = a(x);
+                for i in 0..D {
+                    grad[i] = self.outputscale * dv[i];
+                }
+                self.outputscale * v
+            }
+        }
     }
 
     /// Squared exponential kernel.
@@ -116,7 +203,7 @@ impl<R: Real, const D: usize> Kernel<R, D> {
         &self.lengthscales
     }
 
-    /// Outputscale `s = k(x, x)`.
+    /// Outputscale `s` (`= k(x, x)` when stationary; see [`diagonal`](Self::diagonal)).
     pub fn outputscale(&self) -> R {
         self.outputscale
     }
@@ -153,10 +240,15 @@ impl<R: Real, const D: usize> Kernel<R, D> {
     /// `k(a, b)`.
     #[inline]
     pub fn eval(&self, a: &[R; D], b: &[R; D]) -> R {
-        self.outputscale * self.shape.profile(self.scaled_sq_dist(a, b)).0
+        let k = self.outputscale * self.shape.profile(self.scaled_sq_dist(a, b)).0;
+        match self.amplitude {
+            None => k,
+            Some(Amplitude(amp)) => (amp(a).0 * amp(b).0).sqrt() * k,
+        }
     }
 
-    /// `k(a, b)` and its gradient with respect to `a`, written to `grad`.
+    /// `k(a, b)` and its gradient with respect to `a`, written to `grad` (with an amplitude,
+    /// `∇ₐk = √(a(a)a(b))·(∇ₐk_s + k_s·∇a(a)/(2a(a)))`).
     #[inline]
     pub fn eval_with_grad(&self, a: &[R; D], b: &[R; D], grad: &mut [R; D]) -> R {
         let (v, dv) = self.shape.profile(self.scaled_sq_dist(a, b));
@@ -165,7 +257,19 @@ impl<R: Real, const D: usize> Kernel<R, D> {
         for i in 0..D {
             grad[i] = f * (a[i] - b[i]) * self.inv_sq[i];
         }
-        self.outputscale * v
+        let k = self.outputscale * v;
+        match self.amplitude {
+            None => k,
+            Some(Amplitude(amp)) => {
+                // k = m(a)m(b)k_s with m = √amp: ∇ₐk = m(a)m(b)(∇k_s + k_s·∇amp(a)/(2amp(a))).
+                let ((va, da), vb) = (amp(a), amp(b).0);
+                let m = (va * vb).sqrt();
+                for i in 0..D {
+                    grad[i] = m * (grad[i] + k * da[i] / (R::TWO * va));
+                }
+                m * k
+            }
+        }
     }
 
     /// `k(a, b)` and its gradient with respect to the log lengthscales, written to `grad`.
@@ -174,11 +278,22 @@ impl<R: Real, const D: usize> Kernel<R, D> {
     pub fn eval_with_lengthscale_grad(&self, a: &[R; D], b: &[R; D], grad: &mut [R; D]) -> R {
         let (v, dv) = self.shape.profile(self.scaled_sq_dist(a, b));
         // ∂r²/∂ln ℓᵢ = −2 (aᵢ − bᵢ)²/ℓᵢ²
+        let m = match self.amplitude {
+            None => R::ONE,
+            Some(Amplitude(amp)) => (amp(a).0 * amp(b).0).sqrt(),
+        };
         let f = -R::TWO * self.outputscale * dv;
         for i in 0..D {
             grad[i] = f * (a[i] - b[i]).sq() * self.inv_sq[i];
         }
-        self.outputscale * v
+        if self.amplitude.is_none() {
+            return self.outputscale * v;
+        }
+        // The amplitude does not depend on ℓ: every term scales by √(a(a)a(b)).
+        for g in grad.iter_mut() {
+            *g *= m;
+        }
+        m * self.outputscale * v
     }
 }
 
@@ -225,6 +340,159 @@ mod tests {
                 let fd = (kp - km) / (2.0 * h);
                 assert!(
                     (fd - gl[i]).abs() < 1e-8,
+                    "{shape:?} l{i}: {fd} vs {}",
+                    gl[i]
+                );
+            }
+        }
+    }
+
+    /// `a(x) = 1 + x²` (1-D).
+    fn quadratic<R: Real>(x: &[R; 1]) -> (R, [R; 1]) {
+        (R::ONE + x[0].sq(), [R::TWO * x[0]])
+    }
+
+    /// `a(x) = ¼ + exp(−(x₀ − ½)²/0.02)` (2-D, varying in the first coordinate only).
+    fn bump2<R: Real>(x: &[R; 2]) -> (R, [R; 2]) {
+        let d = x[0] - R::HALF;
+        let g = (-d.sq() / R::from_f64(0.02)).exp();
+        (R::from_f64(0.25) + g, [-g * d / R::from_f64(0.01), R::ZERO])
+    }
+
+    /// `a ≡ 1`.
+    fn one<R: Real>(_: &[R; 2]) -> (R, [R; 2]) {
+        (R::ONE, [R::ZERO; 2])
+    }
+
+    #[test]
+    fn amplitude_closed_forms_in_f64_and_f32() {
+        // mpmath (30 digits): √((1 + 0.2²)(1 + 0.7²))·1.5·φ₅/₂(r = 0.5/0.5 = 1).
+        let want1 = 0.978_424_833_927_969_8;
+        let k = Kernel::matern52([0.5], 1.5)
+            .unwrap()
+            .with_amplitude(Amplitude(quadratic::<f64>));
+        assert!((k.eval(&[0.2], &[0.7]) - want1).abs() < 1e-15 * want1);
+        // mpmath: √(a(p)a(q))·2·φ₅/₂(r) with ℓ = (0.3, 0.8), p = (0.45, 0.1), q = (0.6, 0.3).
+        let want2 = 1.563_731_788_790_669_4;
+        let k2 = Kernel::matern52([0.3, 0.8], 2.0)
+            .unwrap()
+            .with_amplitude(Amplitude(bump2::<f64>));
+        assert!((k2.eval(&[0.45, 0.1], &[0.6, 0.3]) - want2).abs() < 1e-15 * want2);
+        // The prior variance is s·a(x): 1.5·(1 + 0.3²) and 2·(¼ + 1) at the bump's centre.
+        assert!((k.diagonal(&[0.3]) - 1.5 * 1.09).abs() < 1e-15);
+        assert_eq!(k2.diagonal(&[0.5, 0.9]), 2.5);
+        assert_eq!(k2.eval(&[0.5, 0.9], &[0.5, 0.9]), 2.5);
+        // f32: the same values to f32's precision.
+        let k32 = Kernel::matern52([0.5f32], 1.5)
+            .unwrap()
+            .with_amplitude(Amplitude(quadratic::<f32>));
+        let v = k32.eval(&[0.2], &[0.7]) as f64;
+        assert!((v - want1).abs() < 1e-6 * want1, "{v}");
+        let k32 = Kernel::matern52([0.3f32, 0.8], 2.0)
+            .unwrap()
+            .with_amplitude(Amplitude(bump2::<f32>));
+        let v = k32.eval(&[0.45, 0.1], &[0.6, 0.3]) as f64;
+        assert!((v - want2).abs() < 1e-6 * want2, "{v}");
+        assert!(!k32.is_stationary() && Kernel::matern52([1.0f32], 1.0).unwrap().is_stationary());
+    }
+
+    #[test]
+    fn a_unit_amplitude_is_the_stationary_kernel_bit_for_bit() {
+        for shape in [Shape::SquaredExponential, Shape::Matern52, Shape::Matern32] {
+            let k = Kernel::new(shape, [0.3, 1.7], 1.3).unwrap();
+            let m = k.with_amplitude(Amplitude(one::<f64>));
+            let pts = [[0.1, 0.2], [0.1, 0.2], [0.9, -0.4], [0.35, 0.25]];
+            for a in &pts {
+                assert_eq!(m.diagonal(a), k.diagonal(a));
+                for b in &pts {
+                    assert_eq!(m.eval(a, b), k.eval(a, b));
+                    let (mut g1, mut g2) = ([0.0; 2], [0.0; 2]);
+                    assert_eq!(
+                        m.eval_with_grad(a, b, &mut g1),
+                        k.eval_with_grad(a, b, &mut g2)
+                    );
+                    assert_eq!(g1, g2);
+                    let v1 = m.eval_with_lengthscale_grad(a, b, &mut g1);
+                    let v2 = k.eval_with_lengthscale_grad(a, b, &mut g2);
+                    assert_eq!((v1, g1), (v2, g2));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn modulated_gram_matrices_are_symmetric_and_positive_definite() {
+        // 25 points of [0, 1]² on a grid; Gram = D·K_s·D with D = diag(√a(xᵢ)) entry by entry,
+        // and a Cholesky factorisation (written out here, independent of `linalg`) succeeds
+        // with positive pivots.
+        let k = Kernel::matern52([0.3, 0.5], 1.0).unwrap();
+        let m = k.with_amplitude(Amplitude(bump2::<f64>));
+        let pts: [[f64; 2]; 25] =
+            core::array::from_fn(|i| [(i % 5) as f64 / 4.0, (i / 5) as f64 / 4.0]);
+        let n = pts.len();
+        let mut g = [[0.0; 25]; 25];
+        for i in 0..n {
+            for j in 0..n {
+                g[i][j] = m.eval(&pts[i], &pts[j]);
+                assert_eq!(g[i][j], m.eval(&pts[j], &pts[i]));
+                let want = (bump2(&pts[i]).0 * bump2(&pts[j]).0).sqrt() * k.eval(&pts[i], &pts[j]);
+                assert!((g[i][j] - want).abs() < 1e-15, "{i} {j}");
+            }
+        }
+        for i in 0..n {
+            for j in 0..=i {
+                let s = g[i][j] - (0..j).map(|l| g[i][l] * g[j][l]).sum::<f64>();
+                if i == j {
+                    assert!(s > 1e-6, "pivot {i}: {s}");
+                    g[i][i] = s.sqrt();
+                } else {
+                    g[i][j] = s / g[j][j];
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn modulated_gradients_match_finite_differences() {
+        for shape in [Shape::SquaredExponential, Shape::Matern52, Shape::Matern32] {
+            let ls = [0.3, 0.8];
+            let k = Kernel::new(shape, ls, 2.0)
+                .unwrap()
+                .with_amplitude(Amplitude(bump2::<f64>));
+            let a = [0.42, 0.9];
+            let b = [0.55, 0.1];
+            let (mut g, mut gl, mut gd) = ([0.0; 2], [0.0; 2], [0.0; 2]);
+            k.eval_with_grad(&a, &b, &mut g);
+            k.eval_with_lengthscale_grad(&a, &b, &mut gl);
+            k.diagonal_with_grad(&a, &mut gd);
+            let h = 1e-6;
+            for i in 0..2 {
+                let (mut ap, mut am) = (a, a);
+                ap[i] += h;
+                am[i] -= h;
+                let fd = (k.eval(&ap, &b) - k.eval(&am, &b)) / (2.0 * h);
+                assert!((fd - g[i]).abs() < 1e-7, "{shape:?} x{i}: {fd} vs {}", g[i]);
+                let fd = (k.diagonal(&ap) - k.diagonal(&am)) / (2.0 * h);
+                assert!(
+                    (fd - gd[i]).abs() < 1e-7,
+                    "{shape:?} diag x{i}: {fd} vs {}",
+                    gd[i]
+                );
+                let (mut lp, mut lm) = (ls, ls);
+                lp[i] *= h.exp();
+                lm[i] *= (-h).exp();
+                let amp = Amplitude(bump2::<f64>);
+                let kp = Kernel::new(shape, lp, 2.0)
+                    .unwrap()
+                    .with_amplitude(amp)
+                    .eval(&a, &b);
+                let km = Kernel::new(shape, lm, 2.0)
+                    .unwrap()
+                    .with_amplitude(amp)
+                    .eval(&a, &b);
+                let fd = (kp - km) / (2.0 * h);
+                assert!(
+                    (fd - gl[i]).abs() < 1e-7,
                     "{shape:?} l{i}: {fd} vs {}",
                     gl[i]
                 );

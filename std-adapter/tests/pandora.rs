@@ -97,6 +97,13 @@ fn quick_study_writes_its_report_and_resumes() {
     }
     assert!(text.contains("## Verdicts"));
     assert!(out.join("figures/pandora-quick-fig4.png").exists());
+    // The 1-D constructions (Figs. 2 and 9): their figures and a verdict row each.
+    for fig in ["fig2", "fig9"] {
+        assert!(out
+            .join(format!("figures/pandora-quick-{fig}.png"))
+            .exists());
+    }
+    assert!(text.contains("| Fig. 2 — paper") && text.contains("| Fig. 9 — paper"));
     // Every job's trace is on disk; a second run runs nothing and writes the same report.
     let again = reproduce(&PandoraOptions {
         no_run: true,

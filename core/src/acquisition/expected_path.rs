@@ -75,6 +75,7 @@ impl<'p, 'a, R: Real, const D: usize, const F: usize, const N: usize>
         let kernel = path.kernel();
         let points = bank.points();
         if kernel.shape() != Shape::SquaredExponential
+            || !kernel.is_stationary()
             || (0..D).all(|l| set.contains(l))
             || points.is_empty()
         {

@@ -274,7 +274,7 @@ impl<'w, R: Real, const C: usize> FactorisedSe<'w, R, C> {
         B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
     {
         let kernel = gp.kernel();
-        if kernel.shape() != crate::kernel::Shape::SquaredExponential {
+        if kernel.shape() != crate::kernel::Shape::SquaredExponential || !kernel.is_stationary() {
             return None;
         }
         let full = (0..D).all(|l| set.contains(l));

@@ -440,7 +440,7 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
             self.factor.as_ref(),
             &self.alpha[..n],
             self.mean,
-            self.kernel.outputscale(),
+            self.kernel.diagonal(x),
             &mut v[..n],
         ))
     }
@@ -514,7 +514,7 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
     /// Posterior mean, variance, standard deviation and their input gradients at `x`.
     ///
     /// With `v = L⁻¹k` and `w = L⁻ᵀv = K_y⁻¹k`: `∂μ = Σ αⱼ ∂kⱼ`, `∂σ² = −2 Σ wⱼ ∂kⱼ`
-    /// (the kernel's diagonal does not depend on `x`), `∂σ = ∂σ² / 2σ`.
+    /// (plus `∂k(x, x)`, zero unless the kernel has an amplitude), `∂σ = ∂σ² / 2σ`.
     pub fn predict_with_gradient(&self, x: &[R; D]) -> Result<PredictionGradient<R, D>, GpError> {
         if !all_finite(x) {
             return Err(GpError::NonFinite);
@@ -525,10 +525,11 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
         self.cross_covariance(x, &mut v[..n]);
         let mean = self.mean + dot(&v[..n], &self.alpha[..n]);
         solve_lower(l, n, &mut v);
-        let variance = (self.kernel.outputscale() - dot(&v[..n], &v[..n])).max(R::ZERO);
+        let mut d_var = [R::ZERO; D];
+        let prior = self.kernel.diagonal_with_grad(x, &mut d_var);
+        let variance = (prior - dot(&v[..n], &v[..n])).max(R::ZERO);
         solve_upper_transposed(l, n, &mut v);
         let mut d_mean = [R::ZERO; D];
-        let mut d_var = [R::ZERO; D];
         let mut g = [R::ZERO; D];
         for ((xj, aj), wj) in self.x[..n].iter().zip(&self.alpha).zip(&v) {
             self.kernel.eval_with_grad(x, xj, &mut g);
@@ -610,11 +611,12 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
 
     fn kernel_from(&self, h: &Hyperparameters<R, D>) -> Result<Kernel<R, D>, GpError> {
         let ls = core::array::from_fn(|i| h.log_lengthscales[i].exp());
-        Ok(Kernel::new(
-            self.kernel.shape(),
-            ls,
-            h.log_outputscale.exp(),
-        )?)
+        let kernel = Kernel::new(self.kernel.shape(), ls, h.log_outputscale.exp())?;
+        // A fit moves the lengthscales and the outputscale; the amplitude stays.
+        Ok(match self.kernel.amplitude() {
+            Some(a) => kernel.with_amplitude(a),
+            None => kernel,
+        })
     }
 
     /// `out[j] = k(x, xⱼ)`.
@@ -728,8 +730,8 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
     /// stored jitter is reused; otherwise a per-observation jitter is escalated from zero while
     /// the pivot is not safely positive (duplicate or near-duplicate inputs).
     fn extend_factor(&mut self, i: usize, fixed_jitter: Option<R>) -> Result<(), GpError> {
-        let diag = self.kernel.outputscale() + merged_noise(self.noise, self.count[i]);
         let xi = self.x[i];
+        let diag = self.kernel.diagonal(&xi) + merged_noise(self.noise, self.count[i]);
         for j in 0..i {
             self.work[j] = self.kernel.eval(&xi, &self.x[j]);
         }

@@ -1388,3 +1388,124 @@ fn botorch_map_scale_floor_standardises_by_the_larger_scale_f64() {
 fn botorch_map_scale_floor_standardises_by_the_larger_scale_f32() {
     check_scale_floor::<f32>(1e-5);
 }
+
+/// `a(x) = 1 + x²`, the amplitude of the modulated-kernel tests.
+fn quadratic_amplitude<R: Real>(x: &[R; 1]) -> (R, [R; 1]) {
+    (R::ONE + x[0].sq(), [R::TWO * x[0]])
+}
+
+/// `a(x) = x − ½`: negative below ½, so kernel values there are not finite.
+fn broken_amplitude<R: Real>(x: &[R; 1]) -> (R, [R; 1]) {
+    (x[0] - R::HALF, [R::ONE])
+}
+
+fn modulated_gp<R: Real>(
+    amplitude: crate::kernel::Amplitude<R, 1>,
+) -> Gp<R, 8, 1, [R; tri_len(8)]> {
+    let k = Kernel::matern52([R::from_f64(0.4)], R::from_f64(1.5))
+        .unwrap()
+        .with_amplitude(amplitude);
+    Gp::new(
+        k,
+        R::from_f64(0.1),
+        R::from_f64(1e-3),
+        WhenFull::Reject,
+        [R::ZERO; tri_len(8)],
+    )
+    .unwrap()
+}
+
+#[test]
+fn modulated_kernel_posterior_matches_the_one_point_closed_form() {
+    // One observation y₀ at x₀: μ(x) = m + k₀(y₀ − m)/(s·a(x₀) + σ²) and
+    // σ²(x) = s·a(x) − k₀²/(s·a(x₀) + σ²), k₀ = √(a(x)a(x₀))·s·φ(|x − x₀|/ℓ).
+    let phi = |r: f64| (1.0 + 5f64.sqrt() * r + 5.0 * r * r / 3.0) * (-(5f64.sqrt()) * r).exp();
+    let a = |x: f64| 1.0 + x * x;
+    let (x0, y0, m, s, noise) = (0.2, 1.0, 0.1, 1.5, 1e-3);
+    let mut gp = modulated_gp::<f64>(crate::kernel::Amplitude(quadratic_amplitude));
+    let prior = gp.predict(&[0.6]).unwrap();
+    assert_eq!(prior.mean, 0.1);
+    assert!((prior.variance - 1.5 * 1.36).abs() < 1e-15);
+    gp.push(&[x0], y0).unwrap();
+    let mut gp32 = modulated_gp::<f32>(crate::kernel::Amplitude(quadratic_amplitude));
+    gp32.push(&[x0 as f32], y0 as f32).unwrap();
+    for x in [0.2, 0.35, 0.6, 1.1] {
+        let k0 = (a(x) * a(x0)).sqrt() * s * phi((x - x0).abs() / 0.4);
+        let big_k = s * a(x0) + noise;
+        let (mean, var) = (m + k0 * (y0 - m) / big_k, s * a(x) - k0 * k0 / big_k);
+        let p = gp.predict(&[x]).unwrap();
+        assert!(
+            (p.mean - mean).abs() < 1e-13,
+            "x = {x}: {} vs {mean}",
+            p.mean
+        );
+        assert!(
+            (p.variance - var).abs() < 1e-12,
+            "x = {x}: {} vs {var}",
+            p.variance
+        );
+        let q = gp.predict_with_gradient(&[x]).unwrap();
+        assert!((q.mean - mean).abs() < 1e-13 && (q.variance - var).abs() < 1e-12);
+        let p32 = gp32.predict(&[x as f32]).unwrap();
+        assert!(
+            (p32.mean as f64 - mean).abs() < 1e-5,
+            "{} vs {mean}",
+            p32.mean
+        );
+        // Variance: cancellation near x₀ costs f32 a few units of 1e-4 absolute.
+        assert!(
+            (p32.variance as f64 - var).abs() < 1e-3,
+            "{} vs {var}",
+            p32.variance
+        );
+    }
+}
+
+#[test]
+fn modulated_kernel_posterior_gradients_match_finite_differences() {
+    let mut gp = modulated_gp::<f64>(crate::kernel::Amplitude(quadratic_amplitude));
+    for (x, y) in [(0.1, 0.3), (0.5, -0.2), (0.8, 0.9)] {
+        gp.push(&[x], y).unwrap();
+    }
+    let h = 1e-6;
+    for x in [0.05, 0.3, 0.65, 1.2] {
+        let g = gp.predict_with_gradient(&[x]).unwrap();
+        let (p, q) = (gp.predict(&[x + h]).unwrap(), gp.predict(&[x - h]).unwrap());
+        let d_mean = (p.mean - q.mean) / (2.0 * h);
+        let d_std = (p.variance.sqrt() - q.variance.sqrt()) / (2.0 * h);
+        assert!(
+            (g.d_mean[0] - d_mean).abs() < 1e-6,
+            "x = {x}: {} vs {d_mean}",
+            g.d_mean[0]
+        );
+        assert!(
+            (g.d_std[0] - d_std).abs() < 1e-6,
+            "x = {x}: {} vs {d_std}",
+            g.d_std[0]
+        );
+    }
+}
+
+#[test]
+fn hyperparameters_keep_the_amplitude_and_a_bad_one_is_an_error() {
+    let mut gp = modulated_gp::<f64>(crate::kernel::Amplitude(quadratic_amplitude));
+    gp.push(&[0.3], 0.5).unwrap();
+    let k = Kernel::matern52([0.2], 2.0).unwrap();
+    let mut h = gp.hyperparameters();
+    h.log_lengthscales = [0.2f64.ln()];
+    h.log_outputscale = 2f64.ln();
+    gp.set_log_hyperparameters(&h).unwrap();
+    assert!(gp.kernel().amplitude().is_some());
+    // Prior variance far from the datum (correlation e^{−√5·12.5}·… ≈ 1e-12): s·a(x).
+    let far = gp.predict(&[2.8]).unwrap();
+    assert!((far.variance - 2.0 * (1.0 + 2.8 * 2.8)).abs() < 1e-9);
+    assert_eq!(gp.kernel().eval(&[0.1], &[0.4]), {
+        (1.01f64 * 1.16).sqrt() * k.eval(&[0.1], &[0.4])
+    });
+    // An amplitude that is negative at the point is refused with an error, model unchanged.
+    let mut bad = modulated_gp::<f64>(crate::kernel::Amplitude(broken_amplitude));
+    bad.push(&[0.9], 1.0).unwrap();
+    assert!(bad.push(&[0.2], 1.0).is_err());
+    assert_eq!(bad.len(), 1);
+    assert!((bad.predict(&[0.9]).unwrap().mean - 1.0).abs() < 1e-2);
+}

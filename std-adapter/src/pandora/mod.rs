@@ -9,7 +9,8 @@
 //! `log-eipc`, `log-eicc`, `gp-ucb`, `ts-psq` (Thompson sampling by a pathwise sample) and
 //! `random-search`.
 
+pub mod onedim;
 pub mod run;
 pub mod study;
 
-pub use run::{run_box, BoxCost, BoxModel, BoxRound, BoxRun, BoxTrace, BOX_DIMS};
+pub use run::{run_box, run_box_from, BoxCost, BoxModel, BoxRound, BoxRun, BoxTrace, BOX_DIMS};

@@ -8,7 +8,7 @@ use costbo_core::driver::{
 use costbo_core::expectation::SampleBank;
 use costbo_core::gp::{Gp, WhenFull};
 use costbo_core::inner::RestartConfig;
-use costbo_core::kernel::Kernel;
+use costbo_core::kernel::{Amplitude, Kernel};
 use costbo_core::linalg::tri_len;
 use costbo_core::policy::{AnyPolicy, Maximiser, PolicySpec, RuleDefaults};
 use costbo_core::problem::{ControlSet, CostFunction, Costs, Problem, Variable};
@@ -112,6 +112,16 @@ pub enum BoxModel {
         /// Lengthscale.
         lengthscale: f64,
     },
+    /// Paper 002's model of its 1-D constructions (Figs. 2 and 9; d = 1 only): the fixed
+    /// Matérn-5/2 of [`Fixed`](Self::Fixed) modulated by the construction's amplitude,
+    /// `k(x, x') = √(a(x)a(x'))·k_M(x, x')` (the code's kernel; see [`bump`] on how it relates
+    /// to the objective `a·f_M`), never refitted, zero mean, noise 1e-4.
+    Modulated {
+        /// Lengthscale of `k_M` (the constructions: [`bump::LENGTHSCALE`]).
+        lengthscale: f64,
+        /// Which construction's amplitude `a`.
+        amplitude: bump::Hard,
+    },
 }
 
 /// A run's settings.
@@ -161,10 +171,29 @@ pub fn initial_points(d: usize) -> usize {
 
 /// Runs `run` on `objective`; the rounds after the initial design. Errors name what failed.
 pub fn run_box(objective: &dyn Objective, run: &BoxRun) -> Result<BoxTrace, String> {
+    run_box_from(objective, run, None)
+}
+
+/// Like [`run_box`], from the given initial design (points of `[0, 1]^d`, not charged) instead
+/// of the `2(d+1)`-point Sobol' design when `initial` is given (paper 002's 1-D constructions
+/// start from the single point `x = 0`).
+pub fn run_box_from(
+    objective: &dyn Objective,
+    run: &BoxRun,
+    initial: Option<&[Vec<f64>]>,
+) -> Result<BoxTrace, String> {
+    if let Some(points) = initial {
+        if points.is_empty() || points.iter().any(|p| p.len() != objective.dim()) {
+            return Err(format!(
+                "the initial design needs at least one point of dimension {}",
+                objective.dim()
+            ));
+        }
+    }
     macro_rules! dispatch {
         ($($d:literal),*) => {
             match objective.dim() {
-                $($d => run_dim::<$d>(objective, run),)*
+                $($d => run_dim::<$d>(objective, run, initial),)*
                 d => Err(format!(
                     "dimension {d} is not compiled in (supported: {BOX_DIMS:?})"
                 )),
@@ -195,6 +224,23 @@ fn bump_cost<const D: usize>(_: usize, x: &[f64; D]) -> (f64, [f64; D]) {
     let mut g = [0.0; D];
     g[0] = dc;
     (c, g)
+}
+
+/// The amplitude of the construction hard for EI per unit cost, of the first coordinate
+/// (runs check that `D = 1`).
+fn eipc_amplitude<const D: usize>(x: &[f64; D]) -> (f64, [f64; D]) {
+    first_coordinate(bump::Hard::Eipc.amplitude(x[0]))
+}
+
+/// The amplitude of the construction hard for EI (see [`eipc_amplitude`]).
+fn ei_amplitude<const D: usize>(x: &[f64; D]) -> (f64, [f64; D]) {
+    first_coordinate(bump::Hard::Ei.amplitude(x[0]))
+}
+
+fn first_coordinate<const D: usize>((v, d): (f64, f64)) -> (f64, [f64; D]) {
+    let mut g = [0.0; D];
+    g[0] = d;
+    (v, g)
 }
 
 /// Evaluates `objective` at `u` and prices the point by `cost` (or by the objective's report
@@ -241,7 +287,11 @@ macro_rules! on_either {
     };
 }
 
-fn run_dim<const D: usize>(objective: &dyn Objective, run: &BoxRun) -> Result<BoxTrace, String> {
+fn run_dim<const D: usize>(
+    objective: &dyn Objective,
+    run: &BoxRun,
+    initial: Option<&[Vec<f64>]>,
+) -> Result<BoxTrace, String> {
     let v = Variable {
         lower: 0.0,
         upper: 1.0,
@@ -292,6 +342,24 @@ fn run_dim<const D: usize>(objective: &dyn Objective, run: &BoxRun) -> Result<Bo
             )
         }
         BoxModel::Fixed { lengthscale } => (Kernel::matern52([lengthscale; D], 1.0), 0.0),
+        BoxModel::Modulated {
+            lengthscale,
+            amplitude,
+        } => {
+            if D != 1 {
+                return Err(format!(
+                    "the modulated model is defined for d = 1 only, not d = {D}"
+                ));
+            }
+            let a = match amplitude {
+                bump::Hard::Eipc => Amplitude(eipc_amplitude::<D> as fn(&[f64; D]) -> _),
+                bump::Hard::Ei => Amplitude(ei_amplitude::<D> as fn(&[f64; D]) -> _),
+            };
+            (
+                Kernel::matern52([lengthscale; D], 1.0).map(|k| k.with_amplitude(a)),
+                0.0,
+            )
+        }
     };
     let spec = ControllerSpec {
         problem,
@@ -336,10 +404,12 @@ fn run_dim<const D: usize>(objective: &dyn Objective, run: &BoxRun) -> Result<Bo
     let mut sobol = Sobol::<D>::new(run.seed).ok();
     let mut iid = IidUniform::<D>::new(run.seed);
     let mut best = f64::NEG_INFINITY;
-    for _ in 0..initial_points(D) {
-        let u: [f64; D] = match &mut sobol {
-            Some(s) => s.next_point(),
-            None => iid.next_point(),
+    let given = initial.map(|p| p.len());
+    for i in 0..given.unwrap_or(initial_points(D)) {
+        let u: [f64; D] = match (initial, &mut sobol) {
+            (Some(points), _) => core::array::from_fn(|l| points[i][l]),
+            (None, Some(s)) => s.next_point(),
+            (None, None) => iid.next_point(),
         };
         let (y, c) =
             evaluate(objective, run.cost, &u).map_err(|e| format!("initial design: {e}"))?;

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::run::{initial_points, run_box, BoxCost, BoxModel, BoxRound, BoxRun};
+use super::run::{initial_points, run_box_from, BoxCost, BoxModel, BoxRound, BoxRun};
 use crate::objectives::{self, Objective, Options};
 use crate::plot::{Curve, Figure, Panel};
 
@@ -119,8 +119,15 @@ pub mod names {
     pub const ROSENBROCK: &str = "rosenbrock-pbgi";
 }
 
-/// The figures of the paper's grid, or of the smoke grid (`quick`).
+/// The figures of the paper's grid, or of the smoke grid (`quick`); the 1-D constructions
+/// ([`super::onedim`]) come last, so the jobs of the others keep their order.
 pub fn figures(quick: bool) -> Vec<FigureSpec> {
+    let mut figs = grid_figures(quick);
+    figs.extend(super::onedim::figures(quick));
+    figs
+}
+
+fn grid_figures(quick: bool) -> Vec<FigureSpec> {
     let fixed = BoxModel::Fixed { lengthscale: 0.1 };
     let fitted = BoxModel::Fitted;
     let both = vec![BoxCost::Uniform, BoxCost::MeanLinear];
@@ -266,7 +273,7 @@ fn jobs(figures: &[FigureSpec], seeds: u64) -> Vec<Job> {
 
 /// A finished run as stored: the best value of the initial design, then the rounds.
 #[derive(Debug, Clone, PartialEq)]
-struct Trace {
+pub(super) struct Trace {
     optimum: f64,
     initial_best: f64,
     rounds: Vec<BoxRound>,
@@ -335,7 +342,8 @@ fn run_job(job: &Job) -> Result<Trace, String> {
         model: job.panel.model,
         paper_optimiser: true,
     };
-    let trace = run_box(f.as_ref(), &run)?;
+    let initial = super::onedim::initial_design(&job.panel);
+    let trace = run_box_from(f.as_ref(), &run, initial.as_deref())?;
     Ok(Trace {
         optimum: f.optimum(),
         initial_best: trace.initial_best,
@@ -419,7 +427,7 @@ fn grid(options: &PandoraOptions) -> Result<(Vec<FigureSpec>, Vec<Job>), String>
         figs.retain(|f| keep.iter().any(|k| k == f.key));
         if figs.is_empty() {
             return Err(format!(
-                "no figure among {keep:?} (known: fig3, fig4, fig5, fig11)"
+                "no figure among {keep:?} (known: fig2, fig3, fig4, fig5, fig9, fig11)"
             ));
         }
     }
@@ -529,6 +537,9 @@ fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<
     let mut cells = Cells::new();
     for f in figs {
         let _ = writeln!(md, "\n## {}\n", f.title);
+        if let Some(note) = super::onedim::note(f.key) {
+            let _ = writeln!(md, "{note}\n");
+        }
         let mut panels = Vec::new();
         let mut table = String::new();
         for p in &f.panels {
@@ -662,7 +673,7 @@ fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<
 }
 
 /// One cell's finished traces: rule → (budget, traces).
-type Cell = BTreeMap<&'static str, (f64, Vec<Trace>)>;
+pub(super) type Cell = BTreeMap<&'static str, (f64, Vec<Trace>)>;
 
 /// Every finished cell: (figure, panel, cost) → [`Cell`].
 type Cells = BTreeMap<(&'static str, String, &'static str), Cell>;
@@ -672,6 +683,14 @@ fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
     quantile(&s, 0.5)
+}
+
+/// The `q`-quantile of `rule`'s final regrets in a cell.
+pub(super) fn final_quantile(cell: &Cell, rule: &str, q: f64) -> Option<f64> {
+    let (b, traces) = cell.get(rule)?;
+    let mut v: Vec<f64> = traces.iter().map(|t| regret_at(t, *b)).collect();
+    v.sort_by(f64::total_cmp);
+    Some(quantile(&v, q))
 }
 
 /// Median regret of `rule` in a cell at `fraction` of its budget.
@@ -686,15 +705,15 @@ fn median_at(cell: &Cell, rule: &str, fraction: f64) -> Option<f64> {
 }
 
 /// One headline claim of the notes (§5), checked on one kind of panel.
-struct Claim {
+pub(super) struct Claim {
     /// Which figure and panels (objective prefix of the panel key; cost setting).
-    figure: &'static str,
-    panel: &'static str,
-    cost: &'static str,
+    pub(super) figure: &'static str,
+    pub(super) panel: &'static str,
+    pub(super) cost: &'static str,
     /// The claim as the notes state it.
-    text: &'static str,
+    pub(super) text: &'static str,
     /// The verdict and its evidence from a cell, or `None` when a rule is missing.
-    check: fn(&Cell) -> Option<(bool, String)>,
+    pub(super) check: fn(&Cell) -> Option<(bool, String)>,
 }
 
 /// `rule`'s median final regret is at most `factor` × the best median of `others`.
@@ -836,7 +855,7 @@ fn verdicts(cells: &Cells) -> String {
     );
     md.push_str("| claim | panel | verdict | evidence |\n|---|---|---|---|\n");
     let mut count = 0;
-    for claim in CLAIMS {
+    for claim in CLAIMS.iter().chain(super::onedim::CLAIMS) {
         for ((figure, panel, cost), cell) in cells {
             if *figure != claim.figure || *cost != claim.cost || !panel.starts_with(claim.panel) {
                 continue;
@@ -898,8 +917,7 @@ fn missing(options: &PandoraOptions) -> String {
          claims that compare with them are not checked.\n\
          - **Fig. 4 at d = 32**, the **kernel/lengthscale sweep** (App. D.6) and **Fig. 12** \
          (PBGI-D's λ₀ and β): not in the grid.\n\
-         - **Fig. 6** (Pest Control, Lunar Lander, Robot Pushing) and **Figs. 2 and 9** (the 1-D \
-         constructions): not in the grid yet.\n\
+         - **Fig. 6** (Pest Control, Lunar Lander, Robot Pushing): not in the grid yet.\n\
          - **Costs**: the code's `1 + 20·mean(u)` (the paper's text says `1 + 20‖S(x)‖₁`), as \
          the paper's experiments ran.\n\
          - **Model details that differ**: MAP refits start from one fixed point (BoTorch \
@@ -981,5 +999,58 @@ mod tests {
             .all(|p| p.dim == 16 && p.uniform_budget == 160.0));
         assert!(fig5.cost_rules.contains(&"log-eicc") && fig5.uniform_rules.contains(&"log-ei"));
         assert_eq!(initial_design_size(16), 34);
+    }
+
+    #[test]
+    fn the_1d_constructions_are_new_jobs_after_the_grid() {
+        let out = Path::new("OUT");
+        for quick in [false, true] {
+            let all = jobs(&figures(quick), 2);
+            let grid = jobs(&grid_figures(quick), 2);
+            // The grid's jobs come first, in their order, so shards and paths are unchanged.
+            let paths = |js: &[Job]| js.iter().map(|j| j.path(out)).collect::<Vec<_>>();
+            assert_eq!(paths(&grid), paths(&all[..grid.len()]));
+            let d = if quick { 2 } else { 8 };
+            assert_eq!(
+                all[0].path(out),
+                Path::new(&format!(
+                    "OUT/fig4/gp-matern52-d{d}-uniform/pbgi/seed-0.csv"
+                ))
+            );
+            let new = &all[grid.len()..];
+            assert_eq!(new.len(), 2 * super::super::onedim::RULES.len() * 2);
+            for j in new {
+                let dir = match j.figure {
+                    "fig2" => "OUT/fig2/bump-eipc-d1-bump",
+                    "fig9" => "OUT/fig9/bump-ei-d1-bump",
+                    other => panic!("{other}"),
+                };
+                assert!(j.path(out).starts_with(dir), "{}", j.path(out).display());
+                assert_eq!(j.budget(), if quick { 1.0 } else { 40.0 });
+                assert_eq!(j.cost, BoxCost::Bump);
+                assert_eq!(
+                    super::super::onedim::initial_design(&j.panel),
+                    Some(vec![vec![0.0]])
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_1d_construction_job_starts_from_zero_and_spends_its_budget() {
+        let fig = figures(true).into_iter().find(|f| f.key == "fig2").unwrap();
+        let job = jobs(&[fig], 1)
+            .into_iter()
+            .find(|j| j.rule == "log-eipc")
+            .unwrap();
+        let f = job.objective().unwrap();
+        let t = run_job(&job).unwrap();
+        // The initial design is the single point x = 0, where the amplitude is ε² + tiny.
+        assert_eq!(t.initial_best, f.eval(&[0.0]));
+        assert_eq!(t.optimum, f.optimum());
+        // Rounds until the spend reaches the budget; each costs between 0.1 and 10.
+        let last = t.rounds.last().unwrap().spent;
+        assert!(last >= job.budget() && last < job.budget() + 10.0, "{last}");
+        assert!(t.rounds.len() <= 10);
     }
 }
