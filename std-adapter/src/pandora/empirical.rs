@@ -200,12 +200,22 @@ pub fn problems(quick: bool) -> Vec<(Problem, f64, f64)> {
         .collect()
 }
 
-/// Whether `options` select the figure (no `--objectives`, or one naming `fig6`).
+/// Whether `options` select `problem`: no `--objectives`, or one naming `fig6` (every
+/// problem) or `fig6-<problem>` (`fig6-pest-control`, `fig6-lunar-lander`, `fig6-robot-push`:
+/// one problem, e.g. to run Pest Control where Python is not available).
+pub fn selects(options: &PandoraOptions, problem: Problem) -> bool {
+    options.figures.as_ref().is_none_or(|keep| {
+        keep.iter().any(|k| {
+            k == KEY
+                || k.strip_prefix("fig6-")
+                    .is_some_and(|p| problem.key().starts_with(p))
+        })
+    })
+}
+
+/// Whether `options` select any of the figure's problems.
 pub fn selected(options: &PandoraOptions) -> bool {
-    options
-        .figures
-        .as_ref()
-        .is_none_or(|keep| keep.iter().any(|k| k == KEY))
+    Problem::ALL.iter().any(|&p| selects(options, p))
 }
 
 /// The figure's jobs in a fixed order (problems, cost settings, rules, seeds), or none when
@@ -216,6 +226,9 @@ pub fn jobs(options: &PandoraOptions) -> Vec<Job> {
         return out;
     }
     for (problem, uniform, budget) in problems(options.quick) {
+        if !selects(options, problem) {
+            continue;
+        }
         for (cost, rules, b) in [
             (BoxCost::Uniform, &UNIFORM_RULES[..], uniform),
             (problem.cost(), &COST_RULES[..], budget),
@@ -826,6 +839,13 @@ mod tests {
             jobs(&options(1, false, Some(vec!["fig6".into()]))).len(),
             39
         );
+        // One problem alone: the same jobs as in the whole figure.
+        let rp = jobs(&options(2, false, Some(vec!["fig6-robot-push".into()])));
+        assert_eq!(rp.len(), 26);
+        assert!(rp
+            .iter()
+            .all(|j| j.problem == Problem::RobotPush && all.contains(j)));
+        assert!(jobs(&options(2, false, Some(vec!["fig6-nothing".into()]))).is_empty());
     }
 
     /// A cell whose rules end at the given final best values (one seed each).
