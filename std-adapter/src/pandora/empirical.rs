@@ -367,11 +367,18 @@ fn median(v: &[f64]) -> f64 {
 pub(crate) struct Cell {
     /// Budget.
     pub budget: f64,
+    /// How many rules the cell has in the grid: a verdict needs every one of them.
+    pub expected: usize,
     /// Traces by rule.
     pub(crate) traces: BTreeMap<&'static str, Vec<Trace>>,
 }
 
 impl Cell {
+    /// Whether every rule of the cell has finished runs.
+    pub fn complete(&self) -> bool {
+        self.traces.len() >= self.expected
+    }
+
     /// Median final best value of `rule`.
     pub fn final_median(&self, rule: &str) -> Option<f64> {
         let t = self.traces.get(rule)?;
@@ -442,6 +449,9 @@ pub(crate) fn verdicts(cells: &Cells) -> Vec<Verdict> {
                 continue;
             };
             let check = (|| {
+                if !cell.complete() {
+                    return None;
+                }
                 let pbgi = cell.final_median("pbgi")?;
                 let (b, bv) = *baselines(cell).first()?;
                 let ok = close_to(cell, pbgi, bv, MATCH_FRACTION)?;
@@ -468,7 +478,7 @@ pub(crate) fn verdicts(cells: &Cells) -> Vec<Verdict> {
         };
         let check = (|| {
             let ranking = cell.ranking();
-            if ranking.len() < cell.traces.len() || ranking.is_empty() {
+            if !cell.complete() || ranking.is_empty() {
                 return None;
             }
             let is_log_ei = |r: &str| r.starts_with("log-ei");
@@ -507,6 +517,9 @@ pub(crate) fn verdicts(cells: &Cells) -> Vec<Verdict> {
                 continue;
             };
             let r = (|| {
+                if !cell.complete() {
+                    return None;
+                }
                 let d = cell.final_median("pbgi-d")?;
                 let best = cell.ranking().first()?.1;
                 close_to(cell, d, best, REASONABLE_FRACTION)
@@ -592,6 +605,7 @@ pub fn section(
         rules.dedup();
         let mut cell = Cell {
             budget: b,
+            expected: rules.len(),
             traces: BTreeMap::new(),
         };
         let mut curves = Vec::new();
@@ -852,6 +866,7 @@ mod tests {
     fn cell(finals: &[(&'static str, f64)]) -> Cell {
         Cell {
             budget: 10.0,
+            expected: finals.len(),
             traces: finals
                 .iter()
                 .map(|&(r, v)| (r, vec![trace(-100.0, &[(5.0, v), (11.0, 1e9)])]))
@@ -900,5 +915,10 @@ mod tests {
         let v = verdicts(&cells);
         let rp = v.iter().find(|l| l.1.starts_with("robot-push")).unwrap();
         assert_eq!(rp.2, "supported", "{rp:?}");
+        // A cell with a rule still running has no verdict.
+        let mut partial = with(-2.5);
+        partial.expected += 1;
+        cells.insert((Problem::PestControl, "uniform"), partial);
+        assert_eq!(verdicts(&cells)[0].2, "no data");
     }
 }
