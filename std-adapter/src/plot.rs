@@ -277,15 +277,44 @@ impl Figure {
             x_max = x_max.max(x);
             y_max = y_max.max(y);
         }
+        // The axis starts at 0 unless a curve's centre line goes below it (best values of a
+        // negated loss); then it spans the data, bands included, with a 5 % margin each side.
+        // (Bands or error bars alone dipping below 0 keep the 0-based axis, as before.)
+        let below = panel.curves.iter().any(|c| c.mean.iter().any(|m| *m < 0.0));
+        let y_low = panel
+            .curves
+            .iter()
+            .flat_map(|c| match &c.band {
+                Some((lower, _)) => lower.clone(),
+                None => c.mean.iter().zip(&c.stderr).map(|(m, s)| m - s).collect(),
+            })
+            .filter(|y| below && y.is_finite())
+            .fold(0.0f64, f64::min);
         // An empty or flat panel still gets a readable axis.
         let x_max = if x_max > 0.0 { x_max } else { 1.0 };
-        let y_max = if y_max > 0.0 { y_max * 1.05 } else { 1.0 };
+        let (y_min, y_max) = if y_low < 0.0 {
+            let high = panel
+                .curves
+                .iter()
+                .flat_map(|c| match &c.band {
+                    Some((_, upper)) => upper.clone(),
+                    None => c.mean.iter().zip(&c.stderr).map(|(m, s)| m + s).collect(),
+                })
+                .filter(|y| y.is_finite())
+                .fold(y_low, f64::max);
+            let span = if high > y_low { high - y_low } else { 1.0 };
+            (y_low - 0.05 * span, high + 0.05 * span)
+        } else if y_max > 0.0 {
+            (0.0, y_max * 1.05)
+        } else {
+            (0.0, 1.0)
+        };
         let mut chart = ChartBuilder::on(area)
             .caption(panel.title.clone(), (FAMILY, 14))
             .margin(6)
             .x_label_area_size(34)
             .y_label_area_size(52)
-            .build_cartesian_2d(0.0..x_max, 0.0..y_max)
+            .build_cartesian_2d(0.0..x_max, y_min..y_max)
             .map_err(backend)?;
         chart
             .configure_mesh()

@@ -104,6 +104,15 @@ fn quick_study_writes_its_report_and_resumes() {
             .exists());
     }
     assert!(text.contains("| Fig. 2 — paper") && text.contains("| Fig. 9 — paper"));
+    // Fig. 6's smoke panel is Pest Control alone (Rust: no Python in CI), every rule of both
+    // cost settings, as best values.
+    assert!(text.contains("## Fig. 6: empirical problems"));
+    assert!(text.contains("**Pest Control, d = 25, pest-control costs, budget 3**"));
+    assert!(!text.contains("Lunar Lander, d = 12,"));
+    assert!(out.join("figures/pandora-quick-fig6.png").exists());
+    assert!(out
+        .join("fig6/pest-control-d25-uniform/random-search/seed-1.csv")
+        .exists());
     // Every job's trace is on disk; a second run runs nothing and writes the same report.
     let again = reproduce(&PandoraOptions {
         no_run: true,

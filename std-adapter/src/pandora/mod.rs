@@ -9,6 +9,7 @@
 //! `log-eipc`, `log-eicc`, `gp-ucb`, `ts-psq` (Thompson sampling by a pathwise sample) and
 //! `random-search`.
 
+pub mod empirical;
 pub mod onedim;
 pub mod run;
 pub mod study;

@@ -27,7 +27,8 @@ pub const BOX_DIMS: &[usize] = &[1, 2, 4, 8, 12, 14, 16, 25, 32];
 /// code adds to the cost.
 pub const PEST_CONTROL_MIN_COST: f64 = 1e-6;
 
-/// Most observations of a run, initial design included.
+/// Most observations of a run, initial design included; a run whose model is full stops there,
+/// below its budget.
 pub const CAPACITY: usize = 1024;
 
 /// Random Fourier features of the Thompson-sampling rule's sample paths.
@@ -424,6 +425,11 @@ fn run_dim<const D: usize>(
     let mut workspace = vec![0.0; on_either!(&ctl, c_ => c_.workspace_len())];
     let mut rounds = Vec::new();
     loop {
+        // A model that is full cannot take the next observation: the run ends here, below
+        // its budget (cheap points can outlast the capacity, e.g. Robot Pushing's 0.1).
+        if initial_points(D) + rounds.len() >= CAPACITY {
+            break;
+        }
         let started = cpu_seconds();
         let step = on_either!(&mut ctl, c_ => c_.next(&[None; D], &mut workspace));
         let decide_seconds = cpu_seconds() - started;

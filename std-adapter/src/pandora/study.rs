@@ -75,7 +75,7 @@ pub struct PandoraOptions {
     pub no_run: bool,
 }
 
-const UNIFORM_RULES: [&str; 6] = [
+pub(crate) const UNIFORM_RULES: [&str; 6] = [
     "pbgi",
     "pbgi-d",
     "log-ei",
@@ -83,7 +83,7 @@ const UNIFORM_RULES: [&str; 6] = [
     "ts-psq",
     "random-search",
 ];
-const COST_RULES: [&str; 7] = [
+pub(crate) const COST_RULES: [&str; 7] = [
     "pbgi",
     "pbgi-d",
     "log-eipc",
@@ -206,7 +206,7 @@ fn grid_figures(quick: bool) -> Vec<FigureSpec> {
 }
 
 /// Stack of each worker thread (see `run_missing`).
-const STACK_BYTES: usize = 64 << 20;
+pub(crate) const STACK_BYTES: usize = 64 << 20;
 
 /// One job of the grid.
 #[derive(Debug, Clone)]
@@ -273,13 +273,13 @@ fn jobs(figures: &[FigureSpec], seeds: u64) -> Vec<Job> {
 
 /// A finished run as stored: the best value of the initial design, then the rounds.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Trace {
-    optimum: f64,
-    initial_best: f64,
-    rounds: Vec<BoxRound>,
+pub(crate) struct Trace {
+    pub(crate) optimum: f64,
+    pub(crate) initial_best: f64,
+    pub(crate) rounds: Vec<BoxRound>,
 }
 
-fn write_trace(path: &Path, t: &Trace) -> Result<(), String> {
+pub(crate) fn write_trace(path: &Path, t: &Trace) -> Result<(), String> {
     let mut text = format!(
         "# optimum {:?} initial_best {:?}\nspent,y,best,decide_seconds\n",
         t.optimum, t.initial_best
@@ -295,12 +295,12 @@ fn write_trace(path: &Path, t: &Trace) -> Result<(), String> {
 }
 
 /// Reads a finished trace (a whole, sealed file), quietly.
-fn read_trace(path: &Path) -> Option<Trace> {
+pub(crate) fn read_trace(path: &Path) -> Option<Trace> {
     crate::sealed::read_finished(path, parse_trace)
 }
 
 /// Parses a trace file's body (the optimum line, the header, one row per round).
-fn parse_trace(text: &str) -> Option<Trace> {
+pub(crate) fn parse_trace(text: &str) -> Option<Trace> {
     let mut lines = text.lines();
     let head: Vec<&str> = lines.next()?.split_whitespace().collect();
     let (optimum, initial_best) = match head.as_slice() {
@@ -365,7 +365,7 @@ fn regret_at(t: &Trace, c: f64) -> f64 {
     t.optimum - best
 }
 
-fn quantile(sorted: &[f64], q: f64) -> f64 {
+pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
     }
@@ -393,6 +393,7 @@ pub fn reproduce(options: &PandoraOptions) -> Result<PathBuf, String> {
     let (figs, all) = grid(options)?;
     if !options.no_run {
         run_missing(&all, options)?;
+        super::empirical::run_missing(&super::empirical::jobs(options), options)?;
     }
     let report = report(&figs, &all, options)?;
     if let Some(dir) = options.report.parent() {
@@ -411,13 +412,22 @@ pub fn reproduce(options: &PandoraOptions) -> Result<PathBuf, String> {
 /// (seeds, quick, figures), which fix the order.
 pub fn run_shard(options: &PandoraOptions, shard: crate::experiment::Shard) -> Result<(), String> {
     let (_, all) = grid(options)?;
+    let n = all.len();
     let mine: Vec<Job> = all
         .into_iter()
         .enumerate()
         .filter(|(i, _)| shard.owns(*i))
         .map(|(_, j)| j)
         .collect();
-    run_missing(&mine, options)
+    run_missing(&mine, options)?;
+    // Fig. 6's jobs (`super::empirical`) follow the grid's in the fixed order.
+    let fig6: Vec<super::empirical::Job> = super::empirical::jobs(options)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| shard.owns(n + *i))
+        .map(|(_, j)| j)
+        .collect();
+    super::empirical::run_missing(&fig6, options)
 }
 
 /// The figures selected by `options` and their jobs, in the grid's fixed order.
@@ -425,9 +435,9 @@ fn grid(options: &PandoraOptions) -> Result<(Vec<FigureSpec>, Vec<Job>), String>
     let mut figs = figures(options.quick);
     if let Some(keep) = &options.figures {
         figs.retain(|f| keep.iter().any(|k| k == f.key));
-        if figs.is_empty() {
+        if figs.is_empty() && !super::empirical::selected(options) {
             return Err(format!(
-                "no figure among {keep:?} (known: fig2, fig3, fig4, fig5, fig9, fig11)"
+                "no figure among {keep:?} (known: fig2, fig3, fig4, fig5, fig6, fig9, fig11)"
             ));
         }
     }
@@ -517,8 +527,12 @@ fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<
     );
     let _ = writeln!(
         md,
-        "Produced by `costbo reproduce pandora{}{}` (runs in `{}`).\n",
+        "Produced by `costbo reproduce pandora{}{}{}` (runs in `{}`).\n",
         if options.quick { " --quick" } else { "" },
+        match &options.figures {
+            Some(keep) => format!(" --objectives {}", keep.join(",")),
+            None => String::new(),
+        },
         if options.seeds != 16 {
             format!(" --seeds {}", options.seeds)
         } else {
@@ -667,6 +681,22 @@ fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<
         }
         md.push_str(&table);
     }
+    let figures_dir = options
+        .report
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("figures");
+    let stem = if options.quick {
+        "pandora-quick-fig6"
+    } else {
+        "pandora-fig6"
+    };
+    md.push_str(&super::empirical::section(
+        &super::empirical::jobs(options),
+        options,
+        &figures_dir,
+        stem,
+    )?);
     md.push_str(&verdicts(&cells));
     md.push_str(&missing(options));
     Ok(md)
@@ -917,7 +947,6 @@ fn missing(options: &PandoraOptions) -> String {
          claims that compare with them are not checked.\n\
          - **Fig. 4 at d = 32**, the **kernel/lengthscale sweep** (App. D.6) and **Fig. 12** \
          (PBGI-D's λ₀ and β): not in the grid.\n\
-         - **Fig. 6** (Pest Control, Lunar Lander, Robot Pushing): not in the grid yet.\n\
          - **Costs**: the code's `1 + 20·mean(u)` (the paper's text says `1 + 20‖S(x)‖₁`), as \
          the paper's experiments ran.\n\
          - **Model details that differ**: MAP refits start from one fixed point (BoTorch \
