@@ -334,15 +334,20 @@ impl Figure {
             }
             // Step curves: a value holds until the next abscissa (simple regret and counts
             // change only when a round is played). The band is mean + s.e. forwards, then
-            // mean − s.e. backwards, clipped at 0 (regret and counts are never negative).
+            // mean − s.e. backwards, clipped at 0 on a 0-based axis (regret and counts are
+            // never negative); a panel whose axis spans negative data is not clipped, or the
+            // band would run from the curve up to 0.
+            let floor = if y_min < 0.0 { f64::NEG_INFINITY } else { 0.0 };
             let (upper, lower): (Vec<f64>, Vec<f64>) = match &c.band {
-                Some((lower, upper)) => (upper.clone(), lower.iter().map(|v| v.max(0.0)).collect()),
+                Some((lower, upper)) => {
+                    (upper.clone(), lower.iter().map(|v| v.max(floor)).collect())
+                }
                 None => (
                     c.mean.iter().zip(&c.stderr).map(|(m, s)| m + s).collect(),
                     c.mean
                         .iter()
                         .zip(&c.stderr)
-                        .map(|(m, s)| (m - s).max(0.0))
+                        .map(|(m, s)| (m - s).max(floor))
                         .collect(),
                 ),
             };
