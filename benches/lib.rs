@@ -177,3 +177,16 @@ pub mod plant {
         out
     }
 }
+
+/// Paper 002's negated Ackley on [−1, 1]^d (`x = 2u − 1`), maximum 0 at u = ½: the objective
+/// of the pandora iteration bench and of the `fit_time` example.
+pub fn negated_ackley<const D: usize>(u: &[f64; D]) -> f64 {
+    let n = D as f64;
+    let (mut sq, mut cos) = (0.0, 0.0);
+    for v in u {
+        let x = 2.0 * v - 1.0;
+        sq += x * x;
+        cos += (2.0 * std::f64::consts::PI * x).cos();
+    }
+    -(20.0 - 20.0 * (-0.2 * (sq / n).sqrt()).exp() - (cos / n).exp() + std::f64::consts::E)
+}

@@ -25,18 +25,6 @@ const CAPACITY: usize = 256;
 type Ctl<const D: usize> =
     Controller<f64, CAPACITY, D, 1, Vec<f64>, Vec<[f64; D]>, AnyPolicy<f64, D, 1, 1, 1>>;
 
-/// Negated Ackley on [−1, 1]^d (`x = 2u − 1`), maximum 0 at u = ½.
-fn ackley<const D: usize>(u: &[f64; D]) -> f64 {
-    let n = D as f64;
-    let (mut sq, mut cos) = (0.0, 0.0);
-    for v in u {
-        let x = 2.0 * v - 1.0;
-        sq += x * x;
-        cos += (2.0 * std::f64::consts::PI * x).cos();
-    }
-    -(20.0 - 20.0 * (-0.2 * (sq / n).sqrt()).exp() - (cos / n).exp() + std::f64::consts::E)
-}
-
 fn controller<const D: usize>(rule: &str, n: usize) -> Ctl<D> {
     let v = Variable {
         lower: 0.0,
@@ -69,7 +57,8 @@ fn controller<const D: usize>(rule: &str, n: usize) -> Ctl<D> {
     let mut sobol = Sobol::<D>::new(9).unwrap();
     for _ in 0..n {
         let u: [f64; D] = sobol.next_point();
-        ctl.observe_initial(&u, ackley(&u)).unwrap();
+        ctl.observe_initial(&u, costbo_benches::negated_ackley(&u))
+            .unwrap();
     }
     ctl
 }

@@ -15,18 +15,6 @@ use std::time::Instant;
 const CAPACITY: usize = 256;
 const REPEATS: usize = 5;
 
-/// Negated Ackley on [−1, 1]^d (`x = 2u − 1`), as in `benches/pandora.rs`.
-fn ackley<const D: usize>(u: &[f64; D]) -> f64 {
-    let n = D as f64;
-    let (mut sq, mut cos) = (0.0, 0.0);
-    for v in u {
-        let x = 2.0 * v - 1.0;
-        sq += x * x;
-        cos += (2.0 * std::f64::consts::PI * x).cos();
-    }
-    -(20.0 - 20.0 * (-0.2 * (sq / n).sqrt()).exp() - (cos / n).exp() + std::f64::consts::E)
-}
-
 fn time_fit<const D: usize>(n: usize) {
     let kernel = Kernel::matern52([2.0; D], 1.0).expect("valid kernel");
     let mut gp: Gp<f64, CAPACITY, D, Vec<f64>> = Gp::new(
@@ -40,7 +28,8 @@ fn time_fit<const D: usize>(n: usize) {
     let mut sobol = Sobol::<D>::new(9).expect("D within Sobol's table");
     for _ in 0..n {
         let u: [f64; D] = sobol.next_point();
-        gp.push(&u, ackley(&u)).expect("room for n points");
+        gp.push(&u, costbo_benches::negated_ackley(&u))
+            .expect("room for n points");
     }
     let config = FitConfig::botorch_map(gp.outputs(), 1e-4);
     let mut best = f64::INFINITY;
