@@ -19,5 +19,6 @@ pub mod objectives;
 pub mod pandora;
 pub mod platform;
 pub mod plot;
+pub mod pool;
 pub mod reproduce;
 pub mod sealed;

@@ -385,54 +385,44 @@ pub fn reproduce(o: &CausalStudyOptions) -> Result<Vec<PathBuf>, String> {
         .collect();
     let failures: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
     if !o.no_run && !jobs.is_empty() {
-        let next = AtomicUsize::new(0);
         let done = AtomicUsize::new(0);
         let start = std::time::Instant::now();
-        std::thread::scope(|s| {
-            for _ in 0..o.jobs.max(1) {
-                // CoBO on A.3 builds an 86-input GP of 704 points (about 0.5 MB of inputs)
-                // by value before boxing it: more than a default thread's stack.
-                let worker = std::thread::Builder::new().stack_size(WORKER_STACK);
-                let spawned = worker.spawn_scoped(s, || loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(c, seed)) = jobs.get(i) else {
-                        break;
-                    };
-                    let cell = &grid[c];
-                    // A cell that failed once fails for every seed (too many arms or inputs):
-                    // skip its other seeds.
-                    if failures
-                        .lock()
-                        .map(|f| f.iter().any(|x| x.0 == c))
-                        .unwrap_or(false)
-                    {
-                        continue;
-                    }
-                    let path = seed_path(&o.out, cell, o.rounds, seed);
-                    if let Err(e) = run_one(cell, o.rounds, seed, &path) {
-                        if let Ok(mut f) = failures.lock() {
-                            f.push((c, e));
-                        }
-                    }
-                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    if o.progress {
-                        eprintln!(
-                            "[{n}/{}] {} {}{} seed {seed} ({:.0} s)",
-                            jobs.len(),
-                            cell.env.name,
-                            key(cell.method),
-                            backend_key(cell.backend),
-                            start.elapsed().as_secs_f64()
-                        );
-                    }
-                });
-                if let Err(e) = spawned {
-                    if let Ok(mut f) = failures.lock() {
-                        f.push((usize::MAX, format!("worker thread: {e}")));
-                    }
+        // CoBO on A.3 builds an 86-input GP of 704 points (about 0.5 MB of inputs) by value
+        // before boxing it: more than a default thread's stack.
+        let pool = crate::pool::for_each(&jobs, o.jobs, WORKER_STACK, |_, &(c, seed)| {
+            let cell = &grid[c];
+            // A cell that failed once fails for every seed (too many arms or inputs): skip
+            // its other seeds.
+            if failures
+                .lock()
+                .map(|f| f.iter().any(|x| x.0 == c))
+                .unwrap_or(false)
+            {
+                return;
+            }
+            let path = seed_path(&o.out, cell, o.rounds, seed);
+            if let Err(e) = run_one(cell, o.rounds, seed, &path) {
+                if let Ok(mut f) = failures.lock() {
+                    f.push((c, e));
                 }
             }
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if o.progress {
+                eprintln!(
+                    "[{n}/{}] {} {}{} seed {seed} ({:.0} s)",
+                    jobs.len(),
+                    cell.env.name,
+                    key(cell.method),
+                    backend_key(cell.backend),
+                    start.elapsed().as_secs_f64()
+                );
+            }
         });
+        if let Err(e) = pool {
+            if let Ok(mut f) = failures.lock() {
+                f.push((usize::MAX, e));
+            }
+        }
     }
     let failures = failures.into_inner().unwrap_or_default();
     if let Some(f) = failures.iter().find(|f| f.0 == usize::MAX) {

@@ -20,8 +20,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use super::run::{run_box, BoxCost, BoxModel, BoxRun};
@@ -298,49 +296,31 @@ pub fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> 
             ),
         }
     );
-    let next = AtomicUsize::new(0);
-    let errors = Mutex::new(Vec::new());
+    let errors = crate::pool::Errors::default();
     let started = Instant::now();
-    std::thread::scope(|s| {
-        for _ in 0..options.jobs.max(1) {
-            let worker = std::thread::Builder::new().stack_size(STACK_BYTES);
-            let spawned = worker.spawn_scoped(s, || loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(job) = missing.get(i) else { break };
-                let result = run_job(job).and_then(|t| write_trace(&job.path(&options.out), &t));
-                let what = format!(
-                    "{KEY} {} {} {} seed {}",
-                    job.problem.key(),
-                    job.cost.name(),
-                    job.rule,
-                    job.seed
-                );
-                match result {
-                    Ok(()) => eprintln!(
-                        "[{}/{}] {what} ({:.0} s elapsed)",
-                        i + 1,
-                        missing.len(),
-                        started.elapsed().as_secs_f64()
-                    ),
-                    Err(e) => errors
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .push(format!("{what}: {e}")),
-                }
-            });
-            if let Err(e) = spawned {
-                errors
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(format!("worker thread: {e}"));
-            }
+    let pool = crate::pool::for_each(&missing, options.jobs, STACK_BYTES, |i, job| {
+        let result = run_job(job).and_then(|t| write_trace(&job.path(&options.out), &t));
+        let what = format!(
+            "{KEY} {} {} {} seed {}",
+            job.problem.key(),
+            job.cost.name(),
+            job.rule,
+            job.seed
+        );
+        match result {
+            Ok(()) => eprintln!(
+                "[{}/{}] {what} ({:.0} s elapsed)",
+                i + 1,
+                missing.len(),
+                started.elapsed().as_secs_f64()
+            ),
+            Err(e) => errors.push(format!("{what}: {e}")),
         }
     });
-    let errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
-    match errors.first() {
-        None => Ok(()),
-        Some(first) => Err(format!("{} jobs failed; first: {first}", errors.len())),
+    if let Err(e) = pool {
+        errors.push(e);
     }
+    errors.into_result()
 }
 
 /// The best value known after spending `c`: the trace read as a step function of the budget

@@ -9,8 +9,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use super::run::{initial_points, run_box_from, BoxCost, BoxModel, BoxRound, BoxRun};
@@ -459,61 +457,37 @@ fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> {
         missing.len(),
         options.jobs
     );
-    let next = AtomicUsize::new(0);
-    let errors = Mutex::new(Vec::new());
+    let errors = crate::pool::Errors::default();
     let started = Instant::now();
-    std::thread::scope(|s| {
-        for _ in 0..options.jobs.max(1) {
-            // A controller of capacity 1024 at d = 16 with Thompson sampling's 1024 Fourier
-            // features holds arrays of a few hundred KiB that pass through the stack when it is
-            // built; the default 2 MiB of a spawned thread is not enough.
-            let worker = std::thread::Builder::new().stack_size(STACK_BYTES);
-            let spawned = worker.spawn_scoped(s, || loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(job) = missing.get(i) else { break };
-                let result = run_job(job).and_then(|t| write_trace(&job.path(&options.out), &t));
-                match result {
-                    Ok(()) => eprintln!(
-                        "[{}/{}] {} {} {} {} seed {} ({:.0} s elapsed)",
-                        i + 1,
-                        missing.len(),
-                        job.figure,
-                        job.panel.key,
-                        job.cost.name(),
-                        job.rule,
-                        job.seed,
-                        started.elapsed().as_secs_f64()
-                    ),
-                    Err(e) => errors
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .push(format!(
-                            "{} {} {} seed {}: {e}",
-                            job.panel.key,
-                            job.cost.name(),
-                            job.rule,
-                            job.seed
-                        )),
-                }
-            });
-            if let Err(e) = spawned {
-                errors
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(format!("worker thread: {e}"));
-            }
+    // A controller of capacity 1024 at d = 16 with Thompson sampling's 1024 Fourier features
+    // holds arrays of a few hundred KiB that pass through the stack when it is built; the
+    // default 2 MiB of a spawned thread is not enough.
+    let pool = crate::pool::for_each(&missing, options.jobs, STACK_BYTES, |i, job| {
+        match run_job(job).and_then(|t| write_trace(&job.path(&options.out), &t)) {
+            Ok(()) => eprintln!(
+                "[{}/{}] {} {} {} {} seed {} ({:.0} s elapsed)",
+                i + 1,
+                missing.len(),
+                job.figure,
+                job.panel.key,
+                job.cost.name(),
+                job.rule,
+                job.seed,
+                started.elapsed().as_secs_f64()
+            ),
+            Err(e) => errors.push(format!(
+                "{} {} {} seed {}: {e}",
+                job.panel.key,
+                job.cost.name(),
+                job.rule,
+                job.seed
+            )),
         }
     });
-    let errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} jobs failed; first: {}",
-            errors.len(),
-            errors[0]
-        ))
+    if let Err(e) = pool {
+        errors.push(e);
     }
+    errors.into_result()
 }
 
 /// Final regrets of each rule in one panel and cost setting, by rule.
