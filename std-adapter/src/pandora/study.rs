@@ -156,6 +156,8 @@ fn grid_figures(quick: bool) -> Vec<FigureSpec> {
             panels: vec![
                 panel(names::BAYES, 8, fixed, 200.0, 400.0),
                 panel(names::BAYES, 16, fixed, 400.0, 800.0),
+                // The code's budgets at d = 32: 25d rounds uniform, B = 25d cost-aware.
+                panel(names::BAYES, 32, fixed, 800.0, 800.0),
             ],
             costs: both.clone(),
             uniform_rules: UNIFORM_RULES.to_vec(),
@@ -217,6 +219,12 @@ struct Job {
 }
 
 impl Job {
+    /// `figure/panel-cost`, what `--objectives` may select by prefix
+    /// (`fig4/gp-matern52-d32-uniform`).
+    fn selector(&self) -> String {
+        format!("{}/{}-{}", self.figure, self.panel.key, self.cost.name())
+    }
+
     fn dir(&self, out: &Path) -> PathBuf {
         out.join(self.figure)
             .join(format!("{}-{}", self.panel.key, self.cost.name()))
@@ -431,15 +439,29 @@ pub fn run_shard(options: &PandoraOptions, shard: crate::experiment::Shard) -> R
 /// The figures selected by `options` and their jobs, in the grid's fixed order.
 fn grid(options: &PandoraOptions) -> Result<(Vec<FigureSpec>, Vec<Job>), String> {
     let mut figs = figures(options.quick);
+    let mut all;
     if let Some(keep) = &options.figures {
-        figs.retain(|f| keep.iter().any(|k| k == f.key));
+        // A figure's key selects it whole; `figure/panel-cost` (a prefix of one) selects
+        // those cells of it only.
+        let whole = |f: &str| keep.iter().any(|k| k == f);
+        figs.retain(|f| {
+            keep.iter()
+                .any(|k| k == f.key || k.starts_with(&format!("{}/", f.key)))
+        });
         if figs.is_empty() && !super::empirical::selected(options) {
             return Err(format!(
-                "no figure among {keep:?} (known: fig2, fig3, fig4, fig5, fig6, fig9, fig11)"
+                "no figure among {keep:?} (known: fig2, fig3, fig4, fig5, fig6, fig9, fig11, \
+                 or a figure's cells such as fig4/gp-matern52-d32-uniform)"
             ));
         }
+        all = jobs(&figs, options.seeds);
+        all.retain(|j| whole(j.figure) || keep.iter().any(|k| j.selector().starts_with(k.as_str())));
+        if all.is_empty() && !super::empirical::selected(options) {
+            return Err(format!("no cell of the grid matches {keep:?}"));
+        }
+    } else {
+        all = jobs(&figs, options.seeds);
     }
-    let all = jobs(&figs, options.seeds);
     Ok((figs, all))
 }
 
@@ -673,6 +695,7 @@ fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<
     )?);
     md.push_str(&verdicts(&cells));
     md.push_str(&missing(options));
+    md.push_str(&unfinished(all, options));
     Ok(md)
 }
 
@@ -919,8 +942,9 @@ fn missing(options: &PandoraOptions) -> String {
     md.push_str(
         "- **Non-myopic baselines** (KG, MSEI, BMSEI, MES, MFMES): not part of this work; the \
          claims that compare with them are not checked.\n\
-         - **Fig. 4 at d = 32**, the **kernel/lengthscale sweep** (App. D.6) and **Fig. 12** \
-         (PBGI-D's λ₀ and β): not in the grid.\n\
+         - The **kernel/lengthscale sweep** (App. D.6), **Fig. 12** (PBGI-D's λ₀ and β) and \
+         **Fig. 13** (Robot Pushing with a known cost beside the learned one): not in the \
+         grid.\n\
          - **Costs**: the code's `1 + 20·mean(u)` (the paper's text says `1 + 20‖S(x)‖₁`), as \
          the paper's experiments ran.\n\
          - **Model details that differ**: MAP refits start from one fixed point (BoTorch \
@@ -930,6 +954,55 @@ fn missing(options: &PandoraOptions) -> String {
          budget (the code interpolates linearly).\n",
     );
     md
+}
+
+/// The cells of the grid with fewer finished seeds than asked for, with what a finished run
+/// of each cost (the CPU time its decisions took, as recorded) and so what the rest would take.
+fn unfinished(all: &[Job], options: &PandoraOptions) -> String {
+    // (figure/panel-cost, jobs, finished, CPU seconds of the finished ones); a cell's jobs
+    // are consecutive in the grid's order.
+    let mut cells: Vec<(String, usize, usize, f64)> = Vec::new();
+    for j in all {
+        let key = j.selector();
+        if cells.last().is_none_or(|c| c.0 != key) {
+            cells.push((key, 0, 0, 0.0));
+        }
+        let Some(c) = cells.last_mut() else { continue };
+        c.1 += 1;
+        if let Some(t) = read_trace(&j.path(&options.out)) {
+            c.2 += 1;
+            c.3 += t.rounds.iter().map(|r| r.decide_seconds).sum::<f64>();
+        }
+    }
+    let lines: Vec<String> = cells
+        .iter()
+        .filter(|(_, n, done, _)| done < n)
+        .map(|(k, n, done, cpu)| {
+            let (n, done) = (*n, *done);
+            if done == 0 {
+                format!("- `{k}`: none of {n} runs finished; no measured cost yet.")
+            } else {
+                let per_run = cpu / done as f64;
+                format!(
+                    "- `{k}`: {done} of {n} runs finished; a finished run's decisions took \
+                     {:.1} CPU minutes on average, so the other {} need about {:.1} CPU hours \
+                     (`costbo reproduce pandora --objectives {k}`).",
+                    per_run / 60.0,
+                    n - done,
+                    per_run * (n - done) as f64 / 3600.0
+                )
+            }
+        })
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n## Cells not finished\n\nEvery rule and seed of these cells is in the grid; these \
+         have not all run (the CPU times are the decisions' as the runs recorded them, on this \
+         2-core machine with other work; the objective's own time is not counted).\n\n{}\n",
+        lines.join("\n")
+    )
 }
 
 /// The initial design size for `d` (re-exported for the report's text).
@@ -963,6 +1036,38 @@ mod tests {
         assert_eq!(regret_at(&t, 1.5), 4.0);
         assert_eq!(regret_at(&t, 4.4), 4.0);
         assert_eq!(regret_at(&t, 100.0), 1.0);
+    }
+
+    fn paper_options(figures: &[&str], out: &Path) -> PandoraOptions {
+        PandoraOptions {
+            out: out.to_path_buf(),
+            report: out.join("pandora.md"),
+            seeds: 3,
+            quick: false,
+            jobs: 1,
+            figures: Some(figures.iter().map(|f| f.to_string()).collect()),
+            no_run: true,
+        }
+    }
+
+    #[test]
+    fn a_cell_selector_keeps_that_cell_only() {
+        let out = std::env::temp_dir().join("costbo-pandora-selector-test");
+        let o = paper_options(&["fig4/gp-matern52-d32-uniform"], &out);
+        let (figs, all) = grid(&o).unwrap();
+        assert_eq!(figs.len(), 1);
+        // Six uniform-cost rules × three seeds, all of that cell.
+        assert_eq!(all.len(), UNIFORM_RULES.len() * 3);
+        assert!(all
+            .iter()
+            .all(|j| j.selector() == "fig4/gp-matern52-d32-uniform" && j.budget() == 800.0));
+        // A figure's key still selects it whole: d = 8, 16 and 32, both costs.
+        let (_, whole) = grid(&paper_options(&["fig4"], &out)).unwrap();
+        assert_eq!(whole.len(), 3 * (UNIFORM_RULES.len() + COST_RULES.len()) * 3);
+        assert!(grid(&paper_options(&["fig4/no-such-panel"], &out)).is_err());
+        // Nothing has run there: the cell is listed as not started.
+        let text = unfinished(&all, &o);
+        assert!(text.contains("`fig4/gp-matern52-d32-uniform`: none of 18 runs finished"));
     }
 
     #[test]
