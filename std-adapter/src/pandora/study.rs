@@ -985,11 +985,11 @@ fn unfinished(all: &[Job], options: &PandoraOptions) -> String {
                 let per_run = cpu / done as f64;
                 format!(
                     "- `{k}`: {done} of {n} runs finished; a finished run's decisions took \
-                     {:.1} CPU minutes on average, so the other {} need about {:.1} CPU hours \
+                     {} of CPU on average, so the other {} need about {} \
                      (`costbo reproduce pandora --objectives {k}`).",
-                    per_run / 60.0,
+                    cpu_time(per_run),
                     n - done,
-                    per_run * (n - done) as f64 / 3600.0
+                    cpu_time(per_run * (n - done) as f64)
                 )
             }
         })
@@ -1003,6 +1003,17 @@ fn unfinished(all: &[Job], options: &PandoraOptions) -> String {
          2-core machine with other work; the objective's own time is not counted).\n\n{}\n",
         lines.join("\n")
     )
+}
+
+/// A CPU time in the unit that reads best: seconds, minutes or hours.
+fn cpu_time(seconds: f64) -> String {
+    if seconds < 120.0 {
+        format!("{seconds:.1} s")
+    } else if seconds < 7200.0 {
+        format!("{:.1} min", seconds / 60.0)
+    } else {
+        format!("{:.1} h", seconds / 3600.0)
+    }
 }
 
 /// The initial design size for `d` (re-exported for the report's text).
