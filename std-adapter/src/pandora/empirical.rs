@@ -603,15 +603,7 @@ pub fn section(
                 .iter()
                 .filter(|t| t.rounds.last().is_none_or(|r| r.spent < b))
                 .count();
-            let xs: Vec<f64> = (0..=100).map(|i| b * f64::from(i) / 100.0).collect();
-            let mut q = [Vec::new(), Vec::new(), Vec::new()];
-            for &x in &xs {
-                let mut v: Vec<f64> = traces.iter().map(|t| best_at(t, x)).collect();
-                v.sort_by(f64::total_cmp);
-                q[0].push(quantile(&v, 0.25));
-                q[1].push(quantile(&v, 0.5));
-                q[2].push(quantile(&v, 0.75));
-            }
+            let (xs, q) = super::study::quartile_curve(&traces, b, 100, best_at);
             let mut finals: Vec<f64> = traces.iter().map(|t| best_at(t, b)).collect();
             finals.sort_by(f64::total_cmp);
             let _ = writeln!(

@@ -380,12 +380,19 @@ pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
 }
 
-/// Median and quartiles of regret across traces on a grid of `points` budgets in `[0, b]`.
-fn quartile_curve(traces: &[Trace], b: f64, points: usize) -> (Vec<f64>, [Vec<f64>; 3]) {
+/// Quartiles, median and upper quartile of `value(trace, budget)` across traces on a grid of
+/// `points` budgets in `[0, b]` (the value is regret, or the best value where the optimum is
+/// unknown).
+pub(crate) fn quartile_curve(
+    traces: &[Trace],
+    b: f64,
+    points: usize,
+    value: impl Fn(&Trace, f64) -> f64,
+) -> (Vec<f64>, [Vec<f64>; 3]) {
     let xs: Vec<f64> = (0..=points).map(|i| b * i as f64 / points as f64).collect();
     let mut q = [Vec::new(), Vec::new(), Vec::new()];
     for &x in &xs {
-        let mut v: Vec<f64> = traces.iter().map(|t| regret_at(t, x)).collect();
+        let mut v: Vec<f64> = traces.iter().map(|t| value(t, x)).collect();
         v.sort_by(f64::total_cmp);
         q[0].push(quantile(&v, 0.25));
         q[1].push(quantile(&v, 0.5));
@@ -455,7 +462,9 @@ fn grid(options: &PandoraOptions) -> Result<(Vec<FigureSpec>, Vec<Job>), String>
             ));
         }
         all = jobs(&figs, options.seeds);
-        all.retain(|j| whole(j.figure) || keep.iter().any(|k| j.selector().starts_with(k.as_str())));
+        all.retain(|j| {
+            whole(j.figure) || keep.iter().any(|k| j.selector().starts_with(k.as_str()))
+        });
         if all.is_empty() && !super::empirical::selected(options) {
             return Err(format!("no cell of the grid matches {keep:?}"));
         }
@@ -484,27 +493,29 @@ fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> {
     // A controller of capacity 1024 at d = 16 with Thompson sampling's 1024 Fourier features
     // holds arrays of a few hundred KiB that pass through the stack when it is built; the
     // default 2 MiB of a spawned thread is not enough.
-    let pool = crate::pool::for_each(&missing, options.jobs, STACK_BYTES, |i, job| {
-        match run_job(job).and_then(|t| write_trace(&job.path(&options.out), &t)) {
-            Ok(()) => eprintln!(
-                "[{}/{}] {} {} {} {} seed {} ({:.0} s elapsed)",
-                i + 1,
-                missing.len(),
-                job.figure,
-                job.panel.key,
-                job.cost.name(),
-                job.rule,
-                job.seed,
-                started.elapsed().as_secs_f64()
-            ),
-            Err(e) => errors.push(format!(
-                "{} {} {} seed {}: {e}",
-                job.panel.key,
-                job.cost.name(),
-                job.rule,
-                job.seed
-            )),
-        }
+    let pool = crate::pool::for_each(&missing, options.jobs, STACK_BYTES, |i, job| match run_job(
+        job,
+    )
+    .and_then(|t| write_trace(&job.path(&options.out), &t))
+    {
+        Ok(()) => eprintln!(
+            "[{}/{}] {} {} {} {} seed {} ({:.0} s elapsed)",
+            i + 1,
+            missing.len(),
+            job.figure,
+            job.panel.key,
+            job.cost.name(),
+            job.rule,
+            job.seed,
+            started.elapsed().as_secs_f64()
+        ),
+        Err(e) => errors.push(format!(
+            "{} {} {} seed {}: {e}",
+            job.panel.key,
+            job.cost.name(),
+            job.rule,
+            job.seed
+        )),
     });
     if let Err(e) = pool {
         errors.push(e);
@@ -576,7 +587,7 @@ fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<
                     if traces.is_empty() {
                         continue;
                     }
-                    let (xs, q) = quartile_curve(&traces, b, 100);
+                    let (xs, q) = quartile_curve(&traces, b, 100, regret_at);
                     cells
                         .entry((f.key, p.key.clone(), cost.name()))
                         .or_default()
@@ -1074,7 +1085,10 @@ mod tests {
             .all(|j| j.selector() == "fig4/gp-matern52-d32-uniform" && j.budget() == 800.0));
         // A figure's key still selects it whole: d = 8, 16 and 32, both costs.
         let (_, whole) = grid(&paper_options(&["fig4"], &out)).unwrap();
-        assert_eq!(whole.len(), 3 * (UNIFORM_RULES.len() + COST_RULES.len()) * 3);
+        assert_eq!(
+            whole.len(),
+            3 * (UNIFORM_RULES.len() + COST_RULES.len()) * 3
+        );
         assert!(grid(&paper_options(&["fig4/no-such-panel"], &out)).is_err());
         // Nothing has run there: the cell is listed as not started.
         let text = unfinished(&all, &o);
