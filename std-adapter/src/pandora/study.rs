@@ -705,6 +705,7 @@ fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<
         stem,
     )?);
     md.push_str(&verdicts(&cells));
+    md.push_str(&crate::reproduce::report::discussion(&options.report));
     md.push_str(&missing(options));
     md.push_str(&unfinished(all, options));
     Ok(md)

@@ -596,18 +596,7 @@ pub fn write(
             v.id, v.status, v.claim, v.criterion, v.evidence
         );
     }
-    // The verdicts are computed; why a claim fails is not. A hand-written discussion beside the
-    // report (`<report>.discussion.md`) survives regeneration and is appended as it stands.
-    let discussion = options.report.with_extension("discussion.md");
-    if let Ok(text) = std::fs::read_to_string(&discussion) {
-        let _ = writeln!(
-            md,
-            "\n## Discussion\n\n*Hand-written in `{}`, not regenerated: its numbers are those \
-             of the run it describes.*\n\n{}",
-            discussion.display(),
-            text.trim_end()
-        );
-    }
+    md.push_str(&discussion(&options.report));
     if let Some(dir) = options.report.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
@@ -754,4 +743,20 @@ fn variants_section(md: &mut String, cells: &[CellData], parts: &[PartResult], v
             .collect::<Vec<_>>()
             .join(", ")
     );
+}
+
+/// The hand-written discussion beside a report (`<report>.discussion.md`) as a section to
+/// append, or nothing if there is none. The verdicts are computed; why a claim fails is not:
+/// the discussion survives regeneration and is appended as it stands.
+pub(crate) fn discussion(report: &Path) -> String {
+    let path = report.with_extension("discussion.md");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => format!(
+            "\n## Discussion\n\n*Hand-written in `{}`, not regenerated: its numbers are those \
+             of the run it describes.*\n\n{}\n",
+            path.display(),
+            text.trim_end()
+        ),
+        Err(_) => String::new(),
+    }
 }
