@@ -992,7 +992,10 @@ fn unfinished(all: &[Job], options: &PandoraOptions) -> String {
         .map(|(k, n, done, cpu)| {
             let (n, done) = (*n, *done);
             if done == 0 {
-                format!("- `{k}`: none of {n} runs finished; no measured cost yet.")
+                format!(
+                    "- `{k}`: none of {n} runs finished (no run of this cell to time; see the \
+                     discussion for measured estimates)."
+                )
             } else {
                 let per_run = cpu / done as f64;
                 format!(
@@ -1093,7 +1096,7 @@ mod tests {
         assert!(grid(&paper_options(&["fig4/no-such-panel"], &out)).is_err());
         // Nothing has run there: the cell is listed as not started.
         let text = unfinished(&all, &o);
-        assert!(text.contains("`fig4/gp-matern52-d32-uniform`: none of 18 runs finished"));
+        assert!(text.contains("`fig4/gp-matern52-d32-uniform`: none of 18 runs finished ("));
     }
 
     #[test]
