@@ -609,6 +609,18 @@ fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<
                         band: Some((q[0].clone(), q[2].clone())),
                     });
                 }
+                if curves.is_empty() {
+                    // A cell with no finished run gets a line, not an empty table or panel.
+                    let _ = writeln!(
+                        table,
+                        "\n**{}, {} costs, budget {}**: no finished run (see \"Cells not \
+                         finished\").",
+                        p.title,
+                        cost.name(),
+                        b
+                    );
+                    continue;
+                }
                 if f.key == "fig11" {
                     let _ = writeln!(
                         table,
