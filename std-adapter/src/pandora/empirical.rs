@@ -24,8 +24,8 @@ use std::time::Instant;
 
 use super::run::{run_box, BoxCost, BoxModel, BoxRun};
 use super::study::{
-    quantile, read_trace, write_trace, PandoraOptions, Trace, COST_RULES, STACK_BYTES,
-    UNIFORM_RULES,
+    best_at, median, quartile_columns, read_trace, write_trace, PandoraOptions, Trace, COST_RULES,
+    STACK_BYTES, UNIFORM_RULES,
 };
 use crate::objectives::external::External;
 use crate::objectives::{self, Objective, Options};
@@ -323,25 +323,6 @@ pub fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> 
     errors.into_result()
 }
 
-/// The best value known after spending `c`: the trace read as a step function of the budget
-/// spent, as the study reads regret.
-pub(crate) fn best_at(t: &Trace, c: f64) -> f64 {
-    let mut best = t.initial_best;
-    for r in &t.rounds {
-        if r.spent > c {
-            break;
-        }
-        best = r.best;
-    }
-    best
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    quantile(&s, 0.5)
-}
-
 /// One cell's finished traces by rule, with its budget.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Cell {
@@ -608,11 +589,8 @@ pub fn section(
             finals.sort_by(f64::total_cmp);
             let _ = writeln!(
                 rows,
-                "| {rule} | {:.4} | {:.4} | {:.4} | {} | {:.0} |",
-                quantile(&finals, 0.5),
-                quantile(&finals, 0.25),
-                quantile(&finals, 0.75),
-                finals.len(),
+                "| {rule} | {} | {:.0} |",
+                quartile_columns(&finals),
                 median(
                     &traces
                         .iter()

@@ -361,6 +361,12 @@ fn run_job(job: &Job) -> Result<Trace, String> {
 /// the budget spent (the paper's code interpolates linearly onto the integer grid; a step is
 /// what was actually known at `c`).
 fn regret_at(t: &Trace, c: f64) -> f64 {
+    t.optimum - best_at(t, c)
+}
+
+/// The best value known after spending `c`, the trace read as a step function of the budget
+/// spent (what regret reads; Fig. 6 plots it directly, its optimum being unknown).
+pub(crate) fn best_at(t: &Trace, c: f64) -> f64 {
     let mut best = t.initial_best;
     for r in &t.rounds {
         if r.spent > c {
@@ -368,7 +374,7 @@ fn regret_at(t: &Trace, c: f64) -> f64 {
         }
         best = r.best;
     }
-    t.optimum - best
+    best
 }
 
 pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
@@ -659,14 +665,7 @@ fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<
                 for (rule, v) in &finals {
                     let mut s = v.clone();
                     s.sort_by(f64::total_cmp);
-                    let _ = writeln!(
-                        table,
-                        "| {rule} | {:.4} | {:.4} | {:.4} | {} |",
-                        quantile(&s, 0.5),
-                        quantile(&s, 0.25),
-                        quantile(&s, 0.75),
-                        s.len()
-                    );
+                    let _ = writeln!(table, "| {rule} | {} |", quartile_columns(&s));
                 }
                 panels.push(Panel {
                     title: format!("{} — {} costs", p.title, cost.name()),
@@ -729,8 +728,19 @@ pub(super) type Cell = BTreeMap<&'static str, (f64, Vec<Trace>)>;
 /// Every finished cell: (figure, panel, cost) → [`Cell`].
 type Cells = BTreeMap<(&'static str, String, &'static str), Cell>;
 
+/// `median | 25 % | 75 % | count` of sorted values, the columns of the final-value tables.
+pub(crate) fn quartile_columns(sorted: &[f64]) -> String {
+    format!(
+        "{:.4} | {:.4} | {:.4} | {}",
+        quantile(sorted, 0.5),
+        quantile(sorted, 0.25),
+        quantile(sorted, 0.75),
+        sorted.len()
+    )
+}
+
 /// The median of `v`.
-fn median(v: &[f64]) -> f64 {
+pub(crate) fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
     quantile(&s, 0.5)
