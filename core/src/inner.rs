@@ -196,6 +196,10 @@ impl RestartConfig {
     }
 }
 
+/// Raw samples handed to [`Acquisition::values`] at once by [`maximize_with_restarts`]: two
+/// of [`Gp::predict_many`](crate::gp::Gp::predict_many)'s groups.
+const RAW_GROUP: usize = 8;
+
 /// Maximises the acquisition `f` over the coordinates of `set` in `[0, 1]` as BoTorch's
 /// `optimize_acqf` does (paper 002, App. C): `config.raw_samples` scrambled-Sobol candidates
 /// (i.i.d. uniform beyond Sobol's 21 dimensions), `config.restarts` of them chosen as starts ([`RestartConfig::boltzmann`]), each refined by
@@ -226,21 +230,19 @@ where
         core::array::from_fn(|l| if set.contains(l) { u[l] } else { fixed })
     };
     let mut candidates = Candidates::<D>::new(seed);
-    // Raw values (every one matters: they are standardised), and the best candidate.
+    // Raw values (every one matters: they are standardised), a group at a time so that the
+    // acquisition can share work across points ([`Acquisition::values`]), and the best one.
     let mut best: Option<(R, usize)> = None;
-    for (k, v) in values.iter_mut().enumerate() {
-        let x = candidate(candidates.next_point());
-        *v = match f.evaluate(
-            &x,
-            Need::Value {
-                floor: -R::INFINITY,
-            },
-        ) {
-            Some((y, _)) if y.is_finite() => y,
-            _ => -R::INFINITY,
-        };
-        if v.is_finite() && best.is_none_or(|(b, _)| *v > b) {
-            best = Some((*v, k));
+    let mut group = [[R::ZERO; D]; RAW_GROUP];
+    for (g, chunk) in values.chunks_mut(RAW_GROUP).enumerate() {
+        for x in group[..chunk.len()].iter_mut() {
+            *x = candidate(candidates.next_point());
+        }
+        f.values(&group[..chunk.len()], chunk);
+        for (k, v) in chunk.iter().enumerate() {
+            if v.is_finite() && best.is_none_or(|(b, _)| *v > b) {
+                best = Some((*v, g * RAW_GROUP + k));
+            }
         }
     }
     let (_, best_index) = best?;

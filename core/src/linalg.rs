@@ -70,12 +70,95 @@ pub fn cholesky_in_place<R: Real>(a: &mut [R], n: usize) -> Result<(), NotPositi
 /// `k_ii − ‖L⁻¹ k‖²` (the squared new diagonal of the factor) without writing it.
 #[inline]
 pub fn factor_row<R: Real>(l: &[R], i: usize, r: &mut [R]) -> R {
-    for j in 0..i {
-        let lj = row(l, j);
-        let s = r[j] - dot(&lj[..j], &r[..j]);
-        r[j] = s / lj[j];
-    }
+    factor_row_from(l, i, 0, r)
+}
+
+/// [`factor_row`] for a row whose entries before column `from` are already those of `L⁻¹ k`
+/// (left by [`eliminate_rows`]): solves for entries `from..i` and returns the Schur complement.
+#[inline]
+pub fn factor_row_from<R: Real>(l: &[R], i: usize, from: usize, r: &mut [R]) -> R {
+    forward_rows(l, from, i, r);
     r[i] - dot(&r[..i], &r[..i])
+}
+
+/// Entries `from..to` of a forward solve `L x = b` in place, entries `..from` already solved:
+/// `b[i] = (b[i] − Σ_{k<i} L_ik b[k]) / L_ii`, each sum from `k = 0` upwards.
+///
+/// Why four rows at a time: each entry's sum is a chain of dependent additions that runs at
+/// the adder's latency. The sums of rows `i..i + 4` over the columns `k < i` do not depend on
+/// one another, so they run side by side as four chains, and each then adds its last terms
+/// (columns `i..`, solved meanwhile) in the same order as before. Every entry adds the same
+/// terms in the same order as one row at a time: the bits are unchanged.
+#[inline]
+pub fn forward_rows<R: Real>(l: &[R], from: usize, to: usize, b: &mut [R]) {
+    let mut i = from;
+    while i + 4 <= to {
+        let (l0, l1, l2, l3) = (row(l, i), row(l, i + 1), row(l, i + 2), row(l, i + 3));
+        let (l0, l1, l2, l3) = (&l0[..=i], &l1[..=i + 1], &l2[..=i + 2], &l3[..=i + 3]);
+        let [mut s0, mut s1, mut s2, mut s3] = [R::ZERO; 4];
+        for (k, bk) in b[..i].iter().enumerate() {
+            s0 += l0[k] * *bk;
+            s1 += l1[k] * *bk;
+            s2 += l2[k] * *bk;
+            s3 += l3[k] * *bk;
+        }
+        let x0 = (b[i] - s0) / l0[i];
+        s1 += l1[i] * x0;
+        s2 += l2[i] * x0;
+        s3 += l3[i] * x0;
+        let x1 = (b[i + 1] - s1) / l1[i + 1];
+        s2 += l2[i + 1] * x1;
+        s3 += l3[i + 1] * x1;
+        let x2 = (b[i + 2] - s2) / l2[i + 2];
+        s3 += l3[i + 2] * x2;
+        let x3 = (b[i + 3] - s3) / l3[i + 3];
+        b[i..i + 4].copy_from_slice(&[x0, x1, x2, x3]);
+        i += 4;
+    }
+    for j in i..to {
+        let lj = row(l, j);
+        b[j] = (b[j] - dot(&lj[..j], &b[..j])) / lj[j];
+    }
+}
+
+/// The first `i0` entries of `B` consecutive rows `i0..i0 + B` of a packed factor whose rows
+/// `0..i0` are finished: on entry each row holds its matrix row (in place, packed), on exit
+/// entries `0..i0` are those [`factor_row`] computes; the rest of each row is untouched and
+/// [`factor_row_from`]`(l, i, i0, row)` completes it. (Entries `0..i0` of each row are a
+/// forward solve against the finished rows: [`solve_lower_many`].)
+pub fn eliminate_rows<R: Real, const B: usize>(l: &mut [R], i0: usize) {
+    debug_assert!(l.len() >= tri_len(i0 + B));
+    let (done, block) = l.split_at_mut(row_start(i0));
+    let mut rows: [&mut [R]; B] = [(); B].map(|_| -> &mut [R] { &mut [] });
+    let mut rest = block;
+    for (t, slot) in rows.iter_mut().enumerate() {
+        let (r, tail) = core::mem::take(&mut rest).split_at_mut(i0 + t + 1);
+        *slot = &mut r[..i0];
+        rest = tail;
+    }
+    solve_lower_many(done, i0, &mut rows);
+}
+
+/// [`solve_lower`] for `B` right-hand sides at once (each at least `n` long), with the bits of
+/// `B` separate calls.
+///
+/// Why: each entry of a forward solve is a dot product summed in a fixed order, a chain of
+/// dependent additions that runs at the adder's latency, not its throughput. The `B` chains
+/// are independent, so running them side by side (and reading each row of `L` once for all of
+/// them) is several times faster, while every entry adds the same terms in the same order.
+pub fn solve_lower_many<R: Real, const B: usize>(l: &[R], n: usize, bs: &mut [&mut [R]; B]) {
+    for i in 0..n {
+        let li = row(l, i);
+        let mut s = [R::ZERO; B];
+        for (k, a) in li[..i].iter().enumerate() {
+            for (st, b) in s.iter_mut().zip(bs.iter()) {
+                *st += *a * b[k];
+            }
+        }
+        for (st, b) in s.iter().zip(bs.iter_mut()) {
+            b[i] = (b[i] - *st) / li[i];
+        }
+    }
 }
 
 /// Appends one row to the factor: `l` holds a factor of order `n` and room for order `n + 1`;
@@ -97,10 +180,7 @@ pub fn append_row<R: Real>(l: &mut [R], n: usize, k: &mut [R]) -> R {
 
 /// Solves `L x = b` in place (forward substitution).
 pub fn solve_lower<R: Real>(l: &[R], n: usize, b: &mut [R]) {
-    for i in 0..n {
-        let li = row(l, i);
-        b[i] = (b[i] - dot(&li[..i], &b[..i])) / li[i];
-    }
+    forward_rows(l, 0, n, b);
 }
 
 /// Solves `Lᵀ x = b` in place (backward substitution, reading `L` by rows).
@@ -319,6 +399,49 @@ mod tests {
                     assert!((s - a[i][j]).abs() < 1e-12 * a[i][i], "n={n} ({i},{j})");
                 }
             }
+        }
+    }
+
+    /// Forward substitution one entry at a time, each sum from `k = 0` up.
+    fn textbook_forward<R: Real>(l: &[R], n: usize, b: &mut [R]) {
+        for i in 0..n {
+            let mut s = R::ZERO;
+            for k in 0..i {
+                s += l[idx(i, k)] * b[k];
+            }
+            b[i] = (b[i] - s) / l[idx(i, i)];
+        }
+    }
+
+    fn blocked_solves_match<R: Real>(l: &[R], n: usize, rhs: [[R; 12]; 3]) {
+        let same =
+            |a: &[R], b: &[R]| (0..n).all(|i| a[i].to_f64().to_bits() == b[i].to_f64().to_bits());
+        let mut want = rhs;
+        for w in want.iter_mut() {
+            textbook_forward(l, n, w);
+        }
+        let mut one = rhs[0];
+        solve_lower(l, n, &mut one);
+        assert!(same(&one, &want[0]), "solve_lower, n={n}");
+        let mut many = rhs;
+        solve_lower_many(l, n, &mut many.each_mut().map(|b| &mut b[..]));
+        for (m, w) in many.iter().zip(&want) {
+            assert!(same(m, w), "solve_lower_many, n={n}");
+        }
+    }
+
+    #[test]
+    fn blocked_forward_solves_have_the_bits_of_the_textbook_order() {
+        // n = 0..=12 covers no block, whole blocks of four rows and every remainder.
+        for n in 0..=12 {
+            let a = spd(n, 200 + n as u64);
+            let mut l = pack(&a, n);
+            cholesky_in_place(&mut l, n).unwrap();
+            let rhs: [[f64; 12]; 3] = core::array::from_fn(|r| {
+                core::array::from_fn(|i| (i as f64 * 0.7 + r as f64).sin())
+            });
+            blocked_solves_match(&l, n, rhs);
+            blocked_solves_match(&l.map(|v| v as f32), n, rhs.map(|b| b.map(|v| v as f32)));
         }
     }
 

@@ -9,8 +9,8 @@
 //! `f32`, where `1e-12` is below the variance's rounding near data).
 
 use super::cost::LogCost;
-use super::{Acquisition, Need};
-use crate::gp::Gp;
+use super::{finite_or_minus_infinity, Acquisition, Need};
+use crate::gp::{Gp, GpError, Prediction, PREDICT_BLOCK};
 use crate::real::Real;
 use crate::special::improvement::{
     gittins_index_from_log_price, log_expected_improvement, log_h_slope,
@@ -34,19 +34,43 @@ pub(crate) fn moments<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + A
 ) -> Option<(R, R, [R; D], [R; D])> {
     let floor = variance_floor::<R>();
     if !gradient {
-        let p = gp.predict(x).ok()?;
-        return Some((
-            p.mean,
-            p.variance.max(floor).sqrt(),
-            [R::ZERO; D],
-            [R::ZERO; D],
-        ));
+        let (mean, std) = mean_and_std(gp.predict(x).ok()?);
+        return Some((mean, std, [R::ZERO; D], [R::ZERO; D]));
     }
     let p = gp.predict_with_gradient(x).ok()?;
     if p.variance > floor {
         Some((p.mean, p.std, p.d_mean, p.d_std))
     } else {
         Some((p.mean, floor.sqrt(), p.d_mean, [R::ZERO; D]))
+    }
+}
+
+/// Mean and standard deviation of a prediction, the variance floored.
+fn mean_and_std<R: Real>(p: Prediction<R>) -> (R, R) {
+    (p.mean, p.variance.max(variance_floor::<R>()).sqrt())
+}
+
+/// [`Acquisition::values`] for an acquisition whose value at `x` is `value(x, mean, std)`:
+/// the posteriors of [`Gp::predict_many`], a group at a time.
+fn values_from_posterior<R, const N: usize, const D: usize, S>(
+    gp: &Gp<R, N, D, S>,
+    xs: &[[R; D]],
+    out: &mut [R],
+    mut value: impl FnMut(&[R; D], R, R) -> Option<R>,
+) where
+    R: Real,
+    S: AsRef<[R]> + AsMut<[R]>,
+{
+    for (xg, og) in xs.chunks(PREDICT_BLOCK).zip(out.chunks_mut(PREDICT_BLOCK)) {
+        let mut p = [Err(GpError::NonFinite); PREDICT_BLOCK];
+        gp.predict_many(xg, &mut p);
+        for ((x, o), p) in xg.iter().zip(og).zip(p) {
+            let v = p.ok().and_then(|p| {
+                let (mean, std) = mean_and_std(p);
+                value(x, mean, std)
+            });
+            *o = finite_or_minus_infinity::<R, D>(v.map(|v| (v, [R::ZERO; D])));
+        }
     }
 }
 
@@ -82,12 +106,7 @@ where
         let gradient = need.wants_gradient();
         let (mean, std, d_mean, d_std) = moments(self.gp, x, gradient)?;
         let log_ei = log_expected_improvement(mean, std, self.best).ok()?;
-        let priced = self.exponent != R::ZERO;
-        let (log_c, d_log_c) = if priced {
-            self.cost.log_cost(x, gradient)?
-        } else {
-            (R::ZERO, [R::ZERO; D])
-        };
+        let (log_c, d_log_c) = self.log_cost(x, gradient)?;
         let value = log_ei - self.exponent * log_c;
         if !value.is_finite() {
             return None;
@@ -102,6 +121,30 @@ where
             slope * (d_mean[l] - u * d_std[l]) / std + d_std[l] / std - self.exponent * d_log_c[l]
         });
         Some((value, g))
+    }
+
+    fn values(&mut self, xs: &[[R; D]], out: &mut [R]) {
+        let (gp, best, exponent) = (self.gp, self.best, self.exponent);
+        values_from_posterior(gp, xs, out, |x, mean, std| {
+            let log_ei = log_expected_improvement(mean, std, best).ok()?;
+            let (log_c, _) = self.log_cost(x, false)?;
+            Some(log_ei - exponent * log_c)
+        });
+    }
+}
+
+impl<R, const N: usize, const D: usize, S, C> LogImprovement<'_, R, N, D, S, C>
+where
+    R: Real,
+    C: LogCost<R, D>,
+{
+    /// `ln c(x)` and its gradient, or zeros when the cost is not charged (`α = 0`: LogEI).
+    fn log_cost(&mut self, x: &[R; D], gradient: bool) -> Option<(R, [R; D])> {
+        if self.exponent != R::ZERO {
+            self.cost.log_cost(x, gradient)
+        } else {
+            Some((R::ZERO, [R::ZERO; D]))
+        }
     }
 }
 
@@ -145,6 +188,15 @@ where
             index,
             gittins_index_gradient(&d_mean, std, &d_std, u, &d_log_c),
         ))
+    }
+
+    fn values(&mut self, xs: &[[R; D]], out: &mut [R]) {
+        let (gp, log_lambda) = (self.gp, self.log_lambda);
+        values_from_posterior(gp, xs, out, |x, mean, std| {
+            let (log_c, _) = self.cost.log_cost(x, false)?;
+            let (index, _) = gittins_index_from_log_price(mean, std, log_lambda + log_c).ok()?;
+            Some(index)
+        });
     }
 }
 
@@ -303,6 +355,59 @@ mod tests {
                 x,
             );
         }
+    }
+
+    /// `values` at nine points (two groups of four and one more; one point outside the data's
+    /// reach where LogEI is deep in its tail) against `evaluate` one point at a time.
+    fn check_values(acq: &mut impl Acquisition<f64, 2>) {
+        let xs: [[f64; 2]; 9] =
+            core::array::from_fn(|k| [(k as f64 * 0.37).fract(), (k as f64 * 0.61 + 0.1).fract()]);
+        let mut got = [0.0; 9];
+        acq.values(&xs, &mut got);
+        for (x, g) in xs.iter().zip(got) {
+            let want = match acq.evaluate(
+                x,
+                Need::Value {
+                    floor: f64::NEG_INFINITY,
+                },
+            ) {
+                Some((v, _)) if v.is_finite() => v,
+                _ => f64::NEG_INFINITY,
+            };
+            assert_eq!(g.to_bits(), want.to_bits(), "at {x:?}");
+        }
+    }
+
+    #[test]
+    fn values_of_several_points_have_the_bits_of_one_at_a_time() {
+        let gp = data();
+        let p = problem();
+        let cost_model = model(&[([0.2, 0.3], 0.5), ([0.7, 0.8], 1.5), ([0.4, 0.1], 0.9)]);
+        check_values(&mut GittinsIndex::new(&gp, (1e-4f64).ln(), Uniform));
+        check_values(&mut GittinsIndex::new(
+            &gp,
+            (0.1f64).ln(),
+            KnownCost::new(&p, 0),
+        ));
+        check_values(&mut GittinsIndex::new(
+            &gp,
+            (1e-3f64).ln(),
+            LearnedCost::new(&cost_model, 1.0),
+        ));
+        check_values(&mut LogImprovement::new(&gp, 0.9, 0.0, Uniform));
+        check_values(&mut LogImprovement::new(&gp, 5.0, 0.0, Uniform));
+        check_values(&mut LogImprovement::new(
+            &gp,
+            0.9,
+            1.0,
+            KnownCost::new(&p, 0),
+        ));
+        check_values(&mut LogImprovement::new(
+            &gp,
+            0.9,
+            0.4,
+            LearnedCost::new(&cost_model, -0.4),
+        ));
     }
 
     #[test]

@@ -42,6 +42,37 @@ pub trait Acquisition<R, const D: usize> {
     /// of [`Need`] allows (an upper bound for a value sure to be ignored, any gradient where it
     /// is unused) leaves every optimiser's result unchanged.
     fn evaluate(&mut self, x: &[R; D], need: Need<R>) -> Option<(R, [R; D])>;
+
+    /// Values at several points, `out[k]` for `xs[k]` (as many as the shorter holds), `−∞`
+    /// where the acquisition fails or is not finite: exactly what [`evaluate`](Self::evaluate)
+    /// asked for values only (`Need::Value` with no floor) gives one point at a time, which is
+    /// what this default does. Acquisitions whose model shares work across points (one pass of
+    /// a triangular solve for several of them, [`Gp::predict_many`](crate::gp::Gp::predict_many))
+    /// override it; the optimiser's raw samples ([`crate::inner::maximize_with_restarts`]) come
+    /// through here.
+    fn values(&mut self, xs: &[[R; D]], out: &mut [R])
+    where
+        R: crate::real::Real,
+    {
+        for (x, o) in xs.iter().zip(out) {
+            *o = finite_or_minus_infinity(self.evaluate(
+                x,
+                Need::Value {
+                    floor: -R::INFINITY,
+                },
+            ));
+        }
+    }
+}
+
+/// The value of an evaluation, or `−∞` where it failed or is not finite.
+pub(crate) fn finite_or_minus_infinity<R: crate::real::Real, const D: usize>(
+    found: Option<(R, [R; D])>,
+) -> R {
+    match found {
+        Some((y, _)) if y.is_finite() => y,
+        _ => -R::INFINITY,
+    }
 }
 
 impl<R, const D: usize, F> Acquisition<R, D> for F

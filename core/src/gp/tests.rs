@@ -3,6 +3,7 @@
 #![allow(clippy::needless_range_loop, clippy::type_complexity)]
 extern crate std;
 
+use std::vec;
 use std::vec::Vec;
 
 use super::*;
@@ -164,6 +165,75 @@ fn incremental_factor_equals_batch_factorisation() {
     }
     cholesky_in_place(&mut a, N).unwrap();
     assert_eq!(gp.factor(), &a[..]);
+}
+
+/// The factor of the kernel matrix one row at a time, every sum written out in the textbook
+/// order (`Σ_{k<j} L_ik L_jk` from `k = 0` up): the reference for the blocked paths below.
+fn textbook_factor(k: &Kernel<f64, 3>, xs: &[[f64; 3]], noise: f64) -> Vec<f64> {
+    let n = xs.len();
+    let mut l = vec![0.0; tri_len(n)];
+    for i in 0..n {
+        for j in 0..i {
+            let mut s = 0.0;
+            for m in 0..j {
+                s += l[idx(j, m)] * l[idx(i, m)];
+            }
+            l[idx(i, j)] = (k.eval(&xs[i], &xs[j]) - s) / l[idx(j, j)];
+        }
+        let mut s = 0.0;
+        for m in 0..i {
+            s += l[idx(i, m)] * l[idx(i, m)];
+        }
+        l[idx(i, i)] = (k.outputscale() + noise - s).sqrt();
+    }
+    l
+}
+
+#[test]
+fn rebuilt_factor_has_the_bits_of_the_textbook_order() {
+    // 21 points: two blocks of eight rows and a remainder of five. The model is built under
+    // other hyperparameters, then rebuilt (blocked) under `k`; pushes append one row at a time.
+    let k = kernel(Shape::Matern52);
+    let mut rng = Lcg(11);
+    let xs: Vec<[f64; 3]> = (0..21).map(|_| rng.point()).collect();
+    let mut rebuilt = new_gp(Shape::SquaredExponential, 1e-4, WhenFull::Reject);
+    let mut pushed = new_gp(Shape::Matern52, 1e-4, WhenFull::Reject);
+    for x in &xs {
+        rebuilt.push(x, objective(x)).unwrap();
+        pushed.push(x, objective(x)).unwrap();
+    }
+    rebuilt.set_hyperparameters(k, 0.2, 1e-4).unwrap();
+    let want = textbook_factor(&k, &xs, 1e-4);
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(rebuilt.factor()), bits(&want));
+    assert_eq!(bits(pushed.factor()), bits(&want));
+}
+
+#[test]
+fn batched_predictions_have_the_bits_of_single_ones() {
+    let mut rng = Lcg(12);
+    for n in [3, 13] {
+        let mut gp = new_gp(Shape::Matern52, 1e-4, WhenFull::Reject);
+        for _ in 0..n {
+            let x = rng.point();
+            gp.push(&x, objective(&x)).unwrap();
+        }
+        // 11 points: two groups of four and a remainder of three; one group holds a NaN.
+        let mut xs: Vec<[f64; 3]> = (0..11).map(|_| rng.point()).collect();
+        xs[5][1] = f64::NAN;
+        let mut out = vec![Err(GpError::NoData); 11];
+        gp.predict_many(&xs, &mut out);
+        for (x, got) in xs.iter().zip(&out) {
+            match (gp.predict(x), got) {
+                (Ok(w), Ok(g)) => {
+                    assert_eq!(w.mean.to_bits(), g.mean.to_bits());
+                    assert_eq!(w.variance.to_bits(), g.variance.to_bits());
+                }
+                (w, g) => assert_eq!(w, *g),
+            }
+        }
+        assert_eq!(out[5], Err(GpError::NonFinite));
+    }
 }
 
 #[test]
