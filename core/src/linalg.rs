@@ -88,11 +88,14 @@ pub fn factor_row_from<R: Real>(l: &[R], i: usize, from: usize, r: &mut [R]) -> 
 /// the adder's latency. The sums of rows `i..i + 4` over the columns `k < i` do not depend on
 /// one another, so they run side by side as four chains, and each then adds its last terms
 /// (columns `i..`, solved meanwhile) in the same order as before. Every entry adds the same
-/// terms in the same order as one row at a time: the bits are unchanged.
+/// terms in the same order as one row at a time: the bits are unchanged. Not on 32-bit Arm:
+/// the Cortex-M's in-order FPU adds in a cycle or so, so there is no latency to hide, and the
+/// blocked loop took 6 % more instructions a PBGI-D decision on the M4F than one row at a time
+/// (docs/embedded.md).
 #[inline]
 pub fn forward_rows<R: Real>(l: &[R], from: usize, to: usize, b: &mut [R]) {
     let mut i = from;
-    while i + 4 <= to {
+    while !cfg!(target_arch = "arm") && i + 4 <= to {
         let (l0, l1, l2, l3) = (row(l, i), row(l, i + 1), row(l, i + 2), row(l, i + 3));
         let (l0, l1, l2, l3) = (&l0[..=i], &l1[..=i + 1], &l2[..=i + 2], &l3[..=i + 3]);
         let [mut s0, mut s1, mut s2, mut s3] = [R::ZERO; 4];

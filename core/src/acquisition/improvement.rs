@@ -13,7 +13,8 @@ use super::{finite_or_minus_infinity, Acquisition, Need};
 use crate::gp::{Gp, GpError, Prediction, PREDICT_BLOCK};
 use crate::real::Real;
 use crate::special::improvement::{
-    gittins_index_from_log_price, log_expected_improvement, log_h_slope,
+    gittins_index_from_log_price, gittins_index_from_log_price_many, log_expected_improvement,
+    log_h_slope,
 };
 
 /// The posterior variance floor for `R` (see the module documentation).
@@ -190,13 +191,32 @@ where
         ))
     }
 
+    /// The posteriors of a group of points together ([`Gp::predict_many`]), then their
+    /// indices together ([`gittins_index_from_log_price_many`]): the index's root is the
+    /// costlier half of a value, and its iterations are chains of dependent divisions.
     fn values(&mut self, xs: &[[R; D]], out: &mut [R]) {
-        let (gp, log_lambda) = (self.gp, self.log_lambda);
-        values_from_posterior(gp, xs, out, |x, mean, std| {
-            let (log_c, _) = self.cost.log_cost(x, false)?;
-            let (index, _) = gittins_index_from_log_price(mean, std, log_lambda + log_c).ok()?;
-            Some(index)
-        });
+        for (xg, og) in xs.chunks(PREDICT_BLOCK).zip(out.chunks_mut(PREDICT_BLOCK)) {
+            let mut p = [Err(GpError::NonFinite); PREDICT_BLOCK];
+            self.gp.predict_many(xg, &mut p);
+            let mut mean = [R::ZERO; PREDICT_BLOCK];
+            let mut std = [R::ONE; PREDICT_BLOCK];
+            // An infinite price is refused by the index: lanes without a posterior or a cost.
+            let mut log_price = [R::INFINITY; PREDICT_BLOCK];
+            for (k, (x, pk)) in xg.iter().zip(p).enumerate() {
+                let Ok(pk) = pk else { continue };
+                if let Some((log_c, _)) = self.cost.log_cost(x, false) {
+                    (mean[k], std[k]) = mean_and_std(pk);
+                    log_price[k] = self.log_lambda + log_c;
+                }
+            }
+            let indices = gittins_index_from_log_price_many(mean, std, log_price);
+            for (o, index) in og.iter_mut().zip(indices) {
+                *o = match index {
+                    Ok((v, _)) if v.is_finite() => v,
+                    _ => -R::INFINITY,
+                };
+            }
+        }
     }
 }
 

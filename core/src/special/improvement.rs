@@ -14,7 +14,7 @@
 //! for every `u` down to `−10¹⁵⁴` (where `u²` overflows), in `f32` as in `f64`: the worst case
 //! is `−2 < u < 0`, where `K₁ = 1/M − x` cancels by about two bits.
 
-use super::normal::{mills, normal_cdf, normal_pdf, LN_SQRT_2PI};
+use super::normal::{mills, mills_many, normal_cdf, normal_pdf, Mills, LN_SQRT_2PI};
 use super::{cst, is_nan};
 use crate::real::Real;
 
@@ -81,9 +81,30 @@ pub fn log_h_with_slope<R: Real>(u: R) -> (R, R) {
         return (u, R::INFINITY);
     }
     let x = -u;
-    let m = mills(x);
+    log_h_with_slope_in_tail(x, mills(x))
+}
+
+/// [`log_h_with_slope`] at `u = −x < 0` from the Mills ratio at `x`.
+fn log_h_with_slope_in_tail<R: Real>(x: R, m: Mills<R>) -> (R, R) {
     let ln_phi = -R::HALF * x * x - cst::<R>(LN_SQRT_2PI);
     (ln_phi + (m.k1 * m.m).ln(), R::ONE / m.k1)
+}
+
+/// [`log_h_with_slope`] at `L` points at once (`None` where `us` is `None`), bit for bit: the
+/// Mills ratios of the points in the tail come from [`mills_many`].
+fn log_h_with_slope_many<R: Real, const L: usize>(us: [Option<R>; L]) -> [Option<(R, R)>; L] {
+    let in_tail = |u: R| u < R::ZERO && u != -R::INFINITY;
+    let tail = us.map(|u| u.filter(|&u| in_tail(u)).map(|u| -u));
+    let ratios = mills_many(tail);
+    let mut out = [None; L];
+    for i in 0..L {
+        out[i] = match (us[i], tail[i], ratios[i]) {
+            (_, Some(x), Some(m)) => Some(log_h_with_slope_in_tail(x, m)),
+            (Some(u), _, _) => Some(log_h_with_slope(u)),
+            (None, _, _) => None,
+        };
+    }
+    out
 }
 
 /// The `u` with `ln h(u) = log_r`, i.e. `h⁻¹(e^{log_r})`, by Newton's method on `ln h` (which
@@ -92,60 +113,127 @@ pub fn log_h_with_slope<R: Real>(u: R) -> (R, R) {
 /// of `r` keeps ratios such as `λc/σ = 10⁻³⁰⁰` (and their `f32` counterparts) representable.
 /// NaN for a NaN argument; `−∞` for `log_r = −∞`; `+∞` for `log_r = +∞`.
 pub fn log_h_inverse<R: Real>(log_r: R) -> R {
-    if is_nan(log_r) || log_r == -R::INFINITY || log_r == R::INFINITY {
-        return log_r;
-    }
-    let ln_phi0 = -cst::<R>(LN_SQRT_2PI);
-    let inv_sqrt_2pi = cst::<R>(0.398_942_280_401_432_7);
-    let (mut lo, mut hi, mut u) = if log_r < ln_phi0 {
-        // h(u) ≤ φ(u) for u ≤ 0, so ln φ(lo) = log_r puts lo left of the root.
-        let l = -R::TWO * (log_r - ln_phi0);
-        let lo = -l.sqrt();
-        // From h ≈ φ/u²: u ≈ −√(L − 2 ln L) with L = −2 ln r − ln 2π (notes §2.5).
-        let guess = if log_r < cst(-3.0) && l > R::ONE {
-            -(l - R::TWO * l.ln()).max(R::ZERO).sqrt()
-        } else {
-            R::HALF * lo
-        };
-        (lo, R::ZERO, guess)
-    } else {
-        // max(u, 0) ≤ h(u) ≤ max(u, 0) + φ(0).
-        let r = log_r.exp();
-        if r >= cst(10.0) {
-            // h(u) − u = h(−u) < 1e-23 here: u = r to within rounding in either precision.
-            return r;
+    let mut root = Root::start(log_r);
+    for _ in 0..max_root_iterations::<R>() {
+        match root {
+            Root::Found(u) => return u,
+            Root::Searching { u, .. } => {
+                let (value, slope) = log_h_with_slope(u);
+                root.step(value, slope);
+            }
         }
-        ((r - inv_sqrt_2pi).max(R::ZERO), r, r)
-    };
-    if !(u > lo && u < hi) {
-        u = R::HALF * (lo + hi);
     }
-    let tolerance = R::EPSILON;
-    let max_iterations = if R::EPSILON < cst(1e-10) { 60 } else { 40 };
-    for _ in 0..max_iterations {
-        let (value, slope) = log_h_with_slope(u);
-        let residual = value - log_r;
+    root.value()
+}
+
+/// [`log_h_inverse`] at `L` points at once, bit for bit: each point's Newton iteration is the
+/// same, and the steps of the points still searching are taken together, their Mills ratios
+/// side by side ([`mills_many`], where the time of an iteration goes).
+pub fn log_h_inverse_many<R: Real, const L: usize>(log_r: [R; L]) -> [R; L] {
+    let mut roots = log_r.map(Root::start);
+    for _ in 0..max_root_iterations::<R>() {
+        let us = roots.map(|r| match r {
+            Root::Searching { u, .. } => Some(u),
+            Root::Found(_) => None,
+        });
+        if us.iter().all(Option::is_none) {
+            break;
+        }
+        for (root, step) in roots.iter_mut().zip(log_h_with_slope_many(us)) {
+            if let Some((value, slope)) = step {
+                root.step(value, slope);
+            }
+        }
+    }
+    roots.map(|r| r.value())
+}
+
+fn max_root_iterations<R: Real>() -> usize {
+    if R::EPSILON < cst(1e-10) {
+        60
+    } else {
+        40
+    }
+}
+
+/// The state of [`log_h_inverse`]'s safeguarded Newton iteration for one root.
+#[derive(Debug, Clone, Copy)]
+enum Root<R> {
+    Found(R),
+    Searching { log_r: R, lo: R, hi: R, u: R },
+}
+
+impl<R: Real> Root<R> {
+    /// The bracket and first guess for `ln h(u) = log_r`, or the answer where no iteration is
+    /// needed.
+    fn start(log_r: R) -> Self {
+        if is_nan(log_r) || log_r == -R::INFINITY || log_r == R::INFINITY {
+            return Root::Found(log_r);
+        }
+        let ln_phi0 = -cst::<R>(LN_SQRT_2PI);
+        let inv_sqrt_2pi = cst::<R>(0.398_942_280_401_432_7);
+        let (lo, hi, mut u) = if log_r < ln_phi0 {
+            // h(u) ≤ φ(u) for u ≤ 0, so ln φ(lo) = log_r puts lo left of the root.
+            let l = -R::TWO * (log_r - ln_phi0);
+            let lo = -l.sqrt();
+            // From h ≈ φ/u²: u ≈ −√(L − 2 ln L) with L = −2 ln r − ln 2π (notes §2.5).
+            let guess = if log_r < cst(-3.0) && l > R::ONE {
+                -(l - R::TWO * l.ln()).max(R::ZERO).sqrt()
+            } else {
+                R::HALF * lo
+            };
+            (lo, R::ZERO, guess)
+        } else {
+            // max(u, 0) ≤ h(u) ≤ max(u, 0) + φ(0).
+            let r = log_r.exp();
+            if r >= cst(10.0) {
+                // h(u) − u = h(−u) < 1e-23 here: u = r to within rounding in either precision.
+                return Root::Found(r);
+            }
+            ((r - inv_sqrt_2pi).max(R::ZERO), r, r)
+        };
+        if !(u > lo && u < hi) {
+            u = R::HALF * (lo + hi);
+        }
+        Root::Searching { log_r, lo, hi, u }
+    }
+
+    /// One Newton step from `ln h` and its slope at the current guess (a bisection step where
+    /// Newton leaves the bracket).
+    fn step(&mut self, value: R, slope: R) {
+        let Root::Searching { log_r, lo, hi, u } = self else {
+            return;
+        };
+        let residual = value - *log_r;
         if residual == R::ZERO {
-            return u;
+            *self = Root::Found(*u);
+            return;
         }
         if residual > R::ZERO {
-            hi = u;
+            *hi = *u;
         } else {
-            lo = u;
+            *lo = *u;
         }
-        let newton = u - residual / slope;
-        let next = if newton > lo && newton < hi {
+        let newton = *u - residual / slope;
+        let next = if newton > *lo && newton < *hi {
             newton
         } else {
-            R::HALF * (lo + hi)
+            R::HALF * (*lo + *hi)
         };
-        let step = (next - u).abs();
-        u = next;
-        if step <= tolerance * u.abs().max(R::ONE) || hi - lo <= tolerance * u.abs().max(R::ONE) {
-            return u;
+        let step = (next - *u).abs();
+        *u = next;
+        let tolerance = R::EPSILON;
+        if step <= tolerance * u.abs().max(R::ONE) || *hi - *lo <= tolerance * u.abs().max(R::ONE) {
+            *self = Root::Found(next);
         }
     }
-    u
+
+    /// The root found, or the last guess when the iterations ran out.
+    fn value(self) -> R {
+        match self {
+            Root::Found(u) | Root::Searching { u, .. } => u,
+        }
+    }
 }
 
 /// Why an expected-improvement quantity could not be computed.
@@ -240,12 +328,47 @@ pub fn gittins_index_from_log_price<R: Real>(
     Ok(index_at(mean, std, log_price, log_price.exp()))
 }
 
+/// [`gittins_index_from_log_price`] at `L` points at once, bit for bit: the roots of the
+/// points with `σ > 0` are found together ([`log_h_inverse_many`]).
+pub fn gittins_index_from_log_price_many<R: Real, const L: usize>(
+    mean: [R; L],
+    std: [R; L],
+    log_price: [R; L],
+) -> [Result<(R, R), ImprovementError>; L] {
+    let checked: [Result<(), ImprovementError>; L] =
+        core::array::from_fn(|i| check(mean[i], std[i], log_price[i]));
+    let log_r: [R; L] = core::array::from_fn(|i| {
+        if checked[i].is_ok() && std[i] != R::ZERO {
+            log_price[i] - std[i].ln()
+        } else {
+            -R::INFINITY
+        }
+    });
+    let roots = log_h_inverse_many(log_r);
+    core::array::from_fn(|i| {
+        checked[i]?;
+        Ok(index_from_root(
+            mean[i],
+            std[i],
+            log_price[i].exp(),
+            roots[i],
+        ))
+    })
+}
+
 /// The index and its root from validated arguments, `price = e^{log_price}`.
 fn index_at<R: Real>(mean: R, std: R, log_price: R, price: R) -> (R, R) {
     if std == R::ZERO {
         return (mean - price, R::INFINITY);
     }
-    let u = log_h_inverse(log_price - std.ln());
+    index_from_root(mean, std, price, log_h_inverse(log_price - std.ln()))
+}
+
+/// The index from its root `u = h⁻¹(price/σ)` (any `u` when `σ = 0`).
+fn index_from_root<R: Real>(mean: R, std: R, price: R, u: R) -> (R, R) {
+    if std == R::ZERO {
+        return (mean - price, R::INFINITY);
+    }
     if u >= cst(10.0) {
         // u = price/std exactly enough; mean − price avoids rounding std·(price/std).
         return (mean - price, u);

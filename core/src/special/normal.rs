@@ -191,9 +191,26 @@ pub(crate) fn mills<R: Real>(x: R) -> Mills<R> {
         let k2 = R::ONE / k1 - x;
         return Mills { m, k1, k2 };
     }
-    // Laplace's continued fraction, evaluated backwards from a fixed depth; the depths were
-    // chosen (against 40-digit references) to converge to 1e-16 at the left end of each range.
-    let depth: usize = if x < cst(3.0) {
+    let mut t1 = R::ZERO;
+    let mut t2 = R::ZERO;
+    let mut k = continued_fraction_depth(x);
+    while k > 0 {
+        t2 = t1;
+        t1 = R::from_usize(k) / (x + t1);
+        k -= 1;
+    }
+    Mills {
+        m: R::ONE / (x + t1),
+        k1: t1,
+        k2: t2,
+    }
+}
+
+/// Laplace's continued fraction for [`mills`] at `x ≥ 2` is evaluated backwards from a fixed
+/// depth; the depths were chosen (against 40-digit references) to converge to 1e-16 at the
+/// left end of each range.
+fn continued_fraction_depth<R: Real>(x: R) -> usize {
+    if x < cst(3.0) {
         120
     } else if x < cst(4.0) {
         60
@@ -205,18 +222,52 @@ pub(crate) fn mills<R: Real>(x: R) -> Mills<R> {
         14
     } else {
         10
-    };
-    let mut t1 = R::ZERO;
-    let mut t2 = R::ZERO;
-    let mut k = depth;
+    }
+}
+
+/// [`mills`] at `L` points at once (`None` where `xs` is `None`), bit for bit.
+///
+/// Why: the continued fraction is a chain of up to 120 dependent divisions, each waiting for
+/// the last, so a desktop core's divider sits mostly idle; the chains of `L` points are
+/// independent and run side by side (a point whose depth is smaller joins when the count
+/// reaches its depth, so each performs exactly its own divisions in its own order).
+pub(crate) fn mills_many<R: Real, const L: usize>(xs: [Option<R>; L]) -> [Option<Mills<R>>; L] {
+    let mut out = [None; L];
+    let mut x = [R::TWO; L];
+    let mut depth = [0usize; L];
+    for i in 0..L {
+        match xs[i] {
+            Some(v) if v < R::TWO => out[i] = Some(mills(v)),
+            Some(v) => {
+                x[i] = v;
+                depth[i] = continued_fraction_depth(v);
+            }
+            None => {}
+        }
+    }
+    let mut t1 = [R::ZERO; L];
+    let mut t2 = [R::ZERO; L];
+    let mut k = depth.iter().copied().max().unwrap_or(0);
     while k > 0 {
-        t2 = t1;
-        t1 = R::from_usize(k) / (x + t1);
+        let kr = R::from_usize(k);
+        for i in 0..L {
+            // Every lane divides (x ≥ 2 keeps it finite); only those within their depth keep it.
+            let next = kr / (x[i] + t1[i]);
+            if k <= depth[i] {
+                t2[i] = t1[i];
+                t1[i] = next;
+            }
+        }
         k -= 1;
     }
-    Mills {
-        m: R::ONE / (x + t1),
-        k1: t1,
-        k2: t2,
+    for i in 0..L {
+        if depth[i] > 0 {
+            out[i] = Some(Mills {
+                m: R::ONE / (x[i] + t1[i]),
+                k1: t1[i],
+                k2: t2[i],
+            });
+        }
     }
+    out
 }

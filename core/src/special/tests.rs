@@ -609,3 +609,45 @@ fn mixture_gittins_index_in_f32_agrees_with_f64() {
         );
     }
 }
+
+/// `log_h_inverse_many` and `gittins_index_from_log_price_many` against the one-point
+/// functions, bit for bit: log-ratios from the deep tail (every continued-fraction depth) to the
+/// `r ≥ 10` shortcut, with NaN and ±∞ among them, grouped four at a time in both precisions.
+#[test]
+fn roots_of_several_points_have_the_bits_of_one_at_a_time() {
+    use super::improvement::*;
+    let mut log_r: std::vec::Vec<f64> = (0..200).map(|k| -700.0 + 3.6 * k as f64).collect();
+    log_r.extend((0..120).map(|k| -12.0 + 0.11 * k as f64));
+    log_r.extend([
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        2.5,
+        3.0,
+        -0.9189385332046727,
+    ]);
+    for group in log_r.chunks_exact(4) {
+        let g = [group[0], group[1], group[2], group[3]];
+        let many = log_h_inverse_many(g);
+        for (r, u) in g.iter().zip(many) {
+            assert_eq!(log_h_inverse(*r).to_bits(), u.to_bits(), "log_r = {r}");
+        }
+        let g32 = g.map(|r| r as f32);
+        for (r, u) in g32.iter().zip(log_h_inverse_many(g32)) {
+            assert_eq!(log_h_inverse(*r).to_bits(), u.to_bits(), "f32 log_r = {r}");
+        }
+        // As log-prices of the index, with means and standard deviations (one σ = 0, one < 0).
+        let mean = [0.3, -1.2, 4.0, 0.0];
+        let std = [0.7, 0.0, 2.5, -1.0];
+        let many = gittins_index_from_log_price_many(mean, std, g);
+        for i in 0..4 {
+            let one = gittins_index_from_log_price(mean[i], std[i], g[i]);
+            match (one, many[i]) {
+                (Ok((a, ua)), Ok((b, ub))) => {
+                    assert_eq!((a.to_bits(), ua.to_bits()), (b.to_bits(), ub.to_bits()));
+                }
+                (a, b) => assert_eq!(a, b),
+            }
+        }
+    }
+}
