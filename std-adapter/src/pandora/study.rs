@@ -6,7 +6,7 @@
 //! `OUT/<figure>/<panel>-<cost>/<rule>/seed-<s>.csv` when it finishes, so an interrupted grid
 //! resumes where it stopped and a report can be written from whatever has finished.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -651,9 +651,18 @@ fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<
                     }
                     continue;
                 }
+                // A cell still running (rules with different numbers of finished seeds) says
+                // so in its heading and panel title: its curves are not yet comparable.
+                let seeds: BTreeSet<usize> = finals.values().map(Vec::len).collect();
+                let partial = if seeds.len() > 1 {
+                    ", partial: rules differ in finished seeds"
+                } else {
+                    ""
+                };
                 let _ = writeln!(
                     table,
-                    "\n**{}, {} costs, budget {}** (final regret: median [quartiles], seeds)\n",
+                    "\n**{}, {} costs, budget {}{partial}** (final regret: median [quartiles], \
+                     seeds)\n",
                     p.title,
                     cost.name(),
                     b
@@ -668,7 +677,12 @@ fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<
                     let _ = writeln!(table, "| {rule} | {} |", quartile_columns(&s));
                 }
                 panels.push(Panel {
-                    title: format!("{} — {} costs", p.title, cost.name()),
+                    title: format!(
+                        "{} — {} costs{}",
+                        p.title,
+                        cost.name(),
+                        if partial.is_empty() { "" } else { " (partial)" }
+                    ),
                     curves,
                 });
             }
@@ -780,9 +794,12 @@ pub(super) struct Claim {
 /// `rule`'s median final regret is at most `factor` × the best median of `others`.
 fn within(cell: &Cell, rule: &str, others: &[&str], factor: f64) -> Option<(bool, String)> {
     let m = median_at(cell, rule, 1.0)?;
+    // Every rule compared must have run: the best of a subset is not the claim's.
     let best = others
         .iter()
-        .filter_map(|o| median_at(cell, o, 1.0).map(|v| (*o, v)))
+        .map(|o| median_at(cell, o, 1.0).map(|v| (*o, v)))
+        .collect::<Option<Vec<_>>>()?
+        .into_iter()
         .min_by(|a, b| a.1.total_cmp(&b.1))?;
     Some((
         m <= factor * best.1 + 1e-12,
@@ -921,7 +938,14 @@ fn verdicts(cells: &Cells) -> String {
             if *figure != claim.figure || *cost != claim.cost || !panel.starts_with(claim.panel) {
                 continue;
             }
+            // Medians over different seeds are not comparable: a cell still running (some
+            // rules with more finished seeds than others) is not judged.
+            let seeds: BTreeSet<usize> = cell.values().map(|(_, t)| t.len()).collect();
             let (verdict, evidence) = match (claim.check)(cell) {
+                _ if seeds.len() > 1 => (
+                    "no data",
+                    "its rules have different numbers of finished seeds".to_string(),
+                ),
                 Some((true, e)) => ("supported", e),
                 Some((false, e)) => ("not supported", e),
                 None => ("no data", "a rule's runs are missing".to_string()),
@@ -1084,6 +1108,36 @@ mod tests {
         assert_eq!(regret_at(&t, 1.5), 4.0);
         assert_eq!(regret_at(&t, 4.4), 4.0);
         assert_eq!(regret_at(&t, 100.0), 1.0);
+    }
+
+    #[test]
+    fn a_cell_is_judged_only_when_every_rule_has_the_same_seeds() {
+        // Fig. 4's uniform claim: PBGI and PBGI-D within 1.5× of the better of LogEI and UCB.
+        let run = |regret: f64| Trace {
+            optimum: 10.0,
+            initial_best: 10.0 - regret,
+            rounds: vec![round(800.0, 10.0 - regret)],
+        };
+        let cell_of = |seeds: &[(&'static str, usize)]| -> Cell {
+            seeds
+                .iter()
+                .map(|(r, k)| (*r, (800.0, vec![run(1.0); *k])))
+                .collect()
+        };
+        let judge = |cell: Cell| {
+            let mut cells = Cells::new();
+            cells.insert(("fig4", "gp-matern52-d8".to_string(), "uniform"), cell);
+            verdicts(&cells)
+        };
+        let all = [("pbgi", 2), ("pbgi-d", 2), ("log-ei", 2), ("gp-ucb", 2)];
+        assert!(judge(cell_of(&all)).contains("| gp-matern52-d8, uniform | supported |"));
+        // UCB has not run: the best of LogEI alone is not the claim's baseline.
+        let no_ucb = judge(cell_of(&all[..3]));
+        assert!(no_ucb.contains("| gp-matern52-d8, uniform | no data | a rule's runs are missing"));
+        // LogEI has one seed where the others have two.
+        let mut uneven = all;
+        uneven[2].1 = 1;
+        assert!(judge(cell_of(&uneven)).contains("| gp-matern52-d8, uniform | no data | its rules"));
     }
 
     fn paper_options(figures: &[&str], out: &Path) -> PandoraOptions {
