@@ -556,6 +556,10 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
     ///
     /// With `v = L⁻¹k` and `w = L⁻ᵀv = K_y⁻¹k`: `∂μ = Σ αⱼ ∂kⱼ`, `∂σ² = −2 Σ wⱼ ∂kⱼ`
     /// (plus `∂k(x, x)`, zero unless the kernel has an amplitude), `∂σ = ∂σ² / 2σ`.
+    ///
+    /// Stack: `N·(D + 1)` scalars (each observation's covariance and its gradient are kept from
+    /// one kernel call): 1.5 KiB for a 64-point, 5-input `f32` model, 264 KiB for a 1024-point,
+    /// 32-input `f64` one.
     pub fn predict_with_gradient(&self, x: &[R; D]) -> Result<PredictionGradient<R, D>, GpError> {
         if !all_finite(x) {
             return Err(GpError::NonFinite);
