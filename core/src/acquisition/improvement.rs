@@ -51,13 +51,15 @@ fn mean_and_std<R: Real>(p: Prediction<R>) -> (R, R) {
     (p.mean, p.variance.max(variance_floor::<R>()).sqrt())
 }
 
-/// [`Acquisition::values`] for an acquisition whose value at `x` is `value(x, mean, std)`:
-/// the posteriors of [`Gp::predict_many`], a group at a time.
+/// [`Acquisition::values`] over the posteriors of [`Gp::predict_many`], a group of up to
+/// [`PREDICT_BLOCK`] points at a time: `group(points, moments, out)` gets each point's mean and
+/// floored standard deviation (`None` where the posterior fails) and writes its values, `−∞`
+/// where there is none.
 fn values_from_posterior<R, const N: usize, const D: usize, S>(
     gp: &Gp<R, N, D, S>,
     xs: &[[R; D]],
     out: &mut [R],
-    mut value: impl FnMut(&[R; D], R, R) -> Option<R>,
+    mut group: impl FnMut(&[[R; D]], [Option<(R, R)>; PREDICT_BLOCK], &mut [R]),
 ) where
     R: Real,
     S: AsRef<[R]> + AsMut<[R]>,
@@ -65,13 +67,7 @@ fn values_from_posterior<R, const N: usize, const D: usize, S>(
     for (xg, og) in xs.chunks(PREDICT_BLOCK).zip(out.chunks_mut(PREDICT_BLOCK)) {
         let mut p = [Err(GpError::NonFinite); PREDICT_BLOCK];
         gp.predict_many(xg, &mut p);
-        for ((x, o), p) in xg.iter().zip(og).zip(p) {
-            let v = p.ok().and_then(|p| {
-                let (mean, std) = mean_and_std(p);
-                value(x, mean, std)
-            });
-            *o = finite_or_minus_infinity::<R, D>(v.map(|v| (v, [R::ZERO; D])));
-        }
+        group(xg, p.map(|p| p.ok().map(mean_and_std)), og);
     }
 }
 
@@ -126,10 +122,15 @@ where
 
     fn values(&mut self, xs: &[[R; D]], out: &mut [R]) {
         let (gp, best, exponent) = (self.gp, self.best, self.exponent);
-        values_from_posterior(gp, xs, out, |x, mean, std| {
-            let log_ei = log_expected_improvement(mean, std, best).ok()?;
-            let (log_c, _) = self.log_cost(x, false)?;
-            Some(log_ei - exponent * log_c)
+        values_from_posterior(gp, xs, out, |xg, moments, og| {
+            for ((x, m), o) in xg.iter().zip(moments).zip(og) {
+                let v = m.and_then(|(mean, std)| {
+                    let log_ei = log_expected_improvement(mean, std, best).ok()?;
+                    let (log_c, _) = self.log_cost(x, false)?;
+                    Some((log_ei - exponent * log_c, [R::ZERO; D]))
+                });
+                *o = finite_or_minus_infinity(v);
+            }
         });
     }
 }
@@ -195,28 +196,24 @@ where
     /// indices together ([`gittins_index_from_log_price_many`]): the index's root is the
     /// costlier half of a value, and its iterations are chains of dependent divisions.
     fn values(&mut self, xs: &[[R; D]], out: &mut [R]) {
-        for (xg, og) in xs.chunks(PREDICT_BLOCK).zip(out.chunks_mut(PREDICT_BLOCK)) {
-            let mut p = [Err(GpError::NonFinite); PREDICT_BLOCK];
-            self.gp.predict_many(xg, &mut p);
+        let (gp, log_lambda) = (self.gp, self.log_lambda);
+        values_from_posterior(gp, xs, out, |xg, moments, og| {
             let mut mean = [R::ZERO; PREDICT_BLOCK];
             let mut std = [R::ONE; PREDICT_BLOCK];
             // An infinite price is refused by the index: lanes without a posterior or a cost.
             let mut log_price = [R::INFINITY; PREDICT_BLOCK];
-            for (k, (x, pk)) in xg.iter().zip(p).enumerate() {
-                let Ok(pk) = pk else { continue };
+            for (k, (x, m)) in xg.iter().zip(moments).enumerate() {
+                let Some((mk, sk)) = m else { continue };
                 if let Some((log_c, _)) = self.cost.log_cost(x, false) {
-                    (mean[k], std[k]) = mean_and_std(pk);
-                    log_price[k] = self.log_lambda + log_c;
+                    (mean[k], std[k]) = (mk, sk);
+                    log_price[k] = log_lambda + log_c;
                 }
             }
             let indices = gittins_index_from_log_price_many(mean, std, log_price);
             for (o, index) in og.iter_mut().zip(indices) {
-                *o = match index {
-                    Ok((v, _)) if v.is_finite() => v,
-                    _ => -R::INFINITY,
-                };
+                *o = finite_or_minus_infinity(index.ok().map(|(v, _)| (v, [R::ZERO; D])));
             }
-        }
+        });
     }
 }
 
