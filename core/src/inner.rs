@@ -13,7 +13,7 @@
 //! the full set with 10,000 random points against 100 for a partial one.
 
 use crate::acquisition::{Acquisition, Need};
-use crate::optimize::{self, QuasiNewtonConfig};
+use crate::optimize::{self, QuasiNewton, QuasiNewtonConfig};
 use crate::problem::ControlSet;
 use crate::qmc::{IidUniform, Sobol};
 use crate::random::uniform_open;
@@ -196,6 +196,11 @@ impl RestartConfig {
     }
 }
 
+/// Ascents [`maximize_with_restarts`] steps side by side, their points handed to
+/// [`Acquisition::evaluate_many`] together: eight fill the vector lanes of a desktop's
+/// interleaved solves; one at a time on 32-bit Arm (no vector lanes, a small stack).
+const RESTART_GROUP: usize = if cfg!(target_arch = "arm") { 1 } else { 8 };
+
 /// Raw samples handed to [`Acquisition::values`] at once by [`maximize_with_restarts`]: two
 /// of [`Gp::predict_many`](crate::gp::Gp::predict_many)'s groups.
 const RAW_GROUP: usize = 8;
@@ -210,8 +215,10 @@ const RAW_GROUP: usize = 8;
 /// The starts are kept as marks in `scratch` and the candidates regenerated from the Sobol
 /// sequence, so no point is stored; restarts are refined in the sequence's order (the
 /// result does not depend on the order but for exact ties). Unlike BoTorch, each restart is
-/// climbed alone rather than five at a time as one summed problem, so each stops at its own
-/// convergence.
+/// its own ascent rather than one of five summed into one problem, so each stops at its own
+/// convergence; on a desktop eight ascents ([`QuasiNewton`]) are stepped side by
+/// side and their points evaluated together ([`Acquisition::evaluate_many`]), which shares
+/// the model's triangular solves among them and leaves each ascent's path unchanged.
 pub fn maximize_with_restarts<R, const D: usize, A>(
     set: ControlSet,
     f: &mut A,
@@ -251,15 +258,53 @@ where
     let lower: [R; D] = core::array::from_fn(|l| if set.contains(l) { R::ZERO } else { fixed });
     let upper: [R; D] = core::array::from_fn(|l| if set.contains(l) { R::ONE } else { fixed });
     let mut candidates = Candidates::<D>::new(seed);
+    let mut marks = values.iter();
     let mut overall: Option<(R, [R; D])> = None;
     let mut evaluations = raw;
-    for v in values.iter() {
-        let x0 = candidate(candidates.next_point());
-        if *v != R::INFINITY {
-            continue;
+    loop {
+        // The next RESTART_GROUP starts, in the sequence's order.
+        let mut group: [Option<QuasiNewton<R, [R; D]>>; RESTART_GROUP] = [None; RESTART_GROUP];
+        let mut started = 0;
+        while started < RESTART_GROUP {
+            let Some(v) = marks.next() else { break };
+            let x0 = candidate(candidates.next_point());
+            if *v == R::INFINITY {
+                group[started] = Some(QuasiNewton::new(x0, &lower, &upper, &config.ascent));
+                started += 1;
+            }
         }
-        let g = |x: &[R; D], need: Need<R>| f.evaluate(x, need);
-        if let Some(a) = optimize::maximize_quasi_newton(g, x0, &lower, &upper, &config.ascent) {
+        if started == 0 {
+            break;
+        }
+        // Step the group's ascents side by side, their points evaluated together.
+        loop {
+            let mut xs = [[R::ZERO; D]; RESTART_GROUP];
+            let mut needs = [Need::Gradient; RESTART_GROUP];
+            let mut who = [0; RESTART_GROUP];
+            let mut waiting = 0;
+            for (k, ascent) in group[..started].iter().enumerate() {
+                if let Some((x, need)) = ascent.as_ref().and_then(QuasiNewton::next_point) {
+                    (xs[waiting], needs[waiting], who[waiting]) = (x, need, k);
+                    waiting += 1;
+                }
+            }
+            if waiting == 0 {
+                break;
+            }
+            let mut answers = [None; RESTART_GROUP];
+            f.evaluate_many(&xs[..waiting], &needs[..waiting], &mut answers[..waiting]);
+            for (k, answer) in who[..waiting].iter().zip(answers) {
+                if let Some(ascent) = group[*k].as_mut() {
+                    ascent.tell(answer);
+                }
+            }
+        }
+        // Their outcomes in the sequence's order, as one ascent after another would give.
+        for a in group[..started]
+            .iter()
+            .flatten()
+            .filter_map(QuasiNewton::result)
+        {
             evaluations += a.evaluations;
             if overall.is_none_or(|(b, _)| a.value > b) {
                 overall = Some((a.value, a.point));

@@ -326,7 +326,8 @@ pub const QUASI_NEWTON_MEMORY: usize = 10;
 /// generalised Cauchy point: the difference is in the path, not in the stopping rule.
 ///
 /// `f` is told what each evaluation is for ([`Need`]), as in [`maximize`]. Returns `None` only
-/// when `f` fails at the start point.
+/// when `f` fails at the start point. The ascent itself is [`QuasiNewton`], which callers
+/// with several ascents to run can step side by side.
 pub fn maximize_quasi_newton<R, V, F>(
     mut f: F,
     start: V,
@@ -339,62 +340,191 @@ where
     V: Coordinates<R>,
     F: FnMut(&V, Need<R>) -> Option<(R, V)>,
 {
-    let len = start.len();
-    let mut x = start;
-    project(&mut x, lower, upper);
-    let mut used = 1;
-    let (mut fx, mut g) = f(&x, Need::Gradient)?;
-    let fixed = |i: usize| lower.get(i) == upper.get(i);
-    // Coordinates held at a bound by the gradient (or fixed) do not move this iteration.
-    let held = |x: &V, g: &V, i: usize| {
-        fixed(i)
+    let mut ascent = QuasiNewton::new(start, lower, upper, config);
+    while let Some((x, need)) = ascent.next_point() {
+        ascent.tell(f(&x, need));
+    }
+    ascent.result()
+}
+
+/// What a [`QuasiNewton`] ascent waits for.
+#[derive(Debug, Clone, Copy)]
+enum Pending<R, V> {
+    /// The value and gradient at the start point.
+    Start(V),
+    /// A line-search trial at `cand`, accepted if its value reaches `threshold`.
+    Trial { cand: V, threshold: R },
+    /// Nothing: the ascent is over (`failed` when the start could not be evaluated).
+    Done { failed: bool },
+}
+
+/// [`maximize_quasi_newton`] as a state machine: [`next_point`](Self::next_point) gives the
+/// point to evaluate next and what for, [`tell`](Self::tell) takes the objective's answer,
+/// and [`result`](Self::result) is the ascent's outcome once no point is left. Several ascents
+/// can so be advanced side by side, their points evaluated together (one pass of a triangular
+/// solve for several points, [`crate::inner::maximize_with_restarts`]); each ascent sees only
+/// its own answers, so it takes the same path as alone.
+#[derive(Debug, Clone, Copy)]
+pub struct QuasiNewton<R, V> {
+    lower: V,
+    upper: V,
+    config: QuasiNewtonConfig,
+    /// The current point, its value and gradient.
+    x: V,
+    fx: R,
+    g: V,
+    /// Evaluations used, and iterations begun.
+    used: usize,
+    iterations: usize,
+    /// Memory of steps `s` and gradient changes `y` of the minimisation of −f, oldest first.
+    s_mem: [V; QUASI_NEWTON_MEMORY],
+    y_mem: [V; QUASI_NEWTON_MEMORY],
+    rho: [R; QUASI_NEWTON_MEMORY],
+    stored: usize,
+    /// The line search's direction and step length.
+    d: V,
+    t: R,
+    pending: Pending<R, V>,
+}
+
+impl<R: Real, V: Coordinates<R>> QuasiNewton<R, V> {
+    /// An ascent from `start` (projected into the box), waiting for the value and gradient
+    /// there.
+    pub fn new(start: V, lower: &V, upper: &V, config: &QuasiNewtonConfig) -> Self {
+        let mut x = start;
+        project(&mut x, lower, upper);
+        let zero = {
+            let mut z = start;
+            for i in 0..start.len() {
+                *z.get_mut(i) = R::ZERO;
+            }
+            z
+        };
+        QuasiNewton {
+            lower: *lower,
+            upper: *upper,
+            config: *config,
+            x,
+            fx: R::ZERO,
+            g: zero,
+            used: 1,
+            iterations: 0,
+            s_mem: [zero; QUASI_NEWTON_MEMORY],
+            y_mem: [zero; QUASI_NEWTON_MEMORY],
+            rho: [R::ZERO; QUASI_NEWTON_MEMORY],
+            stored: 0,
+            d: zero,
+            t: R::ONE,
+            pending: Pending::Start(x),
+        }
+    }
+
+    /// The point to evaluate next and what for, or `None` when the ascent is over.
+    pub fn next_point(&self) -> Option<(V, Need<R>)> {
+        match self.pending {
+            Pending::Start(x) => Some((x, Need::Gradient)),
+            Pending::Trial { cand, threshold } => Some((
+                cand,
+                Need::Trial {
+                    accept_from: threshold,
+                },
+            )),
+            Pending::Done { .. } => None,
+        }
+    }
+
+    /// The objective's answer at [`next_point`](Self::next_point)'s point: value and
+    /// gradient, or `None` where it cannot be evaluated. Ignored once the ascent is over.
+    pub fn tell(&mut self, answer: Option<(R, V)>) {
+        match self.pending {
+            Pending::Start(_) => match answer {
+                Some((fx, g)) => {
+                    (self.fx, self.g) = (fx, g);
+                    self.begin_iteration();
+                }
+                None => self.pending = Pending::Done { failed: true },
+            },
+            Pending::Trial { cand, threshold } => match answer {
+                Some((fc, gc)) if fc >= threshold => self.accept(cand, fc, gc),
+                _ => {
+                    self.t *= R::HALF;
+                    if self.t < R::from_f64(1e-10) {
+                        self.pending = Pending::Done { failed: false };
+                    } else {
+                        self.next_trial();
+                    }
+                }
+            },
+            Pending::Done { .. } => {}
+        }
+    }
+
+    /// The ascent's outcome: `None` while it runs and when the start could not be evaluated.
+    pub fn result(&self) -> Option<Ascent<R, V>> {
+        match self.pending {
+            Pending::Done { failed: false } => Some(Ascent {
+                point: self.x,
+                value: self.fx,
+                evaluations: self.used,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Coordinate `i` does not move this iteration: fixed, or held at a bound by the gradient.
+    fn held(&self, i: usize) -> bool {
+        let (x, g, lower, upper) = (&self.x, &self.g, &self.lower, &self.upper);
+        lower.get(i) == upper.get(i)
             || (x.get(i) <= lower.get(i) && g.get(i) < R::ZERO)
             || (x.get(i) >= upper.get(i) && g.get(i) > R::ZERO)
-    };
-    let zero = {
-        let mut z = start;
-        for i in 0..len {
-            *z.get_mut(i) = R::ZERO;
+    }
+
+    /// `Σ aᵢbᵢ` over the free coordinates.
+    fn masked_dot(&self, a: &V, b: &V) -> R {
+        (0..a.len())
+            .filter(|&i| !self.held(i))
+            .fold(R::ZERO, |acc, i| acc + a.get(i) * b.get(i))
+    }
+
+    /// Starts an iteration from the current point: stops at the iteration cap or a negligible
+    /// projected gradient, else sets the direction and the first trial.
+    // The two-loop recursion reads best with the memory's indices.
+    #[allow(clippy::needless_range_loop)]
+    fn begin_iteration(&mut self) {
+        if self.iterations == self.config.max_iterations {
+            self.pending = Pending::Done { failed: false };
+            return;
         }
-        z
-    };
-    // Memory of steps `s` and gradient changes `y` of the minimisation of −f, oldest first.
-    let mut s_mem = [zero; QUASI_NEWTON_MEMORY];
-    let mut y_mem = [zero; QUASI_NEWTON_MEMORY];
-    let mut rho = [R::ZERO; QUASI_NEWTON_MEMORY];
-    let mut stored = 0;
-    let pg_tol = R::from_f64(config.projected_gradient_tolerance);
-    let f_tol = R::from_f64(config.relative_improvement_tolerance);
-    for _ in 0..config.max_iterations {
+        self.iterations += 1;
+        let len = self.x.len();
+        let (lower, upper) = (self.lower, self.upper);
         // Converged: the projected gradient is negligible (also stops on a NaN gradient).
-        let pg = projected_gradient(&x, &g, lower, upper);
+        let pg = projected_gradient(&self.x, &self.g, &lower, &upper);
+        let pg_tol = R::from_f64(self.config.projected_gradient_tolerance);
         if pg.partial_cmp(&pg_tol) != Some(core::cmp::Ordering::Greater) {
-            break;
+            self.pending = Pending::Done { failed: false };
+            return;
         }
         // Two-loop recursion on the free coordinates: d = H·g (an ascent direction).
+        let g = self.g;
         let mut q = g;
         for i in 0..len {
-            if held(&x, &g, i) {
+            if self.held(i) {
                 *q.get_mut(i) = R::ZERO;
             }
         }
-        let masked_dot = |a: &V, b: &V| {
-            (0..len)
-                .filter(|&i| !held(&x, &g, i))
-                .fold(R::ZERO, |acc, i| acc + a.get(i) * b.get(i))
-        };
         let mut alpha = [R::ZERO; QUASI_NEWTON_MEMORY];
-        for k in (0..stored).rev() {
-            alpha[k] = rho[k] * masked_dot(&s_mem[k], &q);
+        for k in (0..self.stored).rev() {
+            alpha[k] = self.rho[k] * self.masked_dot(&self.s_mem[k], &q);
             for i in 0..len {
-                *q.get_mut(i) -= alpha[k] * y_mem[k].get(i);
+                *q.get_mut(i) -= alpha[k] * self.y_mem[k].get(i);
             }
         }
-        let gamma = match stored {
-            0 => first_step(&g, lower, upper, |i| !held(&x, &g, i)),
+        let gamma = match self.stored {
+            0 => first_step(&g, &lower, &upper, |i| !self.held(i)),
             k => {
-                let yy = masked_dot(&y_mem[k - 1], &y_mem[k - 1]);
-                let sy = masked_dot(&s_mem[k - 1], &y_mem[k - 1]);
+                let yy = self.masked_dot(&self.y_mem[k - 1], &self.y_mem[k - 1]);
+                let sy = self.masked_dot(&self.s_mem[k - 1], &self.y_mem[k - 1]);
                 if yy > R::ZERO && sy > R::ZERO {
                     sy / yy
                 } else {
@@ -405,23 +535,23 @@ where
         for i in 0..len {
             *q.get_mut(i) *= gamma;
         }
-        for k in 0..stored {
-            let beta = rho[k] * masked_dot(&y_mem[k], &q);
+        for k in 0..self.stored {
+            let beta = self.rho[k] * self.masked_dot(&self.y_mem[k], &q);
             for i in 0..len {
-                *q.get_mut(i) += s_mem[k].get(i) * (alpha[k] - beta);
+                *q.get_mut(i) += self.s_mem[k].get(i) * (alpha[k] - beta);
             }
         }
         let mut d = q;
         for i in 0..len {
-            if held(&x, &g, i) {
+            if self.held(i) {
                 *d.get_mut(i) = R::ZERO;
             }
         }
         // Not an ascent direction (a poor curvature model): forget it and climb the gradient.
-        if masked_dot(&d, &g).partial_cmp(&R::ZERO) != Some(core::cmp::Ordering::Greater) {
-            stored = 0;
+        if self.masked_dot(&d, &g).partial_cmp(&R::ZERO) != Some(core::cmp::Ordering::Greater) {
+            self.stored = 0;
             let gmax = (0..len)
-                .filter(|&i| !held(&x, &g, i))
+                .filter(|&i| !self.held(i))
                 .fold(R::ZERO, |m, i| m.max(g.get(i).abs()));
             let scale = if gmax > R::ZERO {
                 R::ONE / gmax
@@ -429,84 +559,87 @@ where
                 R::ONE
             };
             for i in 0..len {
-                *d.get_mut(i) = if held(&x, &g, i) {
+                *d.get_mut(i) = if self.held(i) {
                     R::ZERO
                 } else {
                     g.get(i) * scale
                 };
             }
         }
+        self.d = d;
         // Armijo backtracking along the projected path x(t) = P(x + t·d).
-        let mut t = R::ONE;
-        let mut accepted = None;
-        while used < config.max_evaluations {
-            let mut cand = x;
-            for i in 0..len {
-                *cand.get_mut(i) += t * d.get(i);
-            }
-            project(&mut cand, lower, upper);
-            let mut slope = R::ZERO;
-            let mut moved = R::ZERO;
-            for i in 0..len {
-                let di = cand.get(i) - x.get(i);
-                slope += di * g.get(i);
-                moved = moved.max(di.abs());
-            }
-            if moved <= R::EPSILON * R::from_f64(16.0) {
-                break;
-            }
-            used += 1;
-            let threshold = fx + R::from_f64(1e-4) * slope;
-            if let Some(step) = try_step(&mut f, cand, threshold) {
-                accepted = Some(step);
-                break;
-            }
-            t *= R::HALF;
-            if t < R::from_f64(1e-10) {
-                break;
-            }
+        self.t = R::ONE;
+        self.next_trial();
+    }
+
+    /// The trial at the current step length, or the end of the ascent when the evaluation
+    /// budget is spent or the projected step no longer moves.
+    fn next_trial(&mut self) {
+        if self.used >= self.config.max_evaluations {
+            self.pending = Pending::Done { failed: false };
+            return;
         }
-        let Some((cand, fc, gc)) = accepted else {
-            break;
-        };
+        let len = self.x.len();
+        let mut cand = self.x;
+        for i in 0..len {
+            *cand.get_mut(i) += self.t * self.d.get(i);
+        }
+        project(&mut cand, &self.lower, &self.upper);
+        let mut slope = R::ZERO;
+        let mut moved = R::ZERO;
+        for i in 0..len {
+            let di = cand.get(i) - self.x.get(i);
+            slope += di * self.g.get(i);
+            moved = moved.max(di.abs());
+        }
+        if moved <= R::EPSILON * R::from_f64(16.0) {
+            self.pending = Pending::Done { failed: false };
+            return;
+        }
+        self.used += 1;
+        let threshold = self.fx + R::from_f64(1e-4) * slope;
+        self.pending = Pending::Trial { cand, threshold };
+    }
+
+    /// Takes an accepted trial: its curvature pair, then the next iteration unless the step
+    /// improved the objective negligibly.
+    fn accept(&mut self, cand: V, fc: R, gc: V) {
+        let len = self.x.len();
         // Curvature pair of the minimisation of −f: s = Δx, y = −Δg; kept when s·y > 0.
-        let mut s_new = zero;
-        let mut y_new = zero;
+        let mut s_new = self.d;
+        let mut y_new = self.d;
         let (mut sy, mut yy) = (R::ZERO, R::ZERO);
         for i in 0..len {
-            let si = cand.get(i) - x.get(i);
-            let yi = g.get(i) - gc.get(i);
+            let si = cand.get(i) - self.x.get(i);
+            let yi = self.g.get(i) - gc.get(i);
             *s_new.get_mut(i) = si;
             *y_new.get_mut(i) = yi;
             sy += si * yi;
             yy += yi * yi;
         }
         if sy > R::EPSILON * yy && sy > R::ZERO {
-            if stored == QUASI_NEWTON_MEMORY {
-                s_mem.copy_within(1.., 0);
-                y_mem.copy_within(1.., 0);
-                rho.copy_within(1.., 0);
-                stored -= 1;
+            if self.stored == QUASI_NEWTON_MEMORY {
+                self.s_mem.copy_within(1.., 0);
+                self.y_mem.copy_within(1.., 0);
+                self.rho.copy_within(1.., 0);
+                self.stored -= 1;
             }
-            s_mem[stored] = s_new;
-            y_mem[stored] = y_new;
-            rho[stored] = R::ONE / sy;
-            stored += 1;
+            self.s_mem[self.stored] = s_new;
+            self.y_mem[self.stored] = y_new;
+            self.rho[self.stored] = R::ONE / sy;
+            self.stored += 1;
         }
-        let improvement = fc - fx;
-        x = cand;
-        g = gc;
-        let scale = fx.abs().max(fc.abs()).max(R::ONE);
-        fx = fc;
-        if improvement <= f_tol * scale {
-            break;
+        let improvement = fc - self.fx;
+        self.x = cand;
+        self.g = gc;
+        let scale = self.fx.abs().max(fc.abs()).max(R::ONE);
+        self.fx = fc;
+        if improvement <= R::from_f64(self.config.relative_improvement_tolerance) * scale {
+            self.pending = Pending::Done { failed: false };
+        } else {
+            self.begin_iteration();
         }
     }
-    Some(Ascent {
-        point: x,
-        value: fx,
-        evaluations: used,
-    })
 }
 
 #[cfg(test)]

@@ -63,6 +63,21 @@ pub trait Acquisition<R, const D: usize> {
             ));
         }
     }
+
+    /// [`evaluate`](Self::evaluate) at several points, `out[k]` for `xs[k]` with `needs[k]`
+    /// (as many as the shortest of the three holds), each an answer `evaluate` could give.
+    /// This default evaluates one point at a time; acquisitions whose model shares work
+    /// across points ([`Gp::predict_with_gradient_many`](crate::gp::Gp::predict_with_gradient_many))
+    /// override it. The ascents of [`crate::inner::maximize_with_restarts`], stepped side by
+    /// side, come through here.
+    fn evaluate_many(&mut self, xs: &[[R; D]], needs: &[Need<R>], out: &mut [Option<(R, [R; D])>])
+    where
+        R: crate::real::Real,
+    {
+        for ((x, need), o) in xs.iter().zip(needs).zip(out) {
+            *o = self.evaluate(x, *need);
+        }
+    }
 }
 
 /// The value of an evaluation, or `−∞` where it failed or is not finite.

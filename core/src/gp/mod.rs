@@ -45,8 +45,7 @@ pub use fit::{CoordinatePrior, FitAscent, FitConfig, FitReport, Prior};
 
 use crate::kernel::{Kernel, KernelError};
 use crate::linalg::{
-    self, factor_row, log_det, row_start, solve_lower, solve_lower_many, solve_upper_transposed,
-    tri_len,
+    self, factor_row, log_det, row_start, solve_lower, solve_upper_transposed, tri_len,
 };
 use crate::real::{all_finite, dot, Real};
 
@@ -464,20 +463,52 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
                 }
                 continue;
             }
-            let mut v = [[R::ZERO; N]; PREDICT_BLOCK];
-            let mut means = [R::ZERO; PREDICT_BLOCK];
-            for ((vt, mt), x) in v.iter_mut().zip(&mut means).zip(xg) {
-                self.cross_covariance(x, &mut vt[..n]);
-                *mt = self.mean + dot(&vt[..n], &self.alpha[..n]);
+            let xg: &[[R; D]; PREDICT_BLOCK] = xg.try_into().expect("a group");
+            #[cfg(not(target_arch = "arm"))]
+            {
+                // Interleaved (`v[k][t]`: observation k, point t) for the vector solve; each
+                // point's sums run over k in order, as `predict`'s do.
+                let mut v = [[R::ZERO; PREDICT_BLOCK]; N];
+                let mut sums = [R::ZERO; PREDICT_BLOCK];
+                for ((vk, xk), ak) in v.iter_mut().zip(&self.x[..n]).zip(&self.alpha) {
+                    // k(xₖ, x) has the bits of k(x, xₖ).
+                    *vk = self.kernel.eval_lanes(xk, xg);
+                    for (s, vkt) in sums.iter_mut().zip(vk.iter()) {
+                        *s += *vkt * *ak;
+                    }
+                }
+                linalg::solve_lower_interleaved(self.factor.as_ref(), n, &mut v[..n]);
+                let mut squares = [R::ZERO; PREDICT_BLOCK];
+                for vk in &v[..n] {
+                    for (q, vkt) in squares.iter_mut().zip(vk) {
+                        *q += *vkt * *vkt;
+                    }
+                }
+                for (t, (o, x)) in og.iter_mut().zip(xg).enumerate() {
+                    let variance = (self.kernel.diagonal(x) - squares[t]).max(R::ZERO);
+                    *o = Ok(Prediction {
+                        mean: self.mean + sums[t],
+                        variance,
+                    });
+                }
             }
-            solve_lower_many(
-                self.factor.as_ref(),
-                n,
-                &mut v.each_mut().map(|vt| &mut vt[..]),
-            );
-            for (((o, vt), mt), x) in og.iter_mut().zip(&v).zip(means).zip(xg) {
-                let variance = (self.kernel.diagonal(x) - dot(&vt[..n], &vt[..n])).max(R::ZERO);
-                *o = Ok(Prediction { mean: mt, variance });
+            #[cfg(target_arch = "arm")]
+            {
+                let mut v = [[R::ZERO; N]; PREDICT_BLOCK];
+                let mut means = [R::ZERO; PREDICT_BLOCK];
+                for ((vt, mt), x) in v.iter_mut().zip(&mut means).zip(xg) {
+                    self.cross_covariance(x, &mut vt[..n]);
+                    *mt = self.mean + dot(&vt[..n], &self.alpha[..n]);
+                }
+                linalg::solve_lower_many(
+                    self.factor.as_ref(),
+                    n,
+                    &mut v.each_mut().map(|vt| &mut vt[..]),
+                );
+                for (((o, vt), mt), x) in og.iter_mut().zip(&v).zip(means).zip(xg) {
+                    let variance = (self.kernel.diagonal(x) - dot(&vt[..n], &vt[..n])).max(R::ZERO);
+                    *o = Ok(Prediction { mean: mt, variance });
+                }
             }
         }
         let done = m - m % PREDICT_BLOCK;
@@ -570,7 +601,21 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
         // until the solves are done: `eval_with_grad`'s value has the bits of `eval`'s.
         let mut v = [R::ZERO; N];
         let mut grads = [[R::ZERO; D]; N];
-        for ((vj, gj), xj) in v.iter_mut().zip(&mut grads).zip(&self.x[..n]) {
+        let lanes = n - n % LANES;
+        for ((vc, gc), xc) in v[..lanes]
+            .chunks_exact_mut(LANES)
+            .zip(grads[..lanes].chunks_exact_mut(LANES))
+            .zip(self.x[..lanes].chunks_exact(LANES))
+        {
+            let (gc, xc): (&mut [_; LANES], &[_; LANES]) =
+                (gc.try_into().expect("lanes"), xc.try_into().expect("lanes"));
+            vc.copy_from_slice(&self.kernel.eval_with_grad_lanes(x, xc, gc));
+        }
+        for ((vj, gj), xj) in v[lanes..n]
+            .iter_mut()
+            .zip(&mut grads[lanes..n])
+            .zip(&self.x[lanes..n])
+        {
             *vj = self.kernel.eval_with_grad(x, xj, gj);
         }
         let mean = self.mean + dot(&v[..n], &self.alpha[..n]);
@@ -598,6 +643,76 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
             std,
             d_mean,
             d_std,
+        })
+    }
+
+    /// [`predict_with_gradient`](Self::predict_with_gradient) at each of `B` points, with its
+    /// bits. On a desktop the points share one pass of each triangular solve
+    /// ([`linalg::solve_lower_interleaved`], [`linalg::solve_upper_transposed_interleaved`]):
+    /// a single point's solves are chains of dependent additions and divisions, which `B`
+    /// points fill with independent work (vector lanes). Stack: `2·N·B` scalars (32 KiB for
+    /// 256 `f64` points and `B = 8`). Modulated kernels, non-finite points and 32-bit Arm go
+    /// one point at a time.
+    pub fn predict_with_gradient_many<const B: usize>(
+        &self,
+        xs: &[[R; D]; B],
+    ) -> [Result<PredictionGradient<R, D>, GpError>; B] {
+        let one_at_a_time = || core::array::from_fn(|t| self.predict_with_gradient(&xs[t]));
+        if cfg!(target_arch = "arm") || !xs.iter().all(|x| all_finite(x)) {
+            return one_at_a_time();
+        }
+        let n = self.len;
+        let l = self.factor.as_ref();
+        // v[j][t] = k(xₜ, xⱼ) and f[j][t] its gradient's factor (Kernel::eval_with_grad's).
+        let mut v = [[R::ZERO; B]; N];
+        let mut f = [[R::ZERO; B]; N];
+        for ((vj, fj), xj) in v.iter_mut().zip(&mut f).zip(&self.x[..n]) {
+            let Some((value, factor)) = self.kernel.eval_with_grad_factor_lanes(xs, xj) else {
+                return one_at_a_time();
+            };
+            (*vj, *fj) = (value, factor);
+        }
+        let mut means = [R::ZERO; B];
+        for (vj, aj) in v[..n].iter().zip(&self.alpha) {
+            for (m, vjt) in means.iter_mut().zip(vj) {
+                *m += *vjt * *aj;
+            }
+        }
+        linalg::solve_lower_interleaved(l, n, &mut v[..n]);
+        let mut squares = [R::ZERO; B];
+        for vj in &v[..n] {
+            for (q, vjt) in squares.iter_mut().zip(vj) {
+                *q += *vjt * *vjt;
+            }
+        }
+        linalg::solve_upper_transposed_interleaved(l, n, &mut v[..n]);
+        let inv_sq = self.kernel.inverse_squared_lengthscales();
+        core::array::from_fn(|t| {
+            let x = &xs[t];
+            let mut d_var = [R::ZERO; D];
+            let prior = self.kernel.diagonal_with_grad(x, &mut d_var);
+            let variance = (prior - squares[t]).max(R::ZERO);
+            let mut d_mean = [R::ZERO; D];
+            for (((xj, aj), wj), fj) in self.x[..n].iter().zip(&self.alpha).zip(&v).zip(&f) {
+                for i in 0..D {
+                    let g = fj[t] * (x[i] - xj[i]) * inv_sq[i];
+                    d_mean[i] += *aj * g;
+                    d_var[i] -= R::TWO * wj[t] * g;
+                }
+            }
+            let std = variance.sqrt();
+            let d_std = if std > R::ZERO {
+                core::array::from_fn(|i| d_var[i] / (R::TWO * std))
+            } else {
+                [R::ZERO; D]
+            };
+            Ok(PredictionGradient {
+                mean: self.mean + means[t],
+                variance,
+                std,
+                d_mean,
+                d_std,
+            })
         })
     }
 
@@ -669,9 +784,7 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
 
     /// `out[j] = k(x, xⱼ)`.
     fn cross_covariance(&self, x: &[R; D], out: &mut [R]) {
-        for (o, xj) in out.iter_mut().zip(&self.x[..self.len]) {
-            *o = self.kernel.eval(x, xj);
-        }
+        covariances(&self.kernel, x, &self.x[..self.len], out);
     }
 
     /// The terms of the log marginal likelihood that merging repeated inputs leaves out, and
@@ -780,9 +893,7 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
     fn extend_factor(&mut self, i: usize, fixed_jitter: Option<R>) -> Result<(), GpError> {
         let xi = self.x[i];
         let diag = self.kernel.diagonal(&xi) + merged_noise(self.noise, self.count[i]);
-        for j in 0..i {
-            self.work[j] = self.kernel.eval(&xi, &self.x[j]);
-        }
+        covariances(&self.kernel, &xi, &self.x[..i], &mut self.work[..i]);
         self.work[i] = diag;
         self.jitter[i] = append_factor_row(self.factor.as_mut(), &mut self.work, i, fixed_jitter)?;
         Ok(())
@@ -798,27 +909,52 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
         self.rebuild_factor(true)
     }
 
-    /// Rebuilds the factor row by row, [`FACTOR_BLOCK`] rows at a time
-    /// ([`linalg::eliminate_rows`]): each row's kernel entries are written into its place in
-    /// the factor, solved against the finished rows together with the rest of its block, then
-    /// finished and given its jitter in order. The bits are those of [`Self::extend_factor`]
-    /// row by row. On failure the rows from the failing one on hold scratch (callers rebuild).
+    /// Rebuilds the factor row by row, [`FACTOR_BLOCK`] rows at a time: the block's entries in
+    /// the finished columns are solved against the finished rows together
+    /// ([`linalg::solve_lower_interleaved`] on a desktop, from a stack copy of `N` groups of
+    /// [`FACTOR_BLOCK`] scalars, 16 KiB for 256 `f64` points; [`linalg::eliminate_rows`] in
+    /// place on 32-bit Arm), then each row is finished and given its jitter in order. The bits
+    /// are those of [`Self::extend_factor`] row by row. On failure the rows from the failing
+    /// one on hold scratch (callers rebuild).
     fn rebuild_factor(&mut self, keep_jitter: bool) -> Result<(), GpError> {
         let n = self.len;
+        // The block's first `i0` columns, interleaved for the vector solve (desktop only: on a
+        // Cortex-M there are no vector registers to fill and the stack is small).
+        #[cfg(not(target_arch = "arm"))]
+        let mut columns = [[R::ZERO; FACTOR_BLOCK]; N];
         let mut i0 = 0;
         while i0 + FACTOR_BLOCK <= n {
             let mut diag = [R::ZERO; FACTOR_BLOCK];
             let l = self.factor.as_mut();
+            #[cfg(target_arch = "arm")]
+            let solved = 0;
+            #[cfg(not(target_arch = "arm"))]
+            let solved = {
+                let block = &mut columns[..i0];
+                let rows: &[[R; D]; FACTOR_BLOCK] = (&self.x[i0..i0 + FACTOR_BLOCK])
+                    .try_into()
+                    .expect("a block of rows");
+                // k(xₖ, xᵢ) has the bits of k(xᵢ, xₖ).
+                for (bk, xk) in block.iter_mut().zip(&self.x) {
+                    *bk = self.kernel.eval_lanes(xk, rows);
+                }
+                linalg::solve_lower_interleaved(l, i0, block);
+                for (k, bk) in block.iter().enumerate() {
+                    for (t, b) in bk.iter().enumerate() {
+                        l[row_start(i0 + t) + k] = *b;
+                    }
+                }
+                i0
+            };
             for (t, d) in diag.iter_mut().enumerate() {
                 let i = i0 + t;
                 let xi = self.x[i];
                 *d = self.kernel.diagonal(&xi) + merged_noise(self.noise, self.count[i]);
                 let r = &mut l[row_start(i)..=row_start(i) + i];
-                for (rj, xj) in r.iter_mut().zip(&self.x[..i]) {
-                    *rj = self.kernel.eval(&xi, xj);
-                }
+                covariances(&self.kernel, &xi, &self.x[solved..i], &mut r[solved..i]);
                 r[i] = *d;
             }
+            #[cfg(target_arch = "arm")]
             linalg::eliminate_rows::<R, FACTOR_BLOCK>(l, i0);
             for (t, d) in diag.iter().enumerate() {
                 let i = i0 + t;
@@ -883,7 +1019,6 @@ fn lml_gradient<R: Real, const D: usize>(
     let scratch = &mut scratch[..n];
     linalg::invert_lower_in_place_with(linv, n, scratch);
     let mut grad = Hyperparameters::splat(R::ZERO);
-    let mut gl = [R::ZERO; D];
     for i in 0..n {
         let kinv_row = &mut scratch[..=i];
         kinv_row.fill(R::ZERO);
@@ -894,18 +1029,33 @@ fn lml_gradient<R: Real, const D: usize>(
                 *s += a * *m;
             }
         }
-        for j in 0..=i {
-            let kinv = kinv_row[j];
-            let mut w = alpha[i] * alpha[j] - kinv;
-            if i == j {
-                w *= R::HALF;
-                grad.log_noise += w * merged_noise(noise, counts[i]);
+        // Kernel values and gradients LANES at a time (same bits), summed in order of j.
+        let mut j0 = 0;
+        while j0 <= i {
+            let width = (i + 1 - j0).min(LANES);
+            let mut kv = [R::ZERO; LANES];
+            let mut gl = [[R::ZERO; D]; LANES];
+            if width == LANES {
+                let xs = (&x[j0..j0 + LANES]).try_into().expect("lanes");
+                kv = kernel.eval_with_lengthscale_grad_lanes(&x[i], xs, &mut gl);
+            } else {
+                for t in 0..width {
+                    kv[t] = kernel.eval_with_lengthscale_grad(&x[i], &x[j0 + t], &mut gl[t]);
+                }
             }
-            let kv = kernel.eval_with_lengthscale_grad(&x[i], &x[j], &mut gl);
-            grad.log_outputscale += w * kv;
-            for (gd, gld) in grad.log_lengthscales.iter_mut().zip(&gl) {
-                *gd += w * *gld;
+            for t in 0..width {
+                let j = j0 + t;
+                let mut w = alpha[i] * alpha[j] - kinv_row[j];
+                if i == j {
+                    w *= R::HALF;
+                    grad.log_noise += w * merged_noise(noise, counts[i]);
+                }
+                grad.log_outputscale += w * kv[t];
+                for (gd, gld) in grad.log_lengthscales.iter_mut().zip(&gl[t]) {
+                    *gd += w * *gld;
+                }
             }
+            j0 += width;
         }
     }
     for a in alpha {
@@ -1006,6 +1156,33 @@ fn escalate_jitter<R: Real>(pivot: R, diag: R) -> Result<(R, R), GpError> {
 /// a desktop core's two adders busy (their latency is about four additions), and eight
 /// accumulators fit the Cortex-M4F's 32 single-precision registers.
 const FACTOR_BLOCK: usize = 8;
+
+/// Kernel values computed together ([`Kernel::eval_lanes`] and its gradient forms): eight
+/// `f64` exponentials fill one AVX-512 register, or two AVX2 ones. One on 32-bit Arm, which
+/// has no vector registers (the loops are then those of one value at a time).
+const LANES: usize = if cfg!(target_arch = "arm") { 1 } else { 8 };
+
+/// `out[j] = k(x, xs[j])` for every `j` (as many as the shorter of `xs` and `out` holds),
+/// [`LANES`] at a time, with the bits of one at a time.
+#[inline]
+fn covariances<R: Real, const D: usize>(
+    kernel: &Kernel<R, D>,
+    x: &[R; D],
+    xs: &[[R; D]],
+    out: &mut [R],
+) {
+    let m = xs.len().min(out.len());
+    let lanes = m - m % LANES;
+    for (oc, xc) in out[..lanes]
+        .chunks_exact_mut(LANES)
+        .zip(xs[..lanes].chunks_exact(LANES))
+    {
+        oc.copy_from_slice(&kernel.eval_lanes::<LANES>(x, xc.try_into().expect("lanes")));
+    }
+    for (o, xj) in out[lanes..m].iter_mut().zip(&xs[lanes..m]) {
+        *o = kernel.eval(x, xj);
+    }
+}
 
 /// Points predicted side by side by [`Gp::predict_many`] (four cross-covariance vectors of
 /// capacity `N` on the stack: 1 KiB for a 64-point f32 model on a microcontroller).

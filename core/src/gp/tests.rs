@@ -193,20 +193,105 @@ fn textbook_factor(k: &Kernel<f64, 3>, xs: &[[f64; 3]], noise: f64) -> Vec<f64> 
 fn rebuilt_factor_has_the_bits_of_the_textbook_order() {
     // 21 points: two blocks of eight rows and a remainder of five. The model is built under
     // other hyperparameters, then rebuilt (blocked) under `k`; pushes append one row at a time.
-    let k = kernel(Shape::Matern52);
-    let mut rng = Lcg(11);
-    let xs: Vec<[f64; 3]> = (0..21).map(|_| rng.point()).collect();
-    let mut rebuilt = new_gp(Shape::SquaredExponential, 1e-4, WhenFull::Reject);
-    let mut pushed = new_gp(Shape::Matern52, 1e-4, WhenFull::Reject);
-    for x in &xs {
-        rebuilt.push(x, objective(x)).unwrap();
-        pushed.push(x, objective(x)).unwrap();
+    // Every shape (the kernel values come in vector lanes on a desktop).
+    for (shape, other) in [
+        (Shape::Matern52, Shape::SquaredExponential),
+        (Shape::SquaredExponential, Shape::Matern32),
+        (Shape::Matern32, Shape::Matern52),
+    ] {
+        let k = kernel(shape);
+        let mut rng = Lcg(11);
+        let xs: Vec<[f64; 3]> = (0..21).map(|_| rng.point()).collect();
+        let mut rebuilt = new_gp(other, 1e-4, WhenFull::Reject);
+        let mut pushed = new_gp(shape, 1e-4, WhenFull::Reject);
+        for x in &xs {
+            rebuilt.push(x, objective(x)).unwrap();
+            pushed.push(x, objective(x)).unwrap();
+        }
+        rebuilt.set_hyperparameters(k, 0.2, 1e-4).unwrap();
+        let want = textbook_factor(&k, &xs, 1e-4);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(rebuilt.factor()), bits(&want), "{shape:?}");
+        assert_eq!(bits(pushed.factor()), bits(&want), "{shape:?}");
     }
-    rebuilt.set_hyperparameters(k, 0.2, 1e-4).unwrap();
-    let want = textbook_factor(&k, &xs, 1e-4);
-    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    assert_eq!(bits(rebuilt.factor()), bits(&want));
-    assert_eq!(bits(pushed.factor()), bits(&want));
+}
+
+#[test]
+fn predictions_have_the_bits_of_the_textbook_formulas() {
+    // 21 observations: two groups of eight kernel lanes and a remainder of five. The textbook
+    // posterior: m + Σⱼ k(x, xⱼ)αⱼ and k(x, x) − ‖L⁻¹k‖², each sum in order, one kernel value
+    // at a time; its gradient from the same solves, L⁻ᵀL⁻¹k by substitution.
+    let mut rng = Lcg(21);
+    let mut gp = new_gp(Shape::Matern52, 1e-4, WhenFull::Reject);
+    let xs: Vec<[f64; 3]> = (0..21).map(|_| rng.point()).collect();
+    for x in &xs {
+        gp.push(x, objective(x)).unwrap();
+    }
+    let (k, n, l) = (*gp.kernel(), xs.len(), gp.factor().to_vec());
+    let alpha = gp.alpha().to_vec();
+    let points: Vec<[f64; 3]> = (0..9).map(|_| rng.point()).collect();
+    let mut many = vec![Err(GpError::NoData); points.len()];
+    gp.predict_many(&points, &mut many);
+    for (p, from_many) in points.iter().zip(&many) {
+        let cross: Vec<f64> = xs.iter().map(|xj| k.eval(p, xj)).collect();
+        let mut mean = 0.0;
+        for (c, a) in cross.iter().zip(&alpha) {
+            mean += c * a;
+        }
+        let mean = gp.prior_mean() + mean;
+        let mut v = cross.clone();
+        for i in 0..n {
+            let mut s = 0.0;
+            for m in 0..i {
+                s += l[idx(i, m)] * v[m];
+            }
+            v[i] = (v[i] - s) / l[idx(i, i)];
+        }
+        let mut q = 0.0;
+        for vi in &v {
+            q += vi * vi;
+        }
+        let variance = (k.outputscale() - q).max(0.0);
+        let one = gp.predict(p).unwrap();
+        let many = from_many.as_ref().unwrap();
+        let g = gp.predict_with_gradient(p).unwrap();
+        // Eight points side by side, this one among them: every field has the single bits.
+        let eight: [[f64; 3]; 8] = core::array::from_fn(|t| if t == 5 { *p } else { points[t] });
+        assert_eq!(gp.predict_with_gradient_many(&eight)[5], Ok(g));
+        let bits = |q: &PredictionGradient<f64, 3>| {
+            let mut b = vec![q.mean.to_bits(), q.variance.to_bits(), q.std.to_bits()];
+            b.extend(q.d_mean.iter().chain(&q.d_std).map(|v| v.to_bits()));
+            b
+        };
+        assert_eq!(
+            bits(&gp.predict_with_gradient_many(&eight)[5].unwrap()),
+            bits(&g)
+        );
+        for (got, what) in [
+            (one.mean, "predict"),
+            (many.mean, "predict_many"),
+            (g.mean, "gradient"),
+        ] {
+            assert_eq!(got.to_bits(), mean.to_bits(), "{what} mean");
+        }
+        for (got, what) in [
+            (one.variance, "predict"),
+            (many.variance, "predict_many"),
+            (g.variance, "gradient"),
+        ] {
+            assert_eq!(got.to_bits(), variance.to_bits(), "{what} variance");
+        }
+        // The mean's gradient: Σⱼ αⱼ ∇k(x, xⱼ) in order of j.
+        let mut d_mean = [0.0; 3];
+        for (xj, a) in xs.iter().zip(&alpha) {
+            let mut gj = [0.0; 3];
+            k.eval_with_grad(p, xj, &mut gj);
+            for i in 0..3 {
+                d_mean[i] += a * gj[i];
+            }
+        }
+        assert_eq!(g.d_mean.map(f64::to_bits), d_mean.map(f64::to_bits));
+    }
 }
 
 #[test]
