@@ -448,7 +448,31 @@ pub fn invert_lower_in_place_with<R: Real>(l: &mut [R], n: usize, scratch: &mut 
         let li = &mut rest[..=i];
         let sums = &mut scratch[..i];
         sums.fill(R::ZERO);
-        for k in 0..i {
+        // Four rows k at a time, each sum kept in a register across them (one load and one
+        // store of it per four terms instead of per term); every sum still adds its terms in
+        // increasing k, the block's own triangle last.
+        let mut k = 0;
+        while k + 4 <= i {
+            let a = [li[k], li[k + 1], li[k + 2], li[k + 3]];
+            let r = [
+                row(done, k),
+                row(done, k + 1),
+                row(done, k + 2),
+                row(done, k + 3),
+            ];
+            for (j, s) in sums[..=k].iter_mut().enumerate() {
+                *s = *s + a[0] * r[0][j] + a[1] * r[1][j] + a[2] * r[2][j] + a[3] * r[3][j];
+            }
+            for t in 1..4 {
+                for (j, s) in sums.iter_mut().enumerate().take(k + t + 1).skip(k + t) {
+                    for u in t..4 {
+                        *s += a[u] * r[u][j];
+                    }
+                }
+            }
+            k += 4;
+        }
+        for k in k..i {
             let a = li[k];
             for (s, m) in sums[..=k].iter_mut().zip(row(done, k)) {
                 *s += a * *m;

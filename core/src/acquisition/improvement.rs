@@ -57,17 +57,27 @@ fn moments_with_gradient<R: Real, const D: usize>(
 /// AVX-512 register of `f64` lanes in the interleaved solves.
 const EVALUATE_GROUP: usize = 8;
 
-/// [`Acquisition::evaluate_many`] over [`Gp::predict_with_gradient_many`]: the points that
-/// want a gradient are predicted [`EVALUATE_GROUP`] at a time (a short group padded with its
-/// first point) and handed to `answer(x, need, moments)`; the others go to `one(x, need)`.
+/// The moments [`moments`] gives with a gradient: mean, standard deviation, their gradients.
+type Moments<R, const D: usize> = (R, R, [R; D], [R; D]);
+
+/// [`Acquisition::evaluate_many`] over [`Gp::predict_with_gradient_many`]: the points are
+/// predicted [`EVALUATE_GROUP`] at a time (a short group padded with its first point) and
+/// each group handed to `group(acquisition, points, needs, moments, out)`, `moments` `None`
+/// where the posterior fails.
+#[allow(clippy::type_complexity)]
 fn evaluate_from_posterior<R, const N: usize, const D: usize, S, A>(
     gp: &Gp<R, N, D, S>,
     xs: &[[R; D]],
     needs: &[Need<R>],
     out: &mut [Option<(R, [R; D])>],
     acquisition: &mut A,
-    one: impl Fn(&mut A, &[R; D], Need<R>) -> Option<(R, [R; D])>,
-    answer: impl Fn(&mut A, &[R; D], (R, R, [R; D], [R; D])) -> Option<(R, [R; D])>,
+    group: impl Fn(
+        &mut A,
+        &[[R; D]],
+        &[Need<R>],
+        [Option<Moments<R, D>>; EVALUATE_GROUP],
+        &mut [Option<(R, [R; D])>],
+    ),
 ) where
     R: Real,
     S: AsRef<[R]> + AsMut<[R]>,
@@ -78,18 +88,12 @@ fn evaluate_from_posterior<R, const N: usize, const D: usize, S, A>(
         .zip(needs[..m].chunks(EVALUATE_GROUP))
         .zip(out[..m].chunks_mut(EVALUATE_GROUP))
     {
-        let group: [[R; D]; EVALUATE_GROUP] =
+        let points: [[R; D]; EVALUATE_GROUP] =
             core::array::from_fn(|t| xg.get(t).copied().unwrap_or(xg[0]));
-        let predictions = gp.predict_with_gradient_many(&group);
-        for (((x, need), o), p) in xg.iter().zip(ng).zip(og).zip(predictions) {
-            *o = if need.wants_gradient() {
-                p.ok()
-                    .and_then(moments_with_gradient)
-                    .and_then(|m| answer(acquisition, x, m))
-            } else {
-                one(acquisition, x, *need)
-            };
-        }
+        let moments = gp
+            .predict_with_gradient_many(&points)
+            .map(|p| p.ok().and_then(moments_with_gradient));
+        group(acquisition, xg, ng, moments, og);
     }
 }
 
@@ -154,15 +158,15 @@ where
 
     fn evaluate_many(&mut self, xs: &[[R; D]], needs: &[Need<R>], out: &mut [Option<(R, [R; D])>]) {
         let gp = self.gp;
-        evaluate_from_posterior(
-            gp,
-            xs,
-            needs,
-            out,
-            self,
-            |a, x, need| a.evaluate(x, need),
-            |a, x, m| a.from_moments(x, m, true),
-        );
+        evaluate_from_posterior(gp, xs, needs, out, self, |a, xg, ng, moments, og| {
+            for (((x, need), m), o) in xg.iter().zip(ng).zip(moments).zip(og) {
+                *o = if need.wants_gradient() {
+                    m.and_then(|m| a.from_moments(x, m, true))
+                } else {
+                    a.evaluate(x, *need)
+                };
+            }
+        });
     }
 
     fn values(&mut self, xs: &[[R; D]], out: &mut [R]) {
@@ -254,15 +258,39 @@ where
 
     fn evaluate_many(&mut self, xs: &[[R; D]], needs: &[Need<R>], out: &mut [Option<(R, [R; D])>]) {
         let gp = self.gp;
-        evaluate_from_posterior(
-            gp,
-            xs,
-            needs,
-            out,
-            self,
-            |a, x, need| a.evaluate(x, need),
-            |a, x, m| a.from_moments(x, m, true),
-        );
+        evaluate_from_posterior(gp, xs, needs, out, self, |a, xg, ng, moments, og| {
+            // The group's index roots are found together, as in `values`.
+            let mut mean = [R::ZERO; EVALUATE_GROUP];
+            let mut std = [R::ONE; EVALUATE_GROUP];
+            // An infinite price is refused by the index: lanes without a posterior or a cost.
+            let mut log_price = [R::INFINITY; EVALUATE_GROUP];
+            let mut gradients = [([R::ZERO; D], [R::ZERO; D], [R::ZERO; D]); EVALUATE_GROUP];
+            for (t, ((x, need), m)) in xg.iter().zip(ng).zip(moments).enumerate() {
+                let Some((mt, st, d_mean, d_std)) = m.filter(|_| need.wants_gradient()) else {
+                    continue;
+                };
+                if let Some((log_c, d_log_c)) = a.cost.log_cost(x, true) {
+                    (mean[t], std[t]) = (mt, st);
+                    log_price[t] = a.log_lambda + log_c;
+                    gradients[t] = (d_mean, d_std, d_log_c);
+                }
+            }
+            let roots = gittins_index_from_log_price_many(mean, std, log_price);
+            for (t, ((x, need), o)) in xg.iter().zip(ng).zip(og).enumerate() {
+                if !need.wants_gradient() {
+                    *o = a.evaluate(x, *need);
+                    continue;
+                }
+                let (d_mean, d_std, d_log_c) = &gradients[t];
+                *o = match roots[t] {
+                    Ok((index, u)) if log_price[t] != R::INFINITY && index.is_finite() => Some((
+                        index,
+                        gittins_index_gradient(d_mean, std[t], d_std, u, d_log_c),
+                    )),
+                    _ => None,
+                };
+            }
+        });
     }
 
     /// The posteriors of a group of points together ([`Gp::predict_many`]), then their

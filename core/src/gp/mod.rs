@@ -1022,7 +1022,23 @@ fn lml_gradient<R: Real, const D: usize>(
     for i in 0..n {
         let kinv_row = &mut scratch[..=i];
         kinv_row.fill(R::ZERO);
-        for k in i..n {
+        // Four rows k at a time, each sum kept in a register across them (one load and one
+        // store per four terms); every sum still adds its terms in increasing k.
+        let mut k = i;
+        while k + 4 <= n {
+            let r = [
+                linalg::row(linv, k),
+                linalg::row(linv, k + 1),
+                linalg::row(linv, k + 2),
+                linalg::row(linv, k + 3),
+            ];
+            let a = [r[0][i], r[1][i], r[2][i], r[3][i]];
+            for (j, s) in kinv_row.iter_mut().enumerate() {
+                *s = *s + a[0] * r[0][j] + a[1] * r[1][j] + a[2] * r[2][j] + a[3] * r[3][j];
+            }
+            k += 4;
+        }
+        for k in k..n {
             let row_k = linalg::row(linv, k);
             let a = row_k[i];
             for (s, m) in kinv_row.iter_mut().zip(row_k) {
