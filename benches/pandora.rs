@@ -69,7 +69,7 @@ fn iteration<const D: usize>(c: &mut Criterion) {
     for n in [50, 100, 200] {
         for rule in ["pbgi", "pbgi-d", "log-ei"] {
             let ctl = controller::<D>(rule, n);
-            let mut workspace = vec![0.0; ctl.workspace_len()];
+            let mut workspace = vec![0.0; ctl.fast_workspace_len()];
             group.bench_with_input(BenchmarkId::new(rule, n), &n, |b, _| {
                 b.iter_batched_ref(
                     || ctl.clone(),

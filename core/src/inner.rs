@@ -201,8 +201,8 @@ impl RestartConfig {
 /// interleaved solves; one at a time on 32-bit Arm (no vector lanes, a small stack).
 const RESTART_GROUP: usize = if cfg!(target_arch = "arm") { 1 } else { 8 };
 
-/// Raw samples handed to [`Acquisition::values`] at once by [`maximize_with_restarts`]: two
-/// of [`Gp::predict_many`](crate::gp::Gp::predict_many)'s groups.
+/// Raw samples handed to [`Acquisition::values`] at once by [`maximize_with_restarts`]: one
+/// of [`Gp::predict_many`](crate::gp::Gp::predict_many)'s groups on a desktop, two on Arm.
 const RAW_GROUP: usize = 8;
 
 /// Maximises the acquisition `f` over the coordinates of `set` in `[0, 1]` as BoTorch's

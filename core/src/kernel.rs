@@ -402,20 +402,32 @@ impl<R: Real, const D: usize> Kernel<R, D> {
         bs: &[[R; D]; B],
         grads: &mut [[R; D]; B],
     ) -> [R; B] {
-        if self.amplitude.is_some() {
+        let Some((v, dv)) = self.profile_lanes(a, bs) else {
             return core::array::from_fn(|t| {
                 self.eval_with_lengthscale_grad(a, &bs[t], &mut grads[t])
             });
+        };
+        core::array::from_fn(|t| {
+            self.lengthscale_grad_from_profile(a, &bs[t], v[t], dv[t], &mut grads[t])
+        })
+    }
+
+    /// The shape's profile `(φ(r²), dφ/d(r²))` at `r²(a, b)` for each `b` of `bs`, the lanes
+    /// computed together: what [`eval`](Self::eval) (`outputscale·φ`) and
+    /// [`lengthscale_grad_from_profile`](Self::lengthscale_grad_from_profile) are made of, so
+    /// that a caller can keep it and finish either later with the same bits. `None` with an
+    /// amplitude.
+    #[inline(always)]
+    pub fn profile_lanes<const B: usize>(
+        &self,
+        a: &[R; D],
+        bs: &[[R; D]; B],
+    ) -> Option<([R; B], [R; B])> {
+        if self.amplitude.is_some() {
+            return None;
         }
         let r2 = core::array::from_fn(|t| self.scaled_sq_dist(a, &bs[t]));
-        let (v, dv) = self.shape.profile_lanes(r2);
-        for ((grad, b), dv) in grads.iter_mut().zip(bs).zip(dv) {
-            let f = -R::TWO * self.outputscale * dv;
-            for i in 0..D {
-                grad[i] = f * (a[i] - b[i]).sq() * self.inv_sq[i];
-            }
-        }
-        v.map(|v| self.outputscale * v)
+        Some(self.shape.profile_lanes(r2))
     }
 
     /// `k(a, b)` and its gradient with respect to the log lengthscales, written to `grad`.
@@ -423,6 +435,21 @@ impl<R: Real, const D: usize> Kernel<R, D> {
     #[inline]
     pub fn eval_with_lengthscale_grad(&self, a: &[R; D], b: &[R; D], grad: &mut [R; D]) -> R {
         let (v, dv) = self.shape.profile(self.scaled_sq_dist(a, b));
+        self.lengthscale_grad_from_profile(a, b, v, dv, grad)
+    }
+
+    /// [`eval_with_lengthscale_grad`](Self::eval_with_lengthscale_grad) from the profile
+    /// `(v, dv)` at `r²(a, b)` (or `r²(b, a)`, the same bits), as
+    /// [`profile_lanes`](Self::profile_lanes) gives it.
+    #[inline(always)]
+    pub fn lengthscale_grad_from_profile(
+        &self,
+        a: &[R; D],
+        b: &[R; D],
+        v: R,
+        dv: R,
+        grad: &mut [R; D],
+    ) -> R {
         // ∂r²/∂ln ℓᵢ = −2 (aᵢ − bᵢ)²/ℓᵢ²
         let f = -R::TWO * self.outputscale * dv;
         for i in 0..D {

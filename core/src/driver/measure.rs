@@ -242,7 +242,7 @@ where
         self.check_point(x, R::ZERO)?;
         self.policy.check_memo(memo)?;
         // That round's decision refitted the model first if the settings say so.
-        self.refit_if_due();
+        self.refit_if_due(&mut []);
         self.ledger.charge(cost);
         self.rounds += 1;
         // The skipped round's decision changed the rule's state as any decision does (a

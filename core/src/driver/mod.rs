@@ -349,6 +349,20 @@ where
         self.policy.workspace_len(&self.problem, N, self.bank.len())
     }
 
+    /// Scalars of workspace with which [`next`](Self::next)'s refits run at full speed too:
+    /// [`workspace_len`](Self::workspace_len), or room for the kernel profile of every pair of
+    /// `N` observations ([`crate::gp::fit_cache_len`], `N(N + 1)` scalars) when the settings
+    /// refit the model and that is more. The decisions are the same with either length.
+    pub fn fast_workspace_len(&self) -> usize {
+        let refit = !matches!(self.settings.refit, Refit::Never);
+        let cache = if refit {
+            crate::gp::fit_cache_len(N)
+        } else {
+            0
+        };
+        self.workspace_len().max(cache)
+    }
+
     /// [`suggest`](Self::suggest) with a caller-provided workspace: with at least
     /// [`workspace_len`](Self::workspace_len) scalars the squared-exponential kernel's random
     /// part is precomputed per set and candidates are screened by an exact bound (same
@@ -383,7 +397,7 @@ where
         if !open {
             return Err(DriverError::BudgetExhausted);
         }
-        self.refit_if_due();
+        self.refit_if_due(workspace);
         let seed = self.settings.seed ^ (self.rounds as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
         let mut round = Round {
             problem: &self.problem,
@@ -406,16 +420,23 @@ where
     /// Refits the model if the settings ask for it at this round (see [`Refit`]); a failed fit
     /// leaves the model as it was.
     /// Returns whether it refitted.
-    fn refit_if_due(&mut self) -> bool {
+    /// `workspace` long enough ([`fast_workspace_len`](Self::fast_workspace_len)) speeds the
+    /// fit up with the same result; the decision's own use of it comes after.
+    #[cfg_attr(not(feature = "refit"), allow(unused_variables))]
+    fn refit_if_due(&mut self, workspace: &mut [R]) -> bool {
         match self.settings.refit {
             #[cfg(feature = "refit")]
-            Refit::BotorchMap { every, noise } => {
-                self.refit_every(every, |y: &[R]| crate::gp::FitConfig::botorch_map(y, noise))
-            }
+            Refit::BotorchMap { every, noise } => self.refit_every(
+                every,
+                |y: &[R]| crate::gp::FitConfig::botorch_map(y, noise),
+                workspace,
+            ),
             #[cfg(feature = "refit")]
-            Refit::Map { every, noise_floor } => self.refit_every(every, |y: &[R]| {
-                crate::gp::FitConfig::map_learned_noise(y, noise_floor)
-            }),
+            Refit::Map { every, noise_floor } => self.refit_every(
+                every,
+                |y: &[R]| crate::gp::FitConfig::map_learned_noise(y, noise_floor),
+                workspace,
+            ),
             Refit::Never => false,
             #[cfg(not(feature = "refit"))]
             Refit::_Never(never, _) => match never {},
@@ -429,13 +450,17 @@ where
         &mut self,
         every: usize,
         config: impl Fn(&[R]) -> crate::gp::FitConfig<R, D>,
+        workspace: &mut [R],
     ) -> bool {
         if every == 0 || !self.rounds.is_multiple_of(every) || self.gp.is_empty() {
             return false;
         }
-        let fitted = self.gp.fit(&config(self.gp.outputs())).is_ok();
+        let fitted = self
+            .gp
+            .fit_with_cache(&config(self.gp.outputs()), workspace)
+            .is_ok();
         if let Some(model) = self.cost_model.model_mut().filter(|m| !m.is_empty()) {
-            let _ = model.fit(&config(model.outputs()));
+            let _ = model.fit_with_cache(&config(model.outputs()), workspace);
         }
         fitted
     }

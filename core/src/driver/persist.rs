@@ -42,7 +42,7 @@ where
         // same with the same data, so later decisions see the same hyperparameters.
         self.check_room()?;
         let saved = (*self.gp.kernel(), self.gp.prior_mean(), self.gp.noise());
-        let refitted = self.refit_if_due();
+        let refitted = self.refit_if_due(&mut []);
         let measurement = self.measurement.map_or(R::ZERO, |m| m.cost());
         if let Err(e) = self.apply(set, control, &u, y, cost, measurement) {
             // Only a numerically singular update gets here; the old hyperparameters come back

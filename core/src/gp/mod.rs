@@ -41,7 +41,7 @@ pub mod candidates;
 mod fit;
 pub mod time_varying;
 
-pub use fit::{CoordinatePrior, FitAscent, FitConfig, FitReport, Prior};
+pub use fit::{fit_cache_len, CoordinatePrior, FitAscent, FitConfig, FitReport, Prior};
 
 use crate::kernel::{Kernel, KernelError};
 use crate::linalg::{
@@ -757,6 +757,7 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
             self.alpha(),
             workspace,
             &mut scratch,
+            None,
         );
         if let Some((_, d_log_noise)) = self.repeat_terms() {
             grad.log_noise += d_log_noise;
@@ -767,7 +768,19 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
     /// Fits the hyperparameters by maximising the log marginal likelihood (plus log prior, if
     /// given) within box bounds; see [`FitConfig`]. On error the model is unchanged.
     pub fn fit(&mut self, config: &FitConfig<R, D>) -> Result<FitReport<R, D>, GpError> {
-        fit::fit(self, config)
+        fit::fit(self, config, &mut [])
+    }
+
+    /// [`fit`](Self::fit) with caller memory for each pair's kernel profile: with at least
+    /// [`fit_cache_len`]`(len())` scalars (and a stationary kernel) each likelihood evaluation
+    /// computes every kernel exponential once instead of twice (once for the factor, once for
+    /// the gradient); a shorter `cache` is not used. The same fit, bit for bit, either way.
+    pub fn fit_with_cache(
+        &mut self,
+        config: &FitConfig<R, D>,
+        cache: &mut [R],
+    ) -> Result<FitReport<R, D>, GpError> {
+        fit::fit(self, config, cache)
     }
 
     // ---- internals -------------------------------------------------------------------------
@@ -784,7 +797,7 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
 
     /// `out[j] = k(x, xⱼ)`.
     fn cross_covariance(&self, x: &[R; D], out: &mut [R]) {
-        covariances(&self.kernel, x, &self.x[..self.len], out);
+        covariances(&self.kernel, x, &self.x[..self.len], out, None);
     }
 
     /// The terms of the log marginal likelihood that merging repeated inputs leaves out, and
@@ -861,7 +874,7 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
         self.y[i] = y;
         self.count[i] = count;
         self.spread[i] = spread;
-        self.extend_factor(i, None)?;
+        self.extend_factor(i, None, None)?;
         self.len = i + 1;
         self.update_alpha();
         Ok(())
@@ -890,10 +903,21 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
     /// Appends row `i` (observation `i`) to a factor of order `i`. With `fixed_jitter` the
     /// stored jitter is reused; otherwise a per-observation jitter is escalated from zero while
     /// the pivot is not safely positive (duplicate or near-duplicate inputs).
-    fn extend_factor(&mut self, i: usize, fixed_jitter: Option<R>) -> Result<(), GpError> {
+    fn extend_factor(
+        &mut self,
+        i: usize,
+        fixed_jitter: Option<R>,
+        profiles: Option<(&mut [R], &mut [R])>,
+    ) -> Result<(), GpError> {
         let xi = self.x[i];
         let diag = self.kernel.diagonal(&xi) + merged_noise(self.noise, self.count[i]);
-        covariances(&self.kernel, &xi, &self.x[..i], &mut self.work[..i]);
+        covariances(
+            &self.kernel,
+            &xi,
+            &self.x[..i],
+            &mut self.work[..i],
+            profiles,
+        );
         self.work[i] = diag;
         self.jitter[i] = append_factor_row(self.factor.as_mut(), &mut self.work, i, fixed_jitter)?;
         Ok(())
@@ -901,12 +925,12 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
 
     /// Rebuilds the factor from scratch with fresh jitter decisions.
     fn refactor(&mut self) -> Result<(), GpError> {
-        self.rebuild_factor(false)
+        self.rebuild_factor(false, None)
     }
 
     /// Rebuilds the factor with the stored jitters.
     fn refactor_keeping_jitter(&mut self) -> Result<(), GpError> {
-        self.rebuild_factor(true)
+        self.rebuild_factor(true, None)
     }
 
     /// Rebuilds the factor row by row, [`FACTOR_BLOCK`] rows at a time: the block's entries in
@@ -916,8 +940,13 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
     /// place on 32-bit Arm), then each row is finished and given its jitter in order. The bits
     /// are those of [`Self::extend_factor`] row by row. On failure the rows from the failing
     /// one on hold scratch (callers rebuild).
-    fn rebuild_factor(&mut self, keep_jitter: bool) -> Result<(), GpError> {
+    fn rebuild_factor(
+        &mut self,
+        keep_jitter: bool,
+        mut profiles: Option<&mut [R]>,
+    ) -> Result<(), GpError> {
         let n = self.len;
+        let half = tri_len(n);
         // The block's first `i0` columns, interleaved for the vector solve (desktop only: on a
         // Cortex-M there are no vector registers to fill and the stack is small).
         #[cfg(not(target_arch = "arm"))]
@@ -935,8 +964,18 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
                     .try_into()
                     .expect("a block of rows");
                 // k(xₖ, xᵢ) has the bits of k(xᵢ, xₖ).
-                for (bk, xk) in block.iter_mut().zip(&self.x) {
-                    *bk = self.kernel.eval_lanes(xk, rows);
+                for (k, (bk, xk)) in block.iter_mut().zip(&self.x).enumerate() {
+                    match (profiles.as_deref_mut(), self.kernel.profile_lanes(xk, rows)) {
+                        (Some(c), Some((v, dv))) => {
+                            // Kernel::eval's bits, and the profile kept for the gradient.
+                            *bk = v.map(|v| self.kernel.outputscale() * v);
+                            for t in 0..FACTOR_BLOCK {
+                                let at = row_start(i0 + t) + k;
+                                (c[at], c[half + at]) = (v[t], dv[t]);
+                            }
+                        }
+                        _ => *bk = self.kernel.eval_lanes(xk, rows),
+                    }
                 }
                 linalg::solve_lower_interleaved(l, i0, block);
                 for (k, bk) in block.iter().enumerate() {
@@ -951,7 +990,18 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
                 let xi = self.x[i];
                 *d = self.kernel.diagonal(&xi) + merged_noise(self.noise, self.count[i]);
                 let r = &mut l[row_start(i)..=row_start(i) + i];
-                covariances(&self.kernel, &xi, &self.x[solved..i], &mut r[solved..i]);
+                let kept = profiles.as_deref_mut().map(|c| {
+                    let (v, dv) = c.split_at_mut(half);
+                    let at = row_start(i) + solved..row_start(i) + i;
+                    (&mut v[at.clone()], &mut dv[at])
+                });
+                covariances(
+                    &self.kernel,
+                    &xi,
+                    &self.x[solved..i],
+                    &mut r[solved..i],
+                    kept,
+                );
                 r[i] = *d;
             }
             #[cfg(target_arch = "arm")]
@@ -978,7 +1028,12 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
             } else {
                 None
             };
-            self.extend_factor(i, fixed)?;
+            let kept = profiles.as_deref_mut().map(|c| {
+                let (v, dv) = c.split_at_mut(half);
+                let at = row_start(i)..row_start(i) + i;
+                (&mut v[at.clone()], &mut dv[at])
+            });
+            self.extend_factor(i, fixed, kept)?;
         }
         self.update_alpha();
         Ok(())
@@ -1006,6 +1061,11 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
 /// entries are accumulated together while the rows `k` are read contiguously. Each entry's
 /// sum starts at zero and adds its terms in increasing `k` either way, so the bits (and the
 /// fits and decisions built on them) are those of the entry-by-entry form.
+///
+/// With `profiles` (the kernel's profile `(φ, dφ/dr²)` of every pair `j < i`, packed as the
+/// factor is, values then slopes: what the factorisation kept, [`Gp::rebuild_factor`]), the
+/// kernel values and their gradients come from them (no exponential, same bits).
+#[allow(clippy::too_many_arguments)]
 fn lml_gradient<R: Real, const D: usize>(
     kernel: &Kernel<R, D>,
     noise: R,
@@ -1014,6 +1074,7 @@ fn lml_gradient<R: Real, const D: usize>(
     alpha: &[R],
     linv: &mut [R],
     scratch: &mut [R],
+    profiles: Option<(&[R], &[R])>,
 ) -> Hyperparameters<R, D> {
     let n = x.len();
     let scratch = &mut scratch[..n];
@@ -1051,7 +1112,19 @@ fn lml_gradient<R: Real, const D: usize>(
             let width = (i + 1 - j0).min(LANES);
             let mut kv = [R::ZERO; LANES];
             let mut gl = [[R::ZERO; D]; LANES];
-            if width == LANES {
+            if let Some((vs, dvs)) = profiles {
+                for t in 0..width {
+                    let j = j0 + t;
+                    kv[t] = if j < i {
+                        let at = linalg::idx(i, j);
+                        kernel.lengthscale_grad_from_profile(
+                            &x[i], &x[j], vs[at], dvs[at], &mut gl[t],
+                        )
+                    } else {
+                        kernel.eval_with_lengthscale_grad(&x[i], &x[j], &mut gl[t])
+                    };
+                }
+            } else if width == LANES {
                 let xs = (&x[j0..j0 + LANES]).try_into().expect("lanes");
                 kv = kernel.eval_with_lengthscale_grad_lanes(&x[i], xs, &mut gl);
             } else {
@@ -1181,14 +1254,43 @@ const LANES: usize = if cfg!(target_arch = "arm") { 1 } else { 8 };
 /// `out[j] = k(x, xs[j])` for every `j` (as many as the shorter of `xs` and `out` holds),
 /// [`LANES`] at a time, with the bits of one at a time.
 #[inline]
+///
+/// With `profiles` (a stationary kernel's), each value's profile `(φ, dφ/dr²)` is also written
+/// there ([`Kernel::profile_lanes`]), for a likelihood gradient to finish without a second
+/// exponential ([`lml_gradient`]).
 fn covariances<R: Real, const D: usize>(
     kernel: &Kernel<R, D>,
     x: &[R; D],
     xs: &[[R; D]],
     out: &mut [R],
+    profiles: Option<(&mut [R], &mut [R])>,
 ) {
     let m = xs.len().min(out.len());
     let lanes = m - m % LANES;
+    if let (Some((vs, dvs)), true) = (profiles, kernel.is_stationary()) {
+        let s = kernel.outputscale();
+        for (((oc, xc), vc), dc) in out[..m]
+            .chunks_mut(LANES)
+            .zip(xs[..m].chunks(LANES))
+            .zip(vs.chunks_mut(LANES))
+            .zip(dvs.chunks_mut(LANES))
+        {
+            if let Ok(xc) = <&[[R; D]; LANES]>::try_from(xc) {
+                let (v, dv) = kernel.profile_lanes(x, xc).expect("stationary");
+                vc.copy_from_slice(&v);
+                dc.copy_from_slice(&dv);
+            } else {
+                for ((vt, dt), xj) in vc.iter_mut().zip(dc.iter_mut()).zip(xc) {
+                    (*vt, *dt) = kernel.shape().profile(kernel.scaled_sq_dist(x, xj));
+                }
+            }
+            // Kernel::eval's bits: outputscale · φ.
+            for (o, v) in oc.iter_mut().zip(vc.iter()) {
+                *o = s * *v;
+            }
+        }
+        return;
+    }
     for (oc, xc) in out[..lanes]
         .chunks_exact_mut(LANES)
         .zip(xs[..lanes].chunks_exact(LANES))
@@ -1200,9 +1302,11 @@ fn covariances<R: Real, const D: usize>(
     }
 }
 
-/// Points predicted side by side by [`Gp::predict_many`] (four cross-covariance vectors of
-/// capacity `N` on the stack: 1 KiB for a 64-point f32 model on a microcontroller).
-pub const PREDICT_BLOCK: usize = 4;
+/// Points predicted side by side by [`Gp::predict_many`]: eight on a desktop (one AVX-512
+/// register of `f64` lanes in the interleaved solve; `8·N` scalars of stack, 16 KiB for 256
+/// `f64` points); four on 32-bit Arm (four cross-covariance vectors of capacity `N` on the
+/// stack: 1 KiB for a 64-point f32 model on a microcontroller).
+pub const PREDICT_BLOCK: usize = if cfg!(target_arch = "arm") { 4 } else { 8 };
 
 /// A stored slot: input, mean outcome, count, spread, jitter.
 type Slot<R, const D: usize> = ([R; D], R, u32, R, R);

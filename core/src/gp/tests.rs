@@ -303,7 +303,8 @@ fn batched_predictions_have_the_bits_of_single_ones() {
             let x = rng.point();
             gp.push(&x, objective(&x)).unwrap();
         }
-        // 11 points: two groups of four and a remainder of three; one group holds a NaN.
+        // 11 points: groups of PREDICT_BLOCK (eight on a desktop, four on Arm) and a remainder;
+        // one group holds a NaN.
         let mut xs: Vec<[f64; 3]> = (0..11).map(|_| rng.point()).collect();
         xs[5][1] = f64::NAN;
         let mut out = vec![Err(GpError::NoData); 11];
@@ -1663,4 +1664,40 @@ fn hyperparameters_keep_the_amplitude_and_a_bad_one_is_an_error() {
     assert!(bad.push(&[0.2], 1.0).is_err());
     assert_eq!(bad.len(), 1);
     assert!((bad.predict(&[0.9]).unwrap().mean - 1.0).abs() < 1e-2);
+}
+
+#[test]
+fn a_fit_with_the_profile_cache_has_the_bits_of_one_without() {
+    // 21 observations (two factor blocks and a remainder), every shape, both fit configs; a
+    // cache one scalar short is not used. The reference is the uncached fit, whose likelihood
+    // and gradient are checked against closed forms and finite differences above.
+    for shape in [Shape::SquaredExponential, Shape::Matern52, Shape::Matern32] {
+        let mut rng = Lcg(31);
+        let mut gp = new_gp(shape, 1e-4, WhenFull::Reject);
+        for _ in 0..21 {
+            let x = rng.point();
+            gp.push(&x, objective(&x)).unwrap();
+        }
+        for cfg in [
+            FitConfig::botorch_map(gp.outputs(), 1e-4),
+            FitConfig::map_learned_noise(gp.outputs(), 1e-6),
+        ] {
+            let mut plain = gp.clone();
+            let want = plain.fit(&cfg).unwrap();
+            for len in [fit_cache_len(21), fit_cache_len(21) - 1, fit_cache_len(24)] {
+                let mut cached = gp.clone();
+                let mut cache = vec![f64::NAN; len];
+                let got = cached.fit_with_cache(&cfg, &mut cache).unwrap();
+                assert_eq!(
+                    got.objective.to_bits(),
+                    want.objective.to_bits(),
+                    "{shape:?}"
+                );
+                assert_eq!(got.evaluations, want.evaluations);
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(cached.factor()), bits(plain.factor()), "{shape:?}");
+                assert_eq!(cached.hyperparameters(), plain.hyperparameters());
+            }
+        }
+    }
 }

@@ -422,7 +422,7 @@ fn run_dim<const D: usize>(
         .map_err(|e| format!("initial design: {e:?}"))?;
     }
     let initial_best = best;
-    let mut workspace = vec![0.0; on_either!(&ctl, c_ => c_.workspace_len())];
+    let mut workspace = vec![0.0; on_either!(&ctl, c_ => c_.fast_workspace_len())];
     let mut rounds = Vec::new();
     loop {
         // A model that is full cannot take the next observation: the run ends here, below
