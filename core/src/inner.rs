@@ -217,8 +217,10 @@ const RAW_GROUP: usize = 8;
 /// result does not depend on the order but for exact ties). Unlike BoTorch, each restart is
 /// its own ascent rather than one of five summed into one problem, so each stops at its own
 /// convergence; on a desktop eight ascents ([`QuasiNewton`]) are stepped side by
-/// side and their points evaluated together ([`Acquisition::evaluate_many`]), which shares
-/// the model's triangular solves among them and leaves each ascent's path unchanged.
+/// side, each ending ascent's place taken by the next start, and their points evaluated
+/// together ([`Acquisition::evaluate_many`]), which shares the model's triangular solves
+/// among them and leaves each ascent's path unchanged; the outcomes are reduced to the one
+/// that climbing the starts one after another would keep.
 pub fn maximize_with_restarts<R, const D: usize, A>(
     set: ControlSet,
     f: &mut A,
@@ -259,63 +261,106 @@ where
     let upper: [R; D] = core::array::from_fn(|l| if set.contains(l) { R::ONE } else { fixed });
     let mut candidates = Candidates::<D>::new(seed);
     let mut marks = values.iter();
-    let mut overall: Option<(R, [R; D])> = None;
+    // Ascents in flight, each with its rank among the starts; a slot whose ascent ends takes
+    // the next start, so the evaluations stay RESTART_GROUP wide until the starts run out.
+    let mut slots: [Option<(QuasiNewton<R, [R; D]>, usize)>; RESTART_GROUP] = [None; RESTART_GROUP];
+    let mut started = 0;
+    let mut outcomes = Outcomes::default();
     let mut evaluations = raw;
     loop {
-        // The next RESTART_GROUP starts, in the sequence's order.
-        let mut group: [Option<QuasiNewton<R, [R; D]>>; RESTART_GROUP] = [None; RESTART_GROUP];
-        let mut started = 0;
-        while started < RESTART_GROUP {
-            let Some(v) = marks.next() else { break };
-            let x0 = candidate(candidates.next_point());
-            if *v == R::INFINITY {
-                group[started] = Some(QuasiNewton::new(x0, &lower, &upper, &config.ascent));
-                started += 1;
+        for slot in slots.iter_mut().filter(|s| s.is_none()) {
+            let next = loop {
+                let Some(v) = marks.next() else { break None };
+                let x0 = candidate(candidates.next_point());
+                if *v == R::INFINITY {
+                    break Some(x0);
+                }
+            };
+            let Some(x0) = next else { break };
+            *slot = Some((
+                QuasiNewton::new(x0, &lower, &upper, &config.ascent),
+                started,
+            ));
+            started += 1;
+        }
+        // The pending points of every ascent, evaluated together.
+        let mut xs = [[R::ZERO; D]; RESTART_GROUP];
+        let mut needs = [Need::Gradient; RESTART_GROUP];
+        let mut who = [0; RESTART_GROUP];
+        let mut waiting = 0;
+        for (k, slot) in slots.iter().enumerate() {
+            if let Some((x, need)) = slot.as_ref().and_then(|(a, _)| a.next_point()) {
+                (xs[waiting], needs[waiting], who[waiting]) = (x, need, k);
+                waiting += 1;
             }
         }
-        if started == 0 {
+        if waiting == 0 {
             break;
         }
-        // Step the group's ascents side by side, their points evaluated together.
-        loop {
-            let mut xs = [[R::ZERO; D]; RESTART_GROUP];
-            let mut needs = [Need::Gradient; RESTART_GROUP];
-            let mut who = [0; RESTART_GROUP];
-            let mut waiting = 0;
-            for (k, ascent) in group[..started].iter().enumerate() {
-                if let Some((x, need)) = ascent.as_ref().and_then(QuasiNewton::next_point) {
-                    (xs[waiting], needs[waiting], who[waiting]) = (x, need, k);
-                    waiting += 1;
-                }
-            }
-            if waiting == 0 {
-                break;
-            }
-            let mut answers = [None; RESTART_GROUP];
-            f.evaluate_many(&xs[..waiting], &needs[..waiting], &mut answers[..waiting]);
-            for (k, answer) in who[..waiting].iter().zip(answers) {
-                if let Some(ascent) = group[*k].as_mut() {
-                    ascent.tell(answer);
-                }
+        let mut answers = [None; RESTART_GROUP];
+        f.evaluate_many(&xs[..waiting], &needs[..waiting], &mut answers[..waiting]);
+        for (k, answer) in who[..waiting].iter().zip(answers) {
+            if let Some((ascent, _)) = slots[*k].as_mut() {
+                ascent.tell(answer);
             }
         }
-        // Their outcomes in the sequence's order, as one ascent after another would give.
-        for a in group[..started]
-            .iter()
-            .flatten()
-            .filter_map(QuasiNewton::result)
-        {
-            evaluations += a.evaluations;
-            if overall.is_none_or(|(b, _)| a.value > b) {
-                overall = Some((a.value, a.point));
+        for slot in slots.iter_mut() {
+            if let Some((ascent, rank)) = slot.filter(|(a, _)| a.next_point().is_none()) {
+                if let Some(a) = ascent.result() {
+                    evaluations += a.evaluations;
+                    outcomes.add(rank, a.value, a.point);
+                }
+                *slot = None;
             }
         }
     }
+    let overall = outcomes.best();
     overall.map(|(value, x)| InnerResult {
         x,
         value,
         evaluations,
     })
+}
+
+/// The ascents' outcomes, told in any order, reduced to the one that taking them in order of
+/// rank and keeping each that beats the one kept (`>`, so the first of equal values stays)
+/// would keep: the first outcome if its value is NaN (nothing beats NaN), else the lowest-ranked
+/// of the largest non-NaN values (a NaN never beats anything).
+#[derive(Debug, Clone, Copy)]
+struct Outcomes<R, const D: usize> {
+    first: Option<(usize, R, [R; D])>,
+    best: Option<(usize, R, [R; D])>,
+}
+
+impl<R, const D: usize> Default for Outcomes<R, D> {
+    fn default() -> Self {
+        Outcomes {
+            first: None,
+            best: None,
+        }
+    }
+}
+
+impl<R: Real, const D: usize> Outcomes<R, D> {
+    /// The outcome of the ascent of rank `rank`.
+    fn add(&mut self, rank: usize, value: R, point: [R; D]) {
+        if self.first.is_none_or(|(r, ..)| rank < r) {
+            self.first = Some((rank, value, point));
+        }
+        let beats = |(r, b, _): (usize, R, [R; D])| value > b || (value == b && rank < r);
+        if !value.is_nan() && self.best.is_none_or(beats) {
+            self.best = Some((rank, value, point));
+        }
+    }
+
+    /// The value and point kept.
+    fn best(&self) -> Option<(R, [R; D])> {
+        let kept = match self.first {
+            Some((_, v, _)) if v.is_nan() => self.first,
+            _ => self.best,
+        };
+        kept.map(|(_, v, x)| (v, x))
+    }
 }
 
 /// Marks with +∞ the entries of `values` (raw values, −∞ where the acquisition failed) that
@@ -433,6 +478,40 @@ mod tests {
     extern crate std;
     use std::vec;
     use std::vec::Vec;
+
+    #[test]
+    fn outcomes_in_any_order_keep_what_the_sequential_fold_keeps() {
+        // Values with ties, signed zeros and NaNs (first and later), told in many orders,
+        // against the fold one ascent after another does: keep each that beats the kept one.
+        let pool = [1.0, 3.0, -0.0, 0.0, 3.0, f64::NAN, -2.0, 3.0];
+        let mut seed = 7u64;
+        for case in 0..2000 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let m = 1 + (seed >> 60) as usize % 7;
+            let values: Vec<f64> = (0..m)
+                .map(|k| pool[((seed >> (8 * k % 48)) as usize + case) % pool.len()])
+                .collect();
+            let mut want: Option<(f64, [f64; 1])> = None;
+            for (rank, v) in values.iter().enumerate() {
+                if want.is_none_or(|(b, _)| *v > b) {
+                    want = Some((*v, [rank as f64]));
+                }
+            }
+            let mut order: Vec<usize> = (0..m).collect();
+            for k in (1..m).rev() {
+                order.swap(k, (seed >> (3 * k)) as usize % (k + 1));
+            }
+            let mut outcomes = Outcomes::default();
+            for &rank in &order {
+                outcomes.add(rank, values[rank], [rank as f64]);
+            }
+            let got = outcomes.best();
+            let bits = |o: Option<(f64, [f64; 1])>| o.map(|(v, x)| (v.to_bits(), x[0].to_bits()));
+            assert_eq!(bits(got), bits(want), "values {values:?}, order {order:?}");
+        }
+    }
 
     /// Dense grid maximum of `f` over the first two coordinates.
     fn grid_max(f: impl Fn(f64, f64) -> f64) -> f64 {
