@@ -263,7 +263,7 @@ where
     let mut marks = values.iter();
     // Ascents in flight, each with its rank among the starts; a slot whose ascent ends takes
     // the next start, so the evaluations stay RESTART_GROUP wide until the starts run out.
-    let mut slots: [Option<(QuasiNewton<R, [R; D]>, usize)>; RESTART_GROUP] = [None; RESTART_GROUP];
+    let mut slots: [Slot<R, D>; RESTART_GROUP] = [None; RESTART_GROUP];
     let mut started = 0;
     let mut outcomes = Outcomes::default();
     let mut evaluations = raw;
@@ -321,6 +321,9 @@ where
         evaluations,
     })
 }
+
+/// A place for an ascent in flight and its rank among the starts.
+type Slot<R, const D: usize> = Option<(QuasiNewton<R, [R; D]>, usize)>;
 
 /// The ascents' outcomes, told in any order, reduced to the one that taking them in order of
 /// rank and keeping each that beats the one kept (`>`, so the first of equal values stays)
