@@ -326,27 +326,33 @@ impl<R: Real, const D: usize> Kernel<R, D> {
     #[inline]
     pub fn eval_with_grad(&self, a: &[R; D], b: &[R; D], grad: &mut [R; D]) -> R {
         let (v, dv) = self.shape.profile(self.scaled_sq_dist(a, b));
-        // ∂r²/∂aᵢ = 2 (aᵢ − bᵢ)/ℓᵢ²
-        let f = self.outputscale * dv * R::TWO;
-        for i in 0..D {
-            grad[i] = f * (a[i] - b[i]) * self.inv_sq[i];
-        }
-        let k = self.outputscale * v;
+        let k = self.input_grad_from_profile(a, b, v, dv, grad);
         match self.amplitude {
             None => k,
             Some(amp) => amp.modulate_with_grad(a, b, k, grad),
         }
     }
 
+    /// The stationary part of [`eval_with_grad`](Self::eval_with_grad) from the profile
+    /// `(v, dv)` at `r²(a, b)`: `outputscale·v`, and its gradient in `a` written to `grad`.
+    #[inline(always)]
+    fn input_grad_from_profile(&self, a: &[R; D], b: &[R; D], v: R, dv: R, grad: &mut [R; D]) -> R {
+        // ∂r²/∂aᵢ = 2 (aᵢ − bᵢ)/ℓᵢ²
+        let f = self.outputscale * dv * R::TWO;
+        for i in 0..D {
+            grad[i] = f * (a[i] - b[i]) * self.inv_sq[i];
+        }
+        self.outputscale * v
+    }
+
     /// [`eval`](Self::eval)`(a, b)` for each `b` of `bs`, with its bits, the lanes computed
     /// together ([`Shape::profile_lanes`]). `k(b, a)` has the same bits as `k(a, b)`.
     #[inline(always)]
     pub fn eval_lanes<const B: usize>(&self, a: &[R; D], bs: &[[R; D]; B]) -> [R; B] {
-        if self.amplitude.is_some() {
-            return core::array::from_fn(|t| self.eval(a, &bs[t]));
+        match self.profile_lanes(a, bs) {
+            Some((v, _)) => v.map(|v| self.outputscale * v),
+            None => core::array::from_fn(|t| self.eval(a, &bs[t])),
         }
-        let r2 = core::array::from_fn(|t| self.scaled_sq_dist(a, &bs[t]));
-        self.shape.profile_lanes(r2).0.map(|v| self.outputscale * v)
     }
 
     /// [`eval_with_grad`](Self::eval_with_grad)`(a, b, grad)` for each `b` of `bs` and matching
@@ -358,18 +364,12 @@ impl<R: Real, const D: usize> Kernel<R, D> {
         bs: &[[R; D]; B],
         grads: &mut [[R; D]; B],
     ) -> [R; B] {
-        if self.amplitude.is_some() {
+        let Some((v, dv)) = self.profile_lanes(a, bs) else {
             return core::array::from_fn(|t| self.eval_with_grad(a, &bs[t], &mut grads[t]));
-        }
-        let r2 = core::array::from_fn(|t| self.scaled_sq_dist(a, &bs[t]));
-        let (v, dv) = self.shape.profile_lanes(r2);
-        for ((grad, b), dv) in grads.iter_mut().zip(bs).zip(dv) {
-            let f = self.outputscale * dv * R::TWO;
-            for i in 0..D {
-                grad[i] = f * (a[i] - b[i]) * self.inv_sq[i];
-            }
-        }
-        v.map(|v| self.outputscale * v)
+        };
+        core::array::from_fn(|t| {
+            self.input_grad_from_profile(a, &bs[t], v[t], dv[t], &mut grads[t])
+        })
     }
 
     /// For each `a` of `as_`: `k(a, b)` and the factor `f` of its input gradient,

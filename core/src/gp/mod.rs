@@ -116,6 +116,26 @@ pub struct PredictionGradient<R, const D: usize> {
     pub d_std: [R; D],
 }
 
+impl<R: Real, const D: usize> PredictionGradient<R, D> {
+    /// From the mean, the clamped variance and their gradients: `std = √variance` and
+    /// `∇std = ∇variance/(2·std)`, zero where the variance is zero.
+    fn from_variance(mean: R, variance: R, d_mean: [R; D], d_var: [R; D]) -> Self {
+        let std = variance.sqrt();
+        let d_std = if std > R::ZERO {
+            core::array::from_fn(|i| d_var[i] / (R::TWO * std))
+        } else {
+            [R::ZERO; D]
+        };
+        PredictionGradient {
+            mean,
+            variance,
+            std,
+            d_mean,
+            d_std,
+        }
+    }
+}
+
 /// The hyperparameters in the coordinates the fitter works in: logs of the positive ones, the
 /// constant mean as is. Also used for gradients with respect to those coordinates.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -631,19 +651,9 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
                 d_var[i] -= R::TWO * *wj * g[i];
             }
         }
-        let std = variance.sqrt();
-        let d_std = if std > R::ZERO {
-            core::array::from_fn(|i| d_var[i] / (R::TWO * std))
-        } else {
-            [R::ZERO; D]
-        };
-        Ok(PredictionGradient {
-            mean,
-            variance,
-            std,
-            d_mean,
-            d_std,
-        })
+        Ok(PredictionGradient::from_variance(
+            mean, variance, d_mean, d_var,
+        ))
     }
 
     /// [`predict_with_gradient`](Self::predict_with_gradient) at each of `B` points, with its
@@ -700,19 +710,12 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
                     d_var[i] -= R::TWO * wj[t] * g;
                 }
             }
-            let std = variance.sqrt();
-            let d_std = if std > R::ZERO {
-                core::array::from_fn(|i| d_var[i] / (R::TWO * std))
-            } else {
-                [R::ZERO; D]
-            };
-            Ok(PredictionGradient {
-                mean: self.mean + means[t],
+            Ok(PredictionGradient::from_variance(
+                self.mean + means[t],
                 variance,
-                std,
                 d_mean,
-                d_std,
-            })
+                d_var,
+            ))
         })
     }
 

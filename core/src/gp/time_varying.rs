@@ -374,19 +374,9 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>
                 d_var[i] -= R::TWO * *vj * w * g[i];
             }
         }
-        let std = variance.sqrt();
-        let d_std = if std > R::ZERO {
-            core::array::from_fn(|i| d_var[i] / (R::TWO * std))
-        } else {
-            [R::ZERO; D]
-        };
-        Ok(PredictionGradient {
-            mean,
-            variance,
-            std,
-            d_mean,
-            d_std,
-        })
+        Ok(PredictionGradient::from_variance(
+            mean, variance, d_mean, d_var,
+        ))
     }
 
     fn weight_to_now(&self, j: usize) -> R {
