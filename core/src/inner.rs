@@ -305,12 +305,15 @@ where
             }
         }
         for slot in slots.iter_mut() {
-            if let Some((ascent, rank)) = slot.filter(|(a, _)| a.next_point().is_none()) {
-                if let Some(a) = ascent.result() {
-                    evaluations += a.evaluations;
-                    outcomes.add(rank, a.value, a.point);
+            // Ended ascents leave their slots (checked in place: an ascent's state is a few
+            // KiB at d = 16, not worth copying every round).
+            if slot.as_ref().is_some_and(|(a, _)| a.next_point().is_none()) {
+                if let Some((ascent, rank)) = slot.take() {
+                    if let Some(a) = ascent.result() {
+                        evaluations += a.evaluations;
+                        outcomes.add(rank, a.value, a.point);
+                    }
                 }
-                *slot = None;
             }
         }
     }
