@@ -214,8 +214,9 @@ fn study_parser() -> impl TypedValueParser<Value = StudyChoice> {
             .chain(std::iter::once(PossibleValue::new("pandora").help(
                 "Paper 002: the Pandora's Box Gittins index (figures 2, 3, 4, 5, 6, 9 and 11; \
                  --objectives selects figures, e.g. fig5, a figure's cells by prefix, e.g. \
-                 fig4/gp-matern52-d32-uniform, or fig6-pest-control, fig6-lunar-lander, \
-                 fig6-robot-push; fig6's Box2D problems need tools/box2d/setup.sh)",
+                 fig4/gp-matern52-d32-uniform or fig6/robot-push-d14-uniform, or \
+                 fig6-pest-control, fig6-lunar-lander, fig6-robot-push; fig6's Box2D problems \
+                 need tools/box2d/setup.sh)",
             )))
             .chain(std::iter::once(PossibleValue::new("costly-feedback").help(
                 "Paper 003: CE-GP-UCB on a drifting function (Table A2, Fig. 1; --seeds sets \

@@ -198,17 +198,29 @@ pub fn problems(quick: bool) -> Vec<(Problem, f64, f64)> {
         .collect()
 }
 
-/// Whether `options` select `problem`: no `--objectives`, or one naming `fig6` (every
-/// problem) or `fig6-<problem>` (`fig6-pest-control`, `fig6-lunar-lander`, `fig6-robot-push`:
-/// one problem, e.g. to run Pest Control where Python is not available).
-pub fn selects(options: &PandoraOptions, problem: Problem) -> bool {
+/// Whether `options` select `problem`'s cell under `cost`: no `--objectives`, or one naming
+/// `fig6` (every cell), `fig6-<problem>` (`fig6-pest-control`, `fig6-lunar-lander`,
+/// `fig6-robot-push`: both cells of one problem, e.g. to run Pest Control where Python is not
+/// available) or `fig6/<cell>`, a prefix of a cell's directory (`fig6/robot-push-d14-uniform`:
+/// that cell alone, as `fig4/gp-matern52-d32-uniform` selects one of Fig. 4's).
+fn selects_cell(options: &PandoraOptions, problem: Problem, cost: BoxCost) -> bool {
     options.figures.as_ref().is_none_or(|keep| {
         keep.iter().any(|k| {
             k == KEY
                 || k.strip_prefix("fig6-")
                     .is_some_and(|p| problem.key().starts_with(p))
+                || k.strip_prefix("fig6/").is_some_and(|p| {
+                    !p.is_empty() && format!("{}-{}", problem.key(), cost.name()).starts_with(p)
+                })
         })
     })
+}
+
+/// Whether `options` select either of `problem`'s cells (see [`selects_cell`]).
+pub fn selects(options: &PandoraOptions, problem: Problem) -> bool {
+    [BoxCost::Uniform, problem.cost()]
+        .into_iter()
+        .any(|cost| selects_cell(options, problem, cost))
 }
 
 /// Whether `options` select any of the figure's problems.
@@ -231,6 +243,9 @@ pub fn jobs(options: &PandoraOptions) -> Vec<Job> {
             (BoxCost::Uniform, &UNIFORM_RULES[..], uniform),
             (problem.cost(), &COST_RULES[..], budget),
         ] {
+            if !selects_cell(options, problem, cost) {
+                continue;
+            }
             for &rule in rules {
                 for seed in 0..options.seeds {
                     out.push(Job {
@@ -806,6 +821,26 @@ mod tests {
             .iter()
             .all(|j| j.problem == Problem::RobotPush && all.contains(j)));
         assert!(jobs(&options(2, false, Some(vec!["fig6-nothing".into()]))).is_empty());
+        // One cell alone, by a prefix of its directory; a prefix that names no cell selects none.
+        let cell = jobs(&options(
+            2,
+            false,
+            Some(vec!["fig6/robot-push-d14-uniform".into()]),
+        ));
+        assert_eq!(cell.len(), 6 * 2);
+        assert!(cell.iter().all(|j| j.problem == Problem::RobotPush
+            && j.cost == BoxCost::Uniform
+            && all.contains(j)));
+        let lunar = jobs(&options(1, false, Some(vec!["fig6/lunar".into()])));
+        assert_eq!(lunar.len(), 6 + 7);
+        assert!(lunar.iter().all(|j| j.problem == Problem::LunarLander));
+        assert!(jobs(&options(
+            2,
+            false,
+            Some(vec!["fig6/robot-push-d14-x".into()])
+        ))
+        .is_empty());
+        assert!(jobs(&options(2, false, Some(vec!["fig6/".into()]))).is_empty());
     }
 
     /// A cell whose rules end at the given final best values (one seed each).
