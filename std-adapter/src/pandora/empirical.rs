@@ -511,7 +511,7 @@ pub(crate) fn verdicts(cells: &Cells) -> Vec<Verdict> {
         format!("PBGI-D is reasonable in 5 of 6 cells (within {:.0} % of the best rule's gain over random search)", 100.0 * REASONABLE_FRACTION),
         "all six".into(),
         verdict(ok),
-        format!("{reasonable} of {} cells judged: {}", judged.len(), judged.join("; ")),
+        format!("reasonable in {reasonable} of the {} cells judged: {}", judged.len(), judged.join("; ")),
     ));
     out
 }
@@ -880,7 +880,11 @@ mod tests {
         // are judged, so the 5-of-6 claim has no verdict.
         let last = v.last().unwrap();
         assert_eq!(last.2, "no data");
-        assert!(last.3.starts_with("2 of 2 cells judged"), "{}", last.3);
+        assert!(
+            last.3.starts_with("reasonable in 2 of the 2 cells judged"),
+            "{}",
+            last.3
+        );
         // Robot Pushing: LogEIPC best, PBGI-D next, PBGI in the lower half of six rules.
         cells.insert(
             (Problem::RobotPush, "external"),
