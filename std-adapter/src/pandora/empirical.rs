@@ -293,7 +293,9 @@ pub fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> 
         .iter()
         .filter(|j| crate::sealed::pending(&j.path(&options.out), super::study::parse_trace))
         .collect();
-    let missing: Vec<&Job> = pending.iter().copied().filter(|j| runnable(j)).collect();
+    let mut missing: Vec<&Job> = pending.iter().copied().filter(|j| runnable(j)).collect();
+    // Seed by seed, as the study's other figures run (`super::study`'s `run_missing`).
+    missing.sort_by_key(|j| j.seed);
     if all.is_empty() {
         return Ok(());
     }
@@ -564,7 +566,8 @@ pub fn section(
     let mut cells = Cells::new();
     let mut panels = Vec::new();
     let mut table = String::new();
-    let mut truncated = 0usize;
+    // "<cell>, <rule>: k of n runs" for the runs that stopped with a full model.
+    let mut truncated: Vec<String> = Vec::new();
     let mut keys: Vec<(Problem, BoxCost)> = Vec::new();
     for j in all {
         if !keys.contains(&(j.problem, j.cost)) {
@@ -595,10 +598,18 @@ pub fn section(
             if traces.is_empty() {
                 continue;
             }
-            truncated += traces
+            let stopped = traces
                 .iter()
                 .filter(|t| t.rounds.last().is_none_or(|r| r.spent < b))
                 .count();
+            if stopped > 0 {
+                truncated.push(format!(
+                    "{}, {} costs, {rule}: {stopped} of {} runs",
+                    problem.title(),
+                    cost.name(),
+                    traces.len()
+                ));
+            }
             let (xs, q) = super::study::quartile_curve(&traces, b, 100, best_at);
             let mut finals: Vec<f64> = traces.iter().map(|t| best_at(t, b)).collect();
             finals.sort_by(f64::total_cmp);
@@ -662,11 +673,11 @@ pub fn section(
         let _ = writeln!(md, "![Fig. 6](figures/{stem}.png)\n");
     }
     md.push_str(&table);
-    if truncated > 0 {
+    if !truncated.is_empty() {
         let _ = writeln!(
             md,
-            "\n{truncated} runs stopped before their budget because the model was full (1024 \
-             observations).\n"
+            "\nStopped before their budget because the model was full (1024 observations): {}.\n",
+            truncated.join("; ")
         );
     }
     let _ = writeln!(

@@ -483,10 +483,13 @@ fn grid(options: &PandoraOptions) -> Result<(Vec<FigureSpec>, Vec<Job>), String>
 fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> {
     // A file that exists but is not whole (cut short or damaged by a crash) is reported and
     // run again, never counted as finished.
-    let missing: Vec<&Job> = all
+    let mut missing: Vec<&Job> = all
         .iter()
         .filter(|j| crate::sealed::pending(&j.path(&options.out), parse_trace))
         .collect();
+    // Seed by seed (the grid's order within a seed), so that a run stopped part way leaves
+    // every rule of a cell with the same seeds but those in flight.
+    missing.sort_by_key(|j| j.seed);
     eprintln!(
         "pandora: {} jobs, {} finished, {} to run on {} threads",
         all.len(),
