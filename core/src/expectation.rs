@@ -36,6 +36,21 @@ pub enum BankError {
     Dimension,
 }
 
+impl core::fmt::Display for BankError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Empty => f.write_str("the bank storage holds no point"),
+            Self::Dimension => write!(
+                f,
+                "the quasi-random generator does not support this many dimensions (at most {})",
+                crate::qmc::SOBOL_MAX_DIMENSIONS
+            ),
+        }
+    }
+}
+
+impl core::error::Error for BankError {}
+
 /// A fixed bank of draws of all `D` variables in unit-cube coordinates, in storage `B`
 /// (an array, a slice, or a `Vec` of points).
 #[derive(Debug, Clone)]

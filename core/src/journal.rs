@@ -106,6 +106,38 @@ pub enum JournalError {
     Corrupt,
 }
 
+impl core::fmt::Display for JournalError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Flash(kind) => write!(f, "the flash reported an error: {kind}"),
+            Self::Full => f.write_str("no journal slot is left"),
+            Self::Region => write!(
+                f,
+                "the journal region is not aligned to the flash's units or is too small, or the \
+                 units exceed {MAX_UNIT} bytes"
+            ),
+            Self::NotFormatted => f.write_str("the region holds no journal header"),
+            Self::Foreign => {
+                f.write_str("the header is another journal's: other record shape or tag")
+            }
+            Self::Shape => write!(
+                f,
+                "a record or shape exceeds {MAX_VARS} variables or {MAX_MEMO} memo scalars, or \
+                 does not match the journal's shape"
+            ),
+            Self::LegacyMemo => f.write_str(
+                "the journal was written with untagged memos: replay it with the version that \
+                 wrote it, or start a new one",
+            ),
+            Self::Corrupt => f.write_str(
+                "a committed record carries the wrong sequence number (the flash was altered)",
+            ),
+        }
+    }
+}
+
+impl core::error::Error for JournalError {}
+
 impl<E: NorFlashError> From<E> for JournalError {
     fn from(e: E) -> Self {
         JournalError::Flash(e.kind())

@@ -177,6 +177,17 @@ pub enum KernelError {
     Outputscale,
 }
 
+impl core::fmt::Display for KernelError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::Lengthscale => "a lengthscale is not a positive finite number",
+            Self::Outputscale => "the outputscale is not a positive finite number",
+        })
+    }
+}
+
+impl core::error::Error for KernelError {}
+
 /// A stationary ARD kernel over `D` inputs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Kernel<R, const D: usize> {

@@ -133,6 +133,30 @@ pub enum ErrorCode {
     MeasurementDue,
 }
 
+impl core::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::BadFrame => f.write_str("a frame arrived damaged and was dropped"),
+            Self::Unexpected => f.write_str("the message is not expected now"),
+            Self::WrongRound => f.write_str("the message names another round than the current one"),
+            Self::InvalidMeasurement => f.write_str("the measurement was refused"),
+            Self::InvalidOutcome => f.write_str("the outcome or cost was refused"),
+            Self::Controller => f.write_str("the controller could not decide"),
+            Self::JournalFull => f.write_str("the journal is full: the observation was not stored"),
+            Self::Storage => f.write_str("the flash failed: the observation may not be durable"),
+            Self::Other(code) => write!(f, "device-specific error {code}"),
+            Self::NotMeasured => {
+                f.write_str("an outcome arrived for a round the controller told to skip measuring")
+            }
+            Self::MeasurementDue => {
+                f.write_str("a skip arrived for a round the controller told to measure")
+            }
+        }
+    }
+}
+
+impl core::error::Error for ErrorCode {}
+
 /// Messages from the device to the host.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum DeviceMessage {
@@ -269,6 +293,24 @@ pub enum LinkError {
     /// A received frame's payload is not a valid message.
     Decode,
 }
+
+impl core::fmt::Display for LinkError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::BufferTooSmall => write!(
+                f,
+                "the output buffer is too small for the frame, or the message exceeds \
+                 {MAX_PAYLOAD} bytes"
+            ),
+            Self::Overflow => f.write_str("a received frame did not fit the decoder's buffer"),
+            Self::Cobs => f.write_str("a received frame is not valid cobs"),
+            Self::Crc => f.write_str("a received frame's crc does not match"),
+            Self::Decode => f.write_str("a received frame's payload is not a valid message"),
+        }
+    }
+}
+
+impl core::error::Error for LinkError {}
 
 /// Frames `msg` into `out`: `COBS(postcard(msg) ++ crc32_le) ++ [0x00]`. Returns the frame's
 /// length; on error `out` may hold partial bytes.

@@ -98,6 +98,45 @@ pub enum ProblemError {
     ContextOutOfRange,
 }
 
+impl core::fmt::Display for ProblemError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Bounds(i) => write!(f, "variable {i} has non-finite bounds or lower >= upper"),
+            Self::Distribution(i) => write!(
+                f,
+                "the distribution of variable {i} is not supported inside its bounds"
+            ),
+            Self::NoControlSets => f.write_str("no control set was given"),
+            Self::TooManyControlSets => {
+                f.write_str("more control sets were given than the problem holds (M)")
+            }
+            Self::EmptyControlSet(i) => write!(f, "control set {i} is empty"),
+            Self::ControlSetOutOfRange(i) => write!(
+                f,
+                "control set {i} names a variable index beyond the problem's variables"
+            ),
+            Self::DuplicateControlSet(i) => write!(f, "control set {i} repeats an earlier one"),
+            Self::CostCount => {
+                f.write_str("the number of costs differs from the number of control sets")
+            }
+            Self::Cost(i) => write!(
+                f,
+                "the cost of control set {i} (or its base, rate or cheapest value) is not a \
+                 positive finite number"
+            ),
+            Self::CostValue(i) => write!(
+                f,
+                "the cost function gave control set {i} a cost that is not positive and finite"
+            ),
+            Self::ContextOutOfRange => f.write_str(
+                "the context mask names a variable index beyond the problem's variables",
+            ),
+        }
+    }
+}
+
+impl core::error::Error for ProblemError {}
+
 /// What a round costs: a price per control set known in advance (paper 000), random costs
 /// observed only when paid (paper 001), or a price that depends on the values chosen (paper
 /// 002: a dose of 8 mM costs more than one of 1 mM), in closed form with a gradient.

@@ -35,6 +35,19 @@ pub enum QmcError {
     },
 }
 
+impl core::fmt::Display for QmcError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::TooManyDimensions { requested, max } => write!(
+                f,
+                "{requested} dimensions requested, the sobol generator supports at most {max}"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for QmcError {}
+
 /// A source of points in the open unit cube `(0, 1)^D`.
 pub trait PointSequence<const D: usize> {
     /// The next point; every coordinate is in `(0, 1)`.

@@ -69,6 +69,31 @@ pub enum BanditError {
     Temperature,
 }
 
+impl core::fmt::Display for BanditError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::NoArms => f.write_str("a bandit needs at least one arm"),
+            Self::ArmOutOfRange { arm, arms } => {
+                write!(f, "arm {arm} is out of range for a bandit of {arms} arms")
+            }
+            Self::NonFinite => {
+                f.write_str("a reward, or the running sum it would produce, is NaN or infinite")
+            }
+            Self::OutsideUnitInterval => f.write_str("a reward is outside [0, 1]"),
+            Self::NotChosen => f.write_str(
+                "exp3.s was given a reward for an arm other than the one chosen this round, or \
+                 with no round pending",
+            ),
+            Self::Gamma => f.write_str("exp3.s's gamma is not in (0, 1]"),
+            Self::Alpha => f.write_str("exp3.s's alpha is negative or not finite"),
+            Self::Epsilon => f.write_str("epsilon-greedy's epsilon is not in [0, 1]"),
+            Self::Temperature => f.write_str("softmax's temperature is not positive and finite"),
+        }
+    }
+}
+
+impl core::error::Error for BanditError {}
+
 /// A `K`-armed bandit learner, played one round at a time.
 ///
 /// Each round: [`choose`](Bandit::choose) once, then [`observe`](Bandit::observe) if the

@@ -33,6 +33,30 @@ pub enum ArmTableError {
     },
 }
 
+impl core::fmt::Display for ArmTableError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::TooManyArms => f.write_str("the arm table is full"),
+            Self::TooManyInputs => {
+                f.write_str("the arm's actions and contexts together exceed the gp's inputs")
+            }
+            Self::InvalidBounds { variable } => write!(
+                f,
+                "the bounds of variable {variable} are not finite or have lower > upper"
+            ),
+            Self::DuplicateVariable { variable } => {
+                write!(f, "variable {variable} appears twice in the arm")
+            }
+            Self::DuplicateArm { arm } => write!(
+                f,
+                "arm {arm} already has the same action set and context set"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for ArmTableError {}
+
 /// One arm: `n_actions` action variables and `n_contexts` context variables, with bounds per
 /// GP input position (actions first).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -125,6 +125,38 @@ pub enum CausalError {
     Model(GpError),
 }
 
+impl core::fmt::Display for CausalError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::NoArms => f.write_str("the arm table is empty"),
+            Self::InvalidSetting => f.write_str("a setting is out of its domain"),
+            Self::UnknownArm { arm } => write!(f, "arm {arm} is beyond the arm table"),
+            Self::ContextMissing { variable } => write!(
+                f,
+                "context variable {variable} of the chosen arm was not given"
+            ),
+            Self::ContextOutOfBounds { variable } => write!(
+                f,
+                "context variable {variable} of the chosen arm lies outside its bounds"
+            ),
+            Self::NonFiniteOutcome => f.write_str("the outcome is NaN or infinite"),
+            Self::RoundOpen => f.write_str("a round is already open"),
+            Self::NoRound => f.write_str("no round is open"),
+            Self::NoAction => f.write_str("no starting point gave a finite ucb"),
+            Self::Model(e) => write!(f, "the arm's gp refused the observation: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for CausalError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::Model(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 /// Why the arm was chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArmReason {

@@ -65,6 +65,42 @@ pub enum DistError {
     ZeroScale,
 }
 
+impl core::fmt::Display for DistError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::NonFinite => f.write_str(
+                "a parameter, or a quantity derived from the parameters, is NaN or infinite",
+            ),
+            Self::NonPositiveScale => f.write_str("a scale parameter is zero or negative"),
+            Self::EmptyInterval => {
+                f.write_str("the lower bound is not strictly below the upper bound")
+            }
+            Self::VarianceUnachievable => {
+                f.write_str("the requested truncated variance is not in (0, (hi - lo)^2/12)")
+            }
+            Self::Degenerate => f.write_str(
+                "the truncation interval is too narrow or too far into a tail for the \
+                 distribution's moments to be representable",
+            ),
+            Self::NoValues => f.write_str("a discrete distribution was given no values"),
+            Self::TooManyValues => write!(
+                f,
+                "a discrete distribution was given more than {MAX_DISCRETE_VALUES} values"
+            ),
+            Self::LengthMismatch => {
+                f.write_str("the values and weights of a discrete distribution differ in length")
+            }
+            Self::NegativeWeight => f.write_str("a weight of a discrete distribution is negative"),
+            Self::ZeroTotalWeight => {
+                f.write_str("the weights of a discrete distribution sum to zero")
+            }
+            Self::ZeroScale => f.write_str("the scale of an affine map is zero"),
+        }
+    }
+}
+
+impl core::error::Error for DistError {}
+
 /// Whether `c` and `ℓ` are usable for a squared-exponential factor (`ℓ > 0`, neither NaN).
 #[inline]
 fn kernel_args_ok<R: Real>(c: R, lengthscale: R) -> bool {

@@ -606,8 +606,9 @@ where
     /// Refuses an observation that the model (or the cost model) has no room for, before
     /// anything changes.
     fn check_room(&self) -> Result<(), DriverError> {
-        let full =
-            |g: &Gp<R, N, D, S>| g.len() == N && g.when_full() == crate::gp::WhenFull::Reject;
+        let full = |g: &Gp<R, N, D, S>| {
+            g.len() == g.capacity() && g.when_full() == crate::gp::WhenFull::Reject
+        };
         if full(&self.gp) || self.cost_model.model().is_some_and(full) {
             return Err(DriverError::Gp(crate::gp::GpError::Full));
         }

@@ -44,6 +44,26 @@ pub enum BuildError {
     Driver(DriverError),
 }
 
+impl core::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Gp(e) => write!(f, "the gp refused the model: {e}"),
+            Self::Bank(e) => write!(f, "the sample bank could not be drawn: {e}"),
+            Self::Driver(e) => write!(f, "the controller refused the settings or the rule: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::Gp(e) => Some(e),
+            Self::Bank(e) => Some(e),
+            Self::Driver(e) => Some(e),
+        }
+    }
+}
+
 impl<R: Real, const D: usize, const M: usize> ControllerSpec<R, D, M> {
     /// The controller of this description over caller storage: `factor` holds the GP's
     /// packed Cholesky factor (`tri_len(N)` scalars), `bank` the sample bank's points (filled

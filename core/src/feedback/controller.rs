@@ -130,6 +130,32 @@ pub enum FeedbackError {
     },
 }
 
+impl core::fmt::Display for FeedbackError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Model(e) => write!(f, "the model refused: {e}"),
+            Self::InvalidSetting => f.write_str("a setting is out of its domain"),
+            Self::RoundOpen => f.write_str("ask was called while the previous round is still open"),
+            Self::NoRound => f.write_str("tell or skip was called with no round open"),
+            Self::NotPaid => f.write_str("tell was called for a round the rule did not pay for"),
+            Self::NoCandidate => f.write_str("no candidate has a finite acquisition value"),
+            Self::Diverged { round } => write!(
+                f,
+                "the replayed log parts from this controller's decisions at round {round}"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for FeedbackError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::Model(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 /// One closed round, as a log keeps it: where it measured (or would have) and the outcome if
 /// it paid. A controller rebuilt with the same prior, settings and generator seed and fed its
 /// log by [`CandidateController::replay`] is in the state the original was.

@@ -39,6 +39,20 @@ pub enum QueryError {
     NonFinite,
 }
 
+impl core::fmt::Display for QueryError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::Quota => {
+                "the quotas are not 0 <= b1 <= b2 <= t with t > 0, or a rate is not in [0, 1]"
+            }
+            Self::Kappa => "kappa is not in the open interval (0, 1)",
+            Self::NonFinite => "a number is NaN or infinite",
+        })
+    }
+}
+
+impl core::error::Error for QueryError {}
+
 /// The confidence test of the cost-efficient rule.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ConfidenceTest<R> {

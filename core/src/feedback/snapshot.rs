@@ -53,6 +53,31 @@ pub enum RestoreError<E> {
     Invalid,
 }
 
+impl<E: core::fmt::Display> core::fmt::Display for RestoreError<E> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Decode(e) => write!(f, "the bytes do not decode as a snapshot: {e}"),
+            Self::NotFresh => {
+                f.write_str("the controller already ran rounds: restore into a freshly built one")
+            }
+            Self::Format => f.write_str("the snapshot is of another encoding version"),
+            Self::Mismatch => {
+                f.write_str("the snapshot is of a controller over another number of candidates")
+            }
+            Self::Invalid => f.write_str("the snapshot holds a value no controller can reach"),
+        }
+    }
+}
+
+impl<E: core::error::Error + 'static> core::error::Error for RestoreError<E> {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::Decode(e) => Some(e),
+            Self::NotFresh | Self::Format | Self::Mismatch | Self::Invalid => None,
+        }
+    }
+}
+
 impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Serialize> Serialize
     for FeedbackSnapshot<'_, R, S, G>
 {

@@ -84,7 +84,47 @@ pub enum GpError {
     NoData,
     /// Fitting bounds are not finite or have `lower > upper`.
     InvalidBounds,
+    /// A capacity outside `1..=N`, or below the slots already held ([`Gp::with_capacity`]).
+    InvalidCapacity {
+        /// The capacity asked for.
+        capacity: usize,
+        /// The largest capacity, `N`.
+        most: usize,
+    },
 }
+
+impl core::fmt::Display for GpError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::NonFinite => f.write_str("an input, output or hyperparameter is NaN or infinite"),
+            Self::Full => f.write_str(
+                "the gp's buffer is full and rejects new observations, or a merged slot's count of \
+                 observations would exceed u32::MAX",
+            ),
+            Self::NotPositiveDefinite => f.write_str(
+                "the kernel matrix could not be factorised even with the largest jitter",
+            ),
+            Self::InvalidHyperparameter => {
+                f.write_str("a hyperparameter is out of its domain (non-positive scale or noise)")
+            }
+            Self::StorageTooSmall { needed, got } => write!(
+                f,
+                "factor storage (or workspace) holds {got} scalars, {needed} needed"
+            ),
+            Self::LengthMismatch => f.write_str("slices passed together have different lengths"),
+            Self::NoData => f.write_str("the operation needs at least one observation"),
+            Self::InvalidBounds => {
+                f.write_str("fitting bounds are not finite or have lower > upper")
+            }
+            Self::InvalidCapacity { capacity, most } => write!(
+                f,
+                "capacity {capacity} is outside 1..={most} or below the observations held"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for GpError {}
 
 impl From<KernelError> for GpError {
     fn from(_: KernelError) -> Self {
@@ -209,6 +249,9 @@ pub struct Gp<R, const N: usize, const D: usize, S> {
     mean: R,
     noise: R,
     when_full: WhenFull,
+    // Slots in use before `when_full` applies: `N`, or less when a caller that sizes `N` from
+    // a list of buckets asks for the capacity it was given ([`Gp::with_capacity`]).
+    capacity: usize,
     len: usize,
     x: [[R; D]; N],
     // Mean outcome of each slot (the outcome itself unless repeated inputs were merged).
@@ -252,6 +295,7 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
             mean,
             noise,
             when_full,
+            capacity: N,
             len: 0,
             x: [[R::ZERO; D]; N],
             y: [R::ZERO; N],
@@ -280,9 +324,23 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
         self.len == 0
     }
 
-    /// Maximum number of observations, `N`.
+    /// Maximum number of slots: `N`, or the smaller capacity given to
+    /// [`with_capacity`](Self::with_capacity).
     pub const fn capacity(&self) -> usize {
-        N
+        self.capacity
+    }
+
+    /// The model with room for `capacity` slots (1 to `N`) before its [`WhenFull`] policy
+    /// applies: a desktop caller that picks `N` from a few sizes keeps the capacity it was
+    /// asked for, and the model behaves as one of that const capacity (the same slots are
+    /// dropped at the same pushes, with the same bits). Refused with
+    /// [`GpError::InvalidCapacity`] outside `1..=N` or below the slots already held.
+    pub fn with_capacity(mut self, capacity: usize) -> Result<Self, GpError> {
+        if capacity == 0 || capacity > N || capacity < self.len {
+            return Err(GpError::InvalidCapacity { capacity, most: N });
+        }
+        self.capacity = capacity;
+        Ok(self)
     }
 
     /// The kernel.
@@ -377,7 +435,7 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
         if let Some(j) = self.inputs().iter().position(|xj| xj == x) {
             return self.merge_into(j, y, count, spread);
         }
-        if self.len == N {
+        if self.len == self.capacity {
             match self.when_full {
                 WhenFull::Reject => return Err(GpError::Full),
                 WhenFull::DropOldest => {

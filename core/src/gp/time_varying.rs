@@ -54,6 +54,25 @@ pub enum TimeVaryingError {
     Gp(GpError),
 }
 
+impl core::fmt::Display for TimeVaryingError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Forgetting => f.write_str("the forgetting rate is not in [0, 1)"),
+            Self::RoundOverflow => f.write_str("the round counter would pass u32::MAX"),
+            Self::Gp(e) => write!(f, "the gp refused: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for TimeVaryingError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::Gp(e) => Some(e),
+            Self::Forgetting | Self::RoundOverflow => None,
+        }
+    }
+}
+
 impl From<GpError> for TimeVaryingError {
     fn from(e: GpError) -> Self {
         TimeVaryingError::Gp(e)

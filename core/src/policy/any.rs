@@ -239,6 +239,21 @@ pub enum PolicySpecError {
     BadLambda,
 }
 
+impl core::fmt::Display for PolicySpecError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::UnknownName => "no rule of this name is compiled in",
+            Self::BadEpsilon => "the epsilon of ucb-cvs:EPS is not a finite number >= 0",
+            Self::BadPlays => "explore-then-commit needs at least one play per group",
+            Self::BadLambda => {
+                "the lambda of pbgi:LAMBDA or gittins-cvs:LAMBDA is not a finite number > 0"
+            }
+        })
+    }
+}
+
+impl core::error::Error for PolicySpecError {}
+
 /// A rule and its parameters: what a configuration file, a command line or a firmware build
 /// names, turned into a policy by [`build`](Self::build).
 #[derive(Debug, Clone, Copy, PartialEq)]

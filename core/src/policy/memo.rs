@@ -43,6 +43,20 @@ pub enum MemoError {
     Tag,
 }
 
+impl core::fmt::Display for MemoError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Length => write!(
+                f,
+                "a memo holds at most {MEMO_CAPACITY} scalars, or the output is too short"
+            ),
+            Self::Tag => f.write_str("the tag scalar is not a known memo tag"),
+        }
+    }
+}
+
+impl core::error::Error for MemoError {}
+
 impl<R: Real> Memo<R> {
     /// The empty memo: nothing beyond the observation.
     pub const EMPTY: Memo<R> = Memo {

@@ -132,6 +132,70 @@ pub enum DriverError {
     MeasurementDue,
 }
 
+impl core::fmt::Display for DriverError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::BudgetExhausted => {
+                f.write_str("the remaining budget cannot pay for the next decision")
+            }
+            Self::Stopped => f.write_str("the policy decided to stop"),
+            Self::NoPendingDecision => f.write_str("observe was called without a pending decision"),
+            Self::NonFinite => f.write_str("a value is NaN or infinite"),
+            Self::OutOfBounds(i) => write!(f, "measured variable {i} lies outside its bounds"),
+            Self::InconsistentWithDecision(i) => write!(
+                f,
+                "controlled variable {i} differs from the decided value by more than the tolerance"
+            ),
+            Self::InvalidCost => f.write_str("the cost is not a positive finite number"),
+            Self::RuleNeedsKnownCosts => {
+                f.write_str("the rule cannot be used with this problem: it needs known costs")
+            }
+            Self::NoScore => f.write_str("no control set's acquisition could be evaluated"),
+            Self::Gp(e) => write!(f, "the gp refused: {e}"),
+            Self::InvalidSnapshot => f.write_str(
+                "the snapshot does not fit this controller (another rule, lengths, or invalid \
+                 values)",
+            ),
+            Self::InvalidSet(i) => write!(f, "control set {i} does not exist in this problem"),
+            Self::InvalidMemo => f.write_str("a replayed memo does not fit the rule"),
+            Self::InvalidContext(i) => write!(
+                f,
+                "the context of variable {i} was given though the problem does not measure it \
+                 before deciding, or is missing though it does"
+            ),
+            Self::InvalidCostModel => f.write_str(
+                "the cost model is for a problem whose costs are not learned, or is not empty",
+            ),
+            Self::RuleNeedsFullSet => f.write_str(
+                "the rule works over a box: the problem needs a control set of every variable",
+            ),
+            Self::InvalidParameter => f.write_str("a rule's parameter is out of its range"),
+            Self::WorkspaceTooSmall => f.write_str("the workspace is shorter than the rule needs"),
+            Self::NoMeasurementRule => f.write_str(
+                "a measurement question was asked of a controller whose measurement is not costly",
+            ),
+            Self::NotQueried => {
+                f.write_str("the round was not queried for this point before its outcome or skip")
+            }
+            Self::MeasurementSkipped => {
+                f.write_str("an outcome was reported for a round the measurement rule told to skip")
+            }
+            Self::MeasurementDue => {
+                f.write_str("a skip was reported for a round the measurement rule told to measure")
+            }
+        }
+    }
+}
+
+impl core::error::Error for DriverError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::Gp(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 impl From<GpError> for DriverError {
     fn from(e: GpError) -> Self {
         DriverError::Gp(e)

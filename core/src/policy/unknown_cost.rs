@@ -72,6 +72,17 @@ pub enum UnknownCostError {
     NonFinite,
 }
 
+impl core::fmt::Display for UnknownCostError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::LengthMismatch => "slices of the wrong length",
+            Self::NonFinite => "a score is not finite",
+        })
+    }
+}
+
+impl core::error::Error for UnknownCostError {}
+
 impl<R: Real, const M: usize> UnknownCost<R, M> {
     /// The rule with `config`; sized to the problem's control sets when a controller starts it
     /// ([`Policy::start`]).

@@ -254,6 +254,22 @@ pub enum ImprovementError {
     BadMixture,
 }
 
+impl core::fmt::Display for ImprovementError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::NonFinite => "an argument is NaN, or infinite where a finite value is required",
+            Self::NegativeStd => "the standard deviation is negative",
+            Self::NonPositivePrice => "the price lambda*c of a gittins index is zero or negative",
+            Self::BadMixture => {
+                "the mixture has no component, or its means and standard deviations differ in \
+                 number"
+            }
+        })
+    }
+}
+
+impl core::error::Error for ImprovementError {}
+
 /// Expected improvement `E[max(f − best, 0)]` of `f ~ N(mean, std²)`: `std·h((mean − best)/std)`,
 /// or `max(mean − best, 0)` when `std = 0`.
 pub fn expected_improvement<R: Real>(mean: R, std: R, best: R) -> Result<R, ImprovementError> {

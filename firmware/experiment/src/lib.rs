@@ -277,6 +277,19 @@ pub enum DoseError {
     BelowLower,
 }
 
+impl core::fmt::Display for DoseError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Self::NonFinite => "the requested dose is NaN or infinite",
+            Self::BelowLower => {
+                "the requested dose is below the lower bound (a pump cannot remove nutrient)"
+            }
+        })
+    }
+}
+
+impl core::error::Error for DoseError {}
+
 impl PumpSpec {
     /// The on-time that brings a tray from `lower` to `value` (f32, as on the firmware).
     pub fn on_time_ms(&self, value: f32, lower: f32) -> Result<Dose, DoseError> {
@@ -453,6 +466,121 @@ pub enum SpecError {
     CausalTable(ArmTableError),
     /// The core refused the causal controller.
     Causal(CausalError),
+}
+
+impl core::fmt::Display for SpecError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::VariableCount { spec, generic } => write!(
+                f,
+                "the spec has {spec} variables but the const generic D is {generic}"
+            ),
+            Self::SetCount { spec, generic } => write!(
+                f,
+                "the spec has {spec} control sets but the const generic M is {generic}"
+            ),
+            Self::Capacity { spec, generic } => write!(
+                f,
+                "the spec's capacity is {spec} but the const generic N is {generic}"
+            ),
+            Self::BankLength { spec, storage } => write!(
+                f,
+                "the bank storage has length {storage} but the spec's bank is {spec}"
+            ),
+            Self::TooManyVariables => f.write_str("the spec has more than 32 variables, or none"),
+            Self::Bounds(l) => write!(
+                f,
+                "the bounds of variable {l} are not finite with lower < upper"
+            ),
+            Self::Distribution(l, e) => {
+                write!(f, "the distribution of variable {l} is invalid: {e}")
+            }
+            Self::MissingPump(l) => {
+                write!(f, "variable {l} is dosed by a control set but has no pump")
+            }
+            Self::Pump(l) => write!(
+                f,
+                "the pump calibration of variable {l} is not positive and finite"
+            ),
+            Self::DuplicatePumpChannel(l) => write!(
+                f,
+                "dosed variable {l} shares a pump channel with an earlier one"
+            ),
+            Self::Sensor(l) => write!(
+                f,
+                "the sensor calibration of variable {l} is invalid (address beyond 7 bits, scale \
+                 not positive, offset not finite, or its 16-bit range does not cover the bounds)"
+            ),
+            Self::DuplicateSensorAddress(l) => write!(
+                f,
+                "variable {l} shares a sensor address with an earlier one"
+            ),
+            Self::Budget => f.write_str("the budget is not positive and finite"),
+            Self::Sizes => f.write_str("the capacity, the bank or the growth period is zero"),
+            Self::Model => f.write_str(
+                "beta or a model parameter is not positive and finite (the mean: not finite)",
+            ),
+            Self::Problem(e) => write!(f, "the core rejected the problem: {e}"),
+            Self::Kernel(e) => write!(f, "the core rejected the kernel: {e}"),
+            Self::Gp(e) => write!(f, "the core rejected the gp: {e}"),
+            Self::Bank(e) => write!(f, "the core rejected the sample bank: {e}"),
+            Self::Driver(e) => write!(f, "the core rejected the controller: {e}"),
+            Self::Rule(e) => write!(f, "the rule is not in this build's registry: {e}"),
+            Self::MeasurementCost => f.write_str("[measurement] cost is not positive and finite"),
+            Self::MeasurementRate => f.write_str("[measurement] rate is not in [0, 1]"),
+            Self::MeasurementKappa => {
+                f.write_str("[measurement] kappa is not in the open interval (0, 1)")
+            }
+            Self::MeasurementQuota => {
+                f.write_str("[measurement] quota or gate is not in [0, 1], or their sum exceeds 1")
+            }
+            Self::CausalNoArms => f.write_str("[causal] has no arm"),
+            Self::CausalContextDosed(l) => write!(
+                f,
+                "variable {l} is declared a context but a control set doses it"
+            ),
+            Self::CausalSet { arm, set } => {
+                write!(f, "arm {arm} names control set {set}, which does not exist")
+            }
+            Self::CausalNotContext { arm, variable } => write!(
+                f,
+                "arm {arm} measures variable {variable}, which is not a declared context"
+            ),
+            Self::CausalDuplicateArm(a) => write!(
+                f,
+                "arm {a} has the same control set and contexts as an earlier arm"
+            ),
+            Self::CausalSetting => f.write_str(
+                "[causal] beta or rho is not finite and non-negative, or starts is not in 1..=16",
+            ),
+            Self::CausalWithMeasurement => {
+                f.write_str("an experiment cannot have both [causal] and [measurement]")
+            }
+            Self::CausalArms { spec, generic } => write!(
+                f,
+                "the spec has {spec} arms, more than the {generic} allowed"
+            ),
+            Self::CausalTable(e) => write!(f, "the core refused the arm table: {e}"),
+            Self::Causal(e) => write!(f, "the core refused the causal controller: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for SpecError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::Distribution(_, e) => Some(e),
+            Self::Problem(e) => Some(e),
+            Self::Kernel(e) => Some(e),
+            Self::Gp(e) => Some(e),
+            Self::Bank(e) => Some(e),
+            Self::Driver(e) => Some(e),
+            Self::Rule(e) => Some(e),
+            Self::CausalTable(e) => Some(e),
+            Self::Causal(e) => Some(e),
+            _ => None,
+        }
+    }
 }
 
 fn finite_pos(v: f64) -> bool {
@@ -766,6 +894,28 @@ impl<'a> Spec<'a> {
                 generic: M,
             });
         }
+        self.problem_within()
+    }
+
+    /// The core problem, with `D` variables and room for `M` control sets, of which the spec
+    /// fills as many as it has (at most `M`): for a caller that sizes `M` once for every
+    /// experiment (the desktop's `Optimizer`). The problem is the one [`problem`](Self::problem)
+    /// builds when the counts match.
+    pub fn problem_within<R: Real, const D: usize, const M: usize>(
+        &self,
+    ) -> Result<Problem<R, D, M>, SpecError> {
+        if self.variables.len() != D {
+            return Err(SpecError::VariableCount {
+                spec: self.variables.len(),
+                generic: D,
+            });
+        }
+        if self.sets.len() > M {
+            return Err(SpecError::SetCount {
+                spec: self.sets.len(),
+                generic: M,
+            });
+        }
         let mut vars = [Variable {
             lower: R::ZERO,
             upper: R::ONE,
@@ -774,9 +924,12 @@ impl<'a> Spec<'a> {
         for (l, (out, v)) in vars.iter_mut().zip(self.variables).enumerate() {
             *out = variable(v).map_err(|e| SpecError::Distribution(l, e))?;
         }
-        let sets: [ControlSet; M] = core::array::from_fn(|i| ControlSet(self.sets[i].mask));
-        let costs: [R; M] = core::array::from_fn(|i| R::from_f64(self.sets[i].cost));
-        Problem::new(&vars, &sets, Some(&costs)).map_err(SpecError::Problem)
+        let m = self.sets.len();
+        let sets: [ControlSet; M] =
+            core::array::from_fn(|i| ControlSet(self.sets.get(i).map_or(0, |s| s.mask)));
+        let costs: [R; M] =
+            core::array::from_fn(|i| R::from_f64(self.sets.get(i).map_or(1.0, |s| s.cost)));
+        Problem::new(&vars, &sets[..m], Some(&costs[..m])).map_err(SpecError::Problem)
     }
 
     /// The kernel (the same lengthscale on every unit-cube input).
@@ -808,8 +961,23 @@ impl<'a> Spec<'a> {
     pub fn controller_spec<R: Real, const D: usize, const M: usize>(
         &self,
     ) -> Result<ControllerSpec<R, D, M>, SpecError> {
+        self.describe(self.problem::<R, D, M>()?)
+    }
+
+    /// [`controller_spec`](Self::controller_spec) with room for `M` control sets, of which
+    /// the spec fills as many as it has ([`problem_within`](Self::problem_within)).
+    pub fn controller_spec_within<R: Real, const D: usize, const M: usize>(
+        &self,
+    ) -> Result<ControllerSpec<R, D, M>, SpecError> {
+        self.describe(self.problem_within::<R, D, M>()?)
+    }
+
+    fn describe<R: Real, const D: usize, const M: usize>(
+        &self,
+        problem: Problem<R, D, M>,
+    ) -> Result<ControllerSpec<R, D, M>, SpecError> {
         Ok(ControllerSpec {
-            problem: self.problem::<R, D, M>()?,
+            problem,
             kernel: self.kernel()?,
             mean: R::from_f64(self.model.mean),
             noise: R::from_f64(self.model.noise),
@@ -895,4 +1063,84 @@ fn variable<R: Real>(v: &VariableSpec<'_>) -> Result<Variable<R>, DistError> {
 pub fn config_id(text: &[u8]) -> u32 {
     const CRC: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
     CRC.checksum(text)
+}
+
+#[cfg(test)]
+mod error_message_tests {
+    extern crate std;
+
+    use core::error::Error;
+    use std::string::{String, ToString};
+
+    use super::*;
+
+    /// The message of `e`: one line, not empty, no capital first letter, no trailing period.
+    fn message<E: Error>(e: &E) -> String {
+        let m = e.to_string();
+        assert!(
+            !m.is_empty() && !m.contains('\n') && !m.ends_with('.'),
+            "{e:?}: {m:?}"
+        );
+        assert!(!m.starts_with(char::is_uppercase), "{e:?}: {m:?}");
+        m
+    }
+
+    #[test]
+    fn spec_errors_carry_their_values() {
+        let m = message(&SpecError::VariableCount {
+            spec: 4711,
+            generic: 815,
+        });
+        assert!(m.contains("4711") && m.contains("815"), "{m}");
+        let m = message(&SpecError::CausalNotContext {
+            arm: 4711,
+            variable: 815,
+        });
+        assert!(m.contains("4711") && m.contains("815"), "{m}");
+        for e in [
+            SpecError::Bounds(4711),
+            SpecError::MissingPump(4711),
+            SpecError::Sensor(4711),
+            SpecError::CausalDuplicateArm(4711),
+        ] {
+            assert!(message(&e).contains("4711"), "{e:?}");
+            assert!(e.source().is_none());
+        }
+    }
+
+    #[test]
+    fn spec_errors_wrap_the_core_errors() {
+        let dist = SpecError::Distribution(4711, DistError::EmptyInterval);
+        let m = message(&dist);
+        assert!(
+            m.contains("4711") && m.contains(&message(&DistError::EmptyInterval)),
+            "{m}"
+        );
+        let source = dist.source().and_then(|s| s.downcast_ref::<DistError>());
+        assert_eq!(source, Some(&DistError::EmptyInterval));
+
+        let driver = DriverError::InvalidSet(4711);
+        let e = SpecError::Driver(driver);
+        assert!(message(&e).contains(&message(&driver)));
+        assert_eq!(e.source().and_then(|s| s.downcast_ref()), Some(&driver));
+
+        let rule = SpecError::Rule(PolicySpecError::UnknownName);
+        let source = rule
+            .source()
+            .and_then(|s| s.downcast_ref::<PolicySpecError>());
+        assert_eq!(source, Some(&PolicySpecError::UnknownName));
+
+        // Two levels: the controller's error wraps the GP's.
+        let nested = SpecError::Driver(DriverError::Gp(GpError::Full));
+        let gp = nested.source().and_then(Error::source);
+        assert_eq!(gp.and_then(|s| s.downcast_ref()), Some(&GpError::Full));
+    }
+
+    #[test]
+    fn dose_errors_format() {
+        assert_ne!(
+            message(&DoseError::NonFinite),
+            message(&DoseError::BelowLower)
+        );
+    }
 }
