@@ -64,3 +64,62 @@ pub fn arm_table(data: &[u8]) {
 pub fn experiment_file(data: &[u8]) {
     let _ = costbo_experiment::toml::parse(&text(data));
 }
+
+/// The desktop optimizer opened from an experiment file: a typed error, or an optimizer whose
+/// first decision lies within the bounds and whose saved state restores to itself.
+pub fn optimizer_file(data: &[u8]) {
+    let Ok(mut opt) = costbo_std::Optimizer::from_toml_str(&text(data)) else {
+        return;
+    };
+    // Large models take long to decide: the property is checked on the small ones.
+    if opt.capacity() > 256 || opt.bank() > 256 {
+        return;
+    }
+    if let Ok(Some(ask)) = opt.ask() {
+        assert!(ask.set < opt.sets().len());
+        assert_eq!(ask.values.len(), opt.variables().len());
+        for (v, var) in ask.values.iter().zip(opt.variables()) {
+            if let Some(v) = v {
+                assert!(*v >= var.lower && *v <= var.upper, "{v} outside {var:?}");
+            }
+        }
+    }
+    let saved = opt.to_json();
+    let back = costbo_std::Optimizer::from_json(&saved).expect("a saved state restores");
+    assert_eq!(back.to_json(), saved);
+}
+
+/// The optimizer's saved state: a typed error (damaged, foreign, inconsistent), or an
+/// optimizer whose own saved state restores to itself.
+pub fn optimizer_state(data: &[u8]) {
+    let Ok(opt) = costbo_std::Optimizer::from_json(&text(data)) else {
+        return;
+    };
+    let saved = opt.to_json();
+    let back = costbo_std::Optimizer::from_json(&saved).expect("a saved state restores");
+    assert_eq!(back.to_json(), saved);
+}
+
+/// The state of the firmware's experiment after three rounds (the middle of each range for
+/// the variables left to chance), as a seed of [`optimizer_state`].
+pub(crate) fn a_saved_state(experiment: &[u8]) -> Vec<u8> {
+    let Ok(mut opt) = costbo_std::Optimizer::from_toml_str(&text(experiment)) else {
+        return Vec::new();
+    };
+    for round in 0..3 {
+        let Ok(Some(ask)) = opt.ask() else { break };
+        let x: Vec<f64> = ask
+            .values
+            .iter()
+            .zip(opt.variables())
+            .map(|(v, var)| v.unwrap_or(0.5 * (var.lower + var.upper)))
+            .collect();
+        if opt
+            .tell(&x, f64::from(round) * 0.5 - 1.0, ask.cost)
+            .is_err()
+        {
+            break;
+        }
+    }
+    opt.to_json().into_bytes()
+}

@@ -1,0 +1,4 @@
+#![no_main]
+//! cargo-fuzz entry of costbo_fuzz::optimizer_state (the properties are documented there).
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| costbo_fuzz::optimizer_state(data));

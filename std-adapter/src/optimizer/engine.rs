@@ -1,0 +1,331 @@
+//! The sizes chosen at run time: the one place where an experiment's dimension, capacity and
+//! precision become the core's const generics.
+//!
+//! [`Typed`] is the core's `driver::Controller` for one choice of sizes, with its storage on
+//! the heap and its workspace; [`Engine`] is what the [`Optimizer`](super::Optimizer) needs of
+//! it, in `f64` at the boundary (an `f32` value widened to `f64` and narrowed back is the same
+//! value, so an `f32` engine sees exactly the bits its caller's `f32` data had). [`open`]
+//! picks the sizes: the dimension exactly (every `D` from 1 to [`MAX_DIM`] is compiled
+//! in, up to [`MAX_DIM`]), the capacity as the smallest of [`CAPACITIES_F64`] (or
+//! [`CAPACITIES_F32`]) that holds it with the model told the
+//! exact capacity ([`Gp::with_capacity`](costbo_core::gp::Gp::with_capacity)), so it drops
+//! the same observations at the same rounds as a controller of that const capacity.
+
+use costbo_core::driver::BuildError;
+use costbo_core::driver::{Controller, DriverError, Step};
+use costbo_core::linalg::tri_len;
+use costbo_core::policy::{AnyPolicy, Memo};
+use costbo_core::real::Real;
+use costbo_experiment::{Spec, SpecError};
+
+/// Most control sets an experiment may have (the core's memos carry a bound per set for the
+/// unknown-cost rule, up to 32).
+pub const MAX_SETS: usize = 32;
+
+/// Most variables: the dimensions compiled in are 1 to 8. Every compiled-in size is a whole
+/// controller with every rule, about 8 s of compile time each (measured:
+/// docs/architecture.md), so the table is kept small until the core takes its sizes at run
+/// time.
+pub const MAX_DIM: usize = 8;
+
+/// The const capacities of `f64` optimizers; an experiment's capacity is rounded up to one of
+/// them (and the model told the exact capacity).
+pub const CAPACITIES_F64: [usize; 4] = [64, 256, 1024, 4096];
+
+/// The const capacities of `f32` optimizers (the device's precision: a device's model holds at
+/// most a few hundred observations).
+pub const CAPACITIES_F32: [usize; 2] = [64, 256];
+
+/// Random Fourier features of the sample-path rules (as the desktop runner's).
+const FEATURES: usize = 1024;
+
+/// From this capacity on, the core's stack temporaries (a few arrays of `N` scalars per
+/// prediction, `N` groups of eight in the vector paths) and the controller's inline arrays
+/// outgrow a default 2 MiB thread stack, so calls run on a thread of their own
+/// ([`on_big_stack`]).
+const BIG_STACK_FROM: usize = 1024;
+
+/// Stack of the thread that runs calls on large models.
+const BIG_STACK: usize = 256 << 20;
+
+/// Numeric precision of the core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Precision {
+    /// `f64`: the desktop's default.
+    #[default]
+    F64,
+    /// `f32`: the device's precision; an `f32` optimizer makes the device's decisions bit for
+    /// bit.
+    F32,
+}
+
+impl Precision {
+    /// The name used in saved states: `"f64"` or `"f32"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F64 => "f64",
+            Precision::F32 => "f32",
+        }
+    }
+}
+
+/// A decision as the boundary sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RawDecision {
+    pub set: usize,
+    pub values: Vec<Option<f64>>,
+    pub score: f64,
+}
+
+/// What the optimizer needs of a controller of any size.
+pub(crate) trait Engine: Send {
+    /// The pending decision, or a new one; `None` once the budget cannot pay for a round or
+    /// the rule stops.
+    fn next(&mut self) -> Result<Option<RawDecision>, DriverError>;
+    /// Pay for this round's measurement of `x`?
+    fn query(&mut self, x: &[f64]) -> Result<bool, DriverError>;
+    /// Observes the pending decision's outcome; returns the memo's scalars.
+    fn observe(&mut self, x: &[f64], y: f64, cost: f64) -> Result<Vec<f64>, DriverError>;
+    /// Ends the pending round without a measurement; returns the memo's scalars.
+    fn skip(&mut self, x: &[f64], cost: f64) -> Result<Vec<f64>, DriverError>;
+    /// An observation outside the rounds (earlier data, an initial design).
+    fn initial(&mut self, x: &[f64], y: f64) -> Result<(), DriverError>;
+    /// Replays a measured round.
+    fn replay(
+        &mut self,
+        set: usize,
+        x: &[f64],
+        y: f64,
+        cost: f64,
+        memo: &[f64],
+    ) -> Result<(), DriverError>;
+    /// Replays a skipped round.
+    fn replay_skip(
+        &mut self,
+        set: usize,
+        x: &[f64],
+        cost: f64,
+        memo: &[f64],
+    ) -> Result<(), DriverError>;
+    /// The best (set, values) by expected posterior mean.
+    fn recommend(&mut self) -> Result<RawDecision, DriverError>;
+    /// Budget spent.
+    fn spent(&self) -> f64;
+    /// Rounds played (measured or skipped).
+    fn rounds(&self) -> usize;
+    /// Slots in the model.
+    fn observations(&self) -> usize;
+}
+
+type Ctl<R, const N: usize, const D: usize> =
+    Controller<R, N, D, MAX_SETS, Vec<R>, Vec<[R; D]>, AnyPolicy<R, D, MAX_SETS, FEATURES, N>>;
+
+/// The core's controller at one choice of sizes, with its workspace.
+///
+/// The workspace selects the core's factorised, screened scoring; without one the core
+/// scores on its stack. The two agree to rounding, not to the bit, so each precision takes the
+/// path of the platform it must match: `f64` the desktop runner's (a workspace of
+/// `workspace_len`, refits with their profile cache too), `f32` the device's (none).
+pub(crate) struct Typed<R: Real, const N: usize, const D: usize> {
+    controller: Box<Ctl<R, N, D>>,
+    workspace: Vec<R>,
+}
+
+fn build_error(e: BuildError) -> SpecError {
+    match e {
+        BuildError::Gp(e) => SpecError::Gp(e),
+        BuildError::Bank(e) => SpecError::Bank(e),
+        BuildError::Driver(e) => SpecError::Driver(e),
+    }
+}
+
+/// `x` as the core's point; the caller has checked its length.
+fn point<R: Real, const D: usize>(x: &[f64]) -> [R; D] {
+    core::array::from_fn(|l| R::from_f64(x[l]))
+}
+
+fn memo_scalars<R: Real>(memo: &Memo<R>) -> Vec<f64> {
+    let mut out = [R::ZERO; costbo_core::policy::memo::MEMO_CAPACITY + 1];
+    // Cannot fail: a memo writes at most MEMO_CAPACITY + 1 scalars.
+    let n = memo.write(&mut out).unwrap_or(0);
+    out[..n].iter().map(|v| v.to_f64()).collect()
+}
+
+fn memo_of<R: Real>(scalars: &[f64]) -> Result<Memo<R>, DriverError> {
+    let values: Vec<R> = scalars.iter().map(|v| R::from_f64(*v)).collect();
+    Memo::read(&values).map_err(|_| DriverError::InvalidMemo)
+}
+
+impl<R: Real + Send, const N: usize, const D: usize> Typed<R, N, D> {
+    fn new(spec: &Spec<'_>, precision: Precision) -> Result<Self, SpecError> {
+        let description = spec.controller_spec_within::<R, D, MAX_SETS>()?;
+        let gp = description
+            .model::<N, _>(vec![R::ZERO; tri_len(N)])
+            .map_err(build_error)?
+            .with_capacity(spec.capacity)
+            .map_err(SpecError::Gp)?;
+        let bank = description
+            .bank(vec![[R::ZERO; D]; spec.bank])
+            .map_err(build_error)?;
+        let policy = description.policy.build::<D, MAX_SETS, FEATURES, N>();
+        let mut controller = description
+            .controller(gp, bank, policy)
+            .map_err(build_error)?;
+        if let Some(m) = spec.measurement {
+            controller = controller.with_measurement(m.rule::<R>()?);
+        }
+        let workspace = match precision {
+            Precision::F64 => vec![R::ZERO; controller.fast_workspace_len()],
+            Precision::F32 => Vec::new(),
+        };
+        Ok(Typed {
+            controller: Box::new(controller),
+            workspace,
+        })
+    }
+
+    fn raw(d: &costbo_core::driver::Decision<R, D>) -> RawDecision {
+        RawDecision {
+            set: d.set,
+            values: d.values.iter().map(|v| v.map(|v| v.to_f64())).collect(),
+            score: d.score.to_f64(),
+        }
+    }
+}
+
+impl<R: Real + Send, const N: usize, const D: usize> Engine for Typed<R, N, D> {
+    fn next(&mut self) -> Result<Option<RawDecision>, DriverError> {
+        match self.controller.next(&[None; D], &mut self.workspace) {
+            Ok(Step::Play(d)) => Ok(Some(Self::raw(&d))),
+            Ok(Step::Stop) | Err(DriverError::BudgetExhausted) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn query(&mut self, x: &[f64]) -> Result<bool, DriverError> {
+        Ok(self.controller.query(&point(x))?.pay)
+    }
+
+    fn observe(&mut self, x: &[f64], y: f64, cost: f64) -> Result<Vec<f64>, DriverError> {
+        self.controller
+            .observe(&point(x), R::from_f64(y), R::from_f64(cost))?;
+        Ok(memo_scalars(&self.controller.memo()))
+    }
+
+    fn skip(&mut self, x: &[f64], cost: f64) -> Result<Vec<f64>, DriverError> {
+        self.controller.skip(&point(x), R::from_f64(cost))?;
+        Ok(memo_scalars(&self.controller.memo()))
+    }
+
+    fn initial(&mut self, x: &[f64], y: f64) -> Result<(), DriverError> {
+        self.controller.observe_initial(&point(x), R::from_f64(y))
+    }
+
+    fn replay(
+        &mut self,
+        set: usize,
+        x: &[f64],
+        y: f64,
+        cost: f64,
+        memo: &[f64],
+    ) -> Result<(), DriverError> {
+        let memo = memo_of(memo)?;
+        self.controller
+            .replay(set, &point(x), R::from_f64(y), R::from_f64(cost), &memo)
+    }
+
+    fn replay_skip(
+        &mut self,
+        set: usize,
+        x: &[f64],
+        cost: f64,
+        memo: &[f64],
+    ) -> Result<(), DriverError> {
+        let memo = memo_of(memo)?;
+        self.controller
+            .replay_skip(set, &point(x), R::from_f64(cost), &memo)
+    }
+
+    fn recommend(&mut self) -> Result<RawDecision, DriverError> {
+        self.controller.recommend().map(|d| Self::raw(&d))
+    }
+
+    fn spent(&self) -> f64 {
+        self.controller.spent().to_f64()
+    }
+
+    fn rounds(&self) -> usize {
+        self.controller.rounds()
+    }
+
+    fn observations(&self) -> usize {
+        self.controller.gp().len()
+    }
+}
+
+/// An engine of `R` for `spec`'s dimension at capacity bucket `N`.
+fn with_dim<R: Real + Send, const N: usize>(
+    spec: &Spec<'_>,
+    precision: Precision,
+) -> Result<Box<dyn Engine>, SpecError> {
+    macro_rules! dims {
+        ($($d:literal)*) => {
+            match spec.variables.len() {
+                $($d => Ok(Box::new(Typed::<R, N, $d>::new(spec, precision)?) as Box<dyn Engine>),)*
+                d => Err(SpecError::VariableCount { spec: d, generic: MAX_DIM }),
+            }
+        };
+    }
+    dims!(1 2 3 4 5 6 7 8)
+}
+
+/// The capacity bucket for `capacity` in `precision`: the smallest compiled-in capacity that
+/// holds it.
+pub(crate) fn bucket(precision: Precision, capacity: usize) -> Option<usize> {
+    let buckets: &[usize] = match precision {
+        Precision::F64 => &CAPACITIES_F64,
+        Precision::F32 => &CAPACITIES_F32,
+    };
+    buckets.iter().copied().find(|&n| n >= capacity)
+}
+
+/// The engine for `spec` in `precision`; `None` when no thread could be started for a large
+/// model. The caller has validated the spec and checked its sizes ([`bucket`], [`MAX_DIM`]).
+pub(crate) fn open(
+    spec: &Spec<'_>,
+    precision: Precision,
+) -> Option<Result<Box<dyn Engine>, SpecError>> {
+    let n = bucket(precision, spec.capacity).unwrap_or(0);
+    on_big_stack(spec.capacity, || match (precision, n) {
+        (Precision::F64, 64) => with_dim::<f64, 64>(spec, precision),
+        (Precision::F64, 256) => with_dim::<f64, 256>(spec, precision),
+        (Precision::F64, 1024) => with_dim::<f64, 1024>(spec, precision),
+        (Precision::F64, 4096) => with_dim::<f64, 4096>(spec, precision),
+        (Precision::F32, 64) => with_dim::<f32, 64>(spec, precision),
+        (Precision::F32, 256) => with_dim::<f32, 256>(spec, precision),
+        _ => Err(SpecError::Capacity {
+            spec: spec.capacity,
+            generic: n,
+        }),
+    })
+}
+
+/// Runs `f` on the calling thread, or, for a model of at least [`BIG_STACK_FROM`] slots, on a
+/// thread with a [`BIG_STACK`] stack (the caller's thread may have as little as 2 MiB). `None`
+/// when no such thread can be started.
+pub(crate) fn on_big_stack<T: Send>(capacity: usize, f: impl FnOnce() -> T + Send) -> Option<T> {
+    if capacity < BIG_STACK_FROM {
+        return Some(f());
+    }
+    std::thread::scope(|s| {
+        let handle = std::thread::Builder::new()
+            .name("costbo-optimizer".into())
+            .stack_size(BIG_STACK)
+            .spawn_scoped(s, f)
+            .ok()?;
+        match handle.join() {
+            Ok(v) => Some(v),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}

@@ -1,0 +1,69 @@
+//! The optimizer's one error type.
+
+use std::fmt;
+
+/// What kind of thing went wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The experiment file is not valid (the message names the entry), or asks for sizes the
+    /// optimizer does not hold.
+    Experiment,
+    /// A file could not be read.
+    Io,
+    /// An argument was refused: not finite, out of bounds, the wrong length, a non-positive
+    /// cost, a controlled value other than the one asked for.
+    Input,
+    /// A call out of turn: `tell` with no decision pending, `skip` without a costly
+    /// measurement, `tell` where `query` said to skip.
+    Sequence,
+    /// The model could not take the data (a kernel matrix that cannot be factorised even
+    /// with jitter), or found no decision.
+    Model,
+    /// A saved state that is damaged, foreign or inconsistent with its experiment.
+    State,
+    /// The machine could not give what a large model needs (a thread with a large stack).
+    Resources,
+}
+
+/// Why a call failed. The optimizer is unchanged; the message names the offending setting or
+/// value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+}
+
+impl Error {
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn no_thread() -> Self {
+        Error::new(
+            ErrorKind::Resources,
+            "cannot start a thread with a large stack for a model of 1024 or more observations",
+        )
+    }
+
+    /// The kind of error.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The message (what [`Display`](fmt::Display) prints).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}

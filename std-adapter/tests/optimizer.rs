@@ -1,0 +1,364 @@
+//! The desktop adapter's contract, as an outside program uses it: run to the budget, resume
+//! bit for bit, refuse bad input with the state unchanged, and decide as the core's controller
+//! of the same experiment does (built independently, with the experiment's exact sizes).
+
+use costbo_core::driver::Controller;
+use costbo_core::linalg::tri_len;
+use costbo_core::policy::AnyPolicy;
+use costbo_std::{ErrorKind, Optimizer, Precision};
+
+/// A 7-variable experiment with four control sets and capacity `capacity`.
+fn seven(capacity: usize, budget: f64, rule: &str) -> String {
+    let mut t = format!(
+        r#"
+[experiment]
+name = "seven"
+seed = 11
+budget = {budget}
+capacity = {capacity}
+bank = 32
+rule = "{rule}"
+growth_period_ms = 1
+
+[model]
+kernel = "se"
+lengthscale = 0.3
+outputscale = 1.0
+noise = 1e-3
+
+[inner]
+pool = 16
+starts = 2
+evaluations_per_start = 8
+"#
+    );
+    for l in 0..7 {
+        t.push_str(&format!(
+            r#"
+[[variable]]
+name = "v{l}"
+lower = {lo}
+upper = {hi}
+distribution = {{ kind = "uniform" }}
+pump = {{ channel = {l}, ml_per_s = 0.5, concentration = 0.1, max_on_ms = 30000 }}
+sensor = {{ address = {addr}, scale = 0.001, offset = {lo} }}
+"#,
+            lo = -(l as f64),
+            hi = 1.0 + l as f64,
+            addr = 0x20 + l
+        ));
+    }
+    for (vars, cost) in [
+        ("\"v0\", \"v1\"", 0.1),
+        ("\"v2\", \"v3\", \"v4\"", 0.2),
+        ("\"v5\", \"v6\"", 0.15),
+        (
+            "\"v0\", \"v1\", \"v2\", \"v3\", \"v4\", \"v5\", \"v6\"",
+            1.0,
+        ),
+    ] {
+        t.push_str(&format!(
+            "\n[[control_set]]\nvariables = [{vars}]\ncost = {cost}\n"
+        ));
+    }
+    t
+}
+
+/// A small deterministic generator (SplitMix64) for the uncontrolled variables.
+struct Rng(u64);
+
+impl Rng {
+    fn uniform(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// The measured point of a round (asked values, the rest drawn within the bounds) and its
+/// outcome: a smooth function with its optimum inside the box.
+fn play(opt: &Optimizer, values: &[Option<f64>], rng: &mut Rng) -> (Vec<f64>, f64) {
+    let x: Vec<f64> = values
+        .iter()
+        .zip(opt.variables())
+        .map(|(v, info)| {
+            v.unwrap_or_else(|| info.lower + rng.uniform() * (info.upper - info.lower))
+        })
+        .collect();
+    let y = -x
+        .iter()
+        .zip(opt.variables())
+        .map(|(v, info)| {
+            let u = (v - info.lower) / (info.upper - info.lower);
+            (u - 0.3).powi(2)
+        })
+        .sum::<f64>();
+    (x, y)
+}
+
+#[test]
+fn a_seven_variable_experiment_runs_to_its_budget() {
+    let mut opt = Optimizer::from_toml_str(&seven(300, 6.0, "ucb-cvs")).unwrap();
+    assert_eq!(opt.variables().len(), 7);
+    assert_eq!(opt.sets().len(), 4);
+    let mut rng = Rng(1);
+    let mut paid = 0.0;
+    let mut rounds = 0;
+    while let Some(ask) = opt.ask().unwrap() {
+        assert!(ask.set < 4);
+        for (l, v) in ask.values.iter().enumerate() {
+            assert_eq!(v.is_some(), opt.sets()[ask.set].variables.contains(&l));
+            if let Some(v) = v {
+                let info = &opt.variables()[l];
+                assert!(*v >= info.lower && *v <= info.upper, "{v} outside {info:?}");
+            }
+        }
+        let (x, y) = play(&opt, &ask.values, &mut rng);
+        opt.tell(&x, y, ask.cost).unwrap();
+        paid += ask.cost;
+        rounds += 1;
+        assert!(rounds < 1000, "the run does not end");
+    }
+    // The ledger is the sum of the costs told; the budget could not pay for the cheapest set.
+    assert!(
+        (opt.spent() - paid).abs() < 1e-12,
+        "{} vs {paid}",
+        opt.spent()
+    );
+    assert!(opt.spent() <= 6.0 + 1e-12);
+    assert!(
+        6.0 - opt.spent() < 0.1 + 1e-9,
+        "stopped early at {}",
+        opt.spent()
+    );
+    assert_eq!(opt.rounds(), rounds);
+    assert!(rounds >= 6, "{rounds} rounds");
+    let best = opt.recommend().unwrap();
+    assert!(best.set < 4 && best.expected.is_finite());
+    // Asking again after the end stays at the end.
+    assert!(opt.ask().unwrap().is_none());
+}
+
+/// Runs `rounds` rounds (or to the end) from the generator's state.
+fn run(opt: &mut Optimizer, rng: &mut Rng, rounds: usize) -> Vec<(usize, Vec<Option<u64>>)> {
+    let mut seen = Vec::new();
+    for _ in 0..rounds {
+        let Some(ask) = opt.ask().unwrap() else { break };
+        seen.push((
+            ask.set,
+            ask.values.iter().map(|v| v.map(f64::to_bits)).collect(),
+        ));
+        let (x, y) = play(opt, &ask.values, rng);
+        opt.tell(&x, y, ask.cost).unwrap();
+    }
+    seen
+}
+
+fn resumes_bit_for_bit(precision: Precision, rule: &str) {
+    // Capacity 8: the model drops its oldest observations well before the save.
+    let text = seven(8, 40.0, rule);
+    let mut live = Optimizer::from_toml_str_with(&text, precision).unwrap();
+    let mut rng = Rng(7);
+    run(&mut live, &mut rng, 14);
+    assert_eq!(live.observations(), 8);
+    // Saved with a decision pending: the restored optimizer asks it again.
+    let pending = live.ask().unwrap();
+    let saved = live.to_json();
+    let mut restored = Optimizer::from_json(&saved).unwrap();
+    assert_eq!(restored.precision(), precision);
+    assert_eq!(restored.to_json(), saved);
+    assert_eq!(restored.ask().unwrap(), pending);
+    let mut twin = Rng(rng.0);
+    let a = run(&mut live, &mut rng, 10);
+    let b = run(&mut restored, &mut twin, 10);
+    assert_eq!(a.len(), 10);
+    assert_eq!(a, b);
+    assert_eq!(live.spent().to_bits(), restored.spent().to_bits());
+}
+
+#[test]
+fn a_restored_optimizer_continues_bit_for_bit_f64() {
+    resumes_bit_for_bit(Precision::F64, "ucb-cvs");
+}
+
+#[test]
+fn a_restored_optimizer_continues_bit_for_bit_f32() {
+    resumes_bit_for_bit(Precision::F32, "etc-ada");
+}
+
+#[test]
+fn a_restored_unknown_cost_rule_continues_bit_for_bit() {
+    // The unknown-cost rule keeps running bounds that only its memos restore.
+    resumes_bit_for_bit(Precision::F64, "unknown-cost");
+}
+
+#[test]
+fn bad_files_are_refused_with_the_entry_named() {
+    let e = Optimizer::from_toml_str("[experiment]\nname = 1").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Experiment);
+    let bad_rule = seven(64, 1.0, "ucb-cvs").replace("rule = \"ucb-cvs\"", "rule = \"nope\"");
+    let e = Optimizer::from_toml_str(&bad_rule).unwrap_err();
+    assert!(e.to_string().contains("nope"), "{e}");
+    let too_big = seven(5000, 1.0, "ucb-cvs");
+    let e = Optimizer::from_toml_str(&too_big).unwrap_err();
+    assert!(e.to_string().contains("capacity = 5000"), "{e}");
+    let e = Optimizer::from_file("/nonexistent/experiment.toml").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Io);
+    assert!(
+        e.to_string().contains("/nonexistent/experiment.toml"),
+        "{e}"
+    );
+    // Through `?` into the standard error type.
+    let boxed: Box<dyn std::error::Error> = Box::new(e);
+    assert!(boxed.to_string().contains("nonexistent"));
+}
+
+#[test]
+fn bad_input_is_refused_and_changes_nothing() {
+    let text = seven(64, 20.0, "ucb-cvs");
+    let mut opt = Optimizer::from_toml_str(&text).unwrap();
+    let mut twin = Optimizer::from_toml_str(&text).unwrap();
+    let (mut r1, mut r2) = (Rng(3), Rng(3));
+    run(&mut opt, &mut r1, 3);
+    run(&mut twin, &mut r2, 3);
+    let ask = opt.ask().unwrap().unwrap();
+    let (x, y) = play(&opt, &ask.values, &mut r1);
+    let before = opt.to_json();
+
+    // A NaN outcome, a point of the wrong length, a NaN coordinate, a value out of bounds,
+    // a non-positive cost, a controlled value other than the asked one, calls out of turn.
+    let e = opt.tell(&x, f64::NAN, ask.cost).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Input);
+    assert!(e.to_string().contains("NaN"), "{e}");
+    let e = opt.tell(&x[..6], y, ask.cost).unwrap_err();
+    assert!(
+        e.to_string().contains("6 values") && e.to_string().contains("7 variables"),
+        "{e}"
+    );
+    let mut nan = x.clone();
+    nan[3] = f64::NAN;
+    let e = opt.tell(&nan, y, ask.cost).unwrap_err();
+    assert!(e.to_string().contains("x[3] (v3)"), "{e}");
+    let mut out = x.clone();
+    out[6] = 100.0;
+    let e = opt.tell(&out, y, ask.cost).unwrap_err();
+    assert!(
+        e.to_string().contains("x[6] (v6) = 100") && e.to_string().contains("[-6, 7]"),
+        "{e}"
+    );
+    for cost in [0.0, -1.0, f64::INFINITY] {
+        assert_eq!(opt.tell(&x, y, cost).unwrap_err().kind(), ErrorKind::Input);
+    }
+    let l = (0..7).find(|&l| ask.values[l].is_some()).unwrap();
+    let mut moved = x.clone();
+    let info = &opt.variables()[l];
+    moved[l] = if x[l] - info.lower > 0.5 * (info.upper - info.lower) {
+        info.lower
+    } else {
+        info.upper
+    };
+    let e = opt.tell(&moved, y, ask.cost).unwrap_err();
+    assert!(e.to_string().contains("not the value asked for"), "{e}");
+    assert_eq!(
+        opt.tell_prior(&x, y).unwrap_err().kind(),
+        ErrorKind::Sequence
+    );
+    assert_eq!(opt.query(&x).unwrap_err().kind(), ErrorKind::Sequence);
+    assert_eq!(
+        opt.skip(&x, ask.cost).unwrap_err().kind(),
+        ErrorKind::Sequence
+    );
+    assert_eq!(opt.to_json(), before);
+
+    // The same round told correctly: both optimizers go on alike.
+    opt.tell(&x, y, ask.cost).unwrap();
+    let twin_ask = twin.ask().unwrap().unwrap();
+    assert_eq!(twin_ask, ask);
+    twin.tell(&x, y, ask.cost).unwrap();
+    assert_eq!(run(&mut opt, &mut r1, 5), run(&mut twin, &mut r2, 5));
+    let e = Optimizer::from_toml_str(&text)
+        .unwrap()
+        .tell(&x, y, 1.0)
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Sequence);
+}
+
+#[test]
+fn damaged_or_foreign_states_are_refused_whole() {
+    let mut opt = Optimizer::from_toml_str(&seven(64, 20.0, "ucb-cvs")).unwrap();
+    run(&mut opt, &mut Rng(5), 4);
+    let saved = opt.to_json();
+    // One digit changed in an outcome.
+    let i = saved.find("\"y\":\"-").unwrap() + 6;
+    let mut damaged = saved.clone().into_bytes();
+    damaged[i] = if damaged[i] == b'1' { b'2' } else { b'1' };
+    let e = Optimizer::from_json(std::str::from_utf8(&damaged).unwrap()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::State);
+    assert!(e.to_string().contains("checksum"), "{e}");
+    for text in [
+        &saved[..saved.len() / 2],
+        "{}",
+        "[1, 2]",
+        "",
+        &saved.replace("costbo-optimizer", "other-tool"),
+    ] {
+        assert_eq!(
+            Optimizer::from_json(text).unwrap_err().kind(),
+            ErrorKind::State
+        );
+    }
+}
+
+type Core<const N: usize> =
+    Controller<f32, N, 5, 7, Vec<f32>, Vec<[f32; 5]>, AnyPolicy<f32, 5, 7, 1, 1>>;
+
+/// The firmware's experiment, at capacity 16 so that 30 rounds also drop observations.
+fn firmware_experiment(capacity: usize) -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../firmware/experiment.toml");
+    std::fs::read_to_string(path)
+        .unwrap()
+        .replace("capacity = 64", &format!("capacity = {capacity}"))
+        .replace("budget = 3.0", "budget = 6.0")
+}
+
+#[test]
+fn an_f32_optimizer_makes_the_devices_decisions() {
+    // The device's controller: the core's, built by the firmware's own path (exact counts of
+    // variables and sets, capacity 16, no Thompson features or EI window).
+    let text = firmware_experiment(16);
+    let spec = costbo_experiment::toml::parse(&text).unwrap();
+    let mut device: Core<16> = spec
+        .controller::<f32, 16, 5, 7, _, _>(vec![0.0; tri_len(16)], vec![[0.0; 5]; spec.bank])
+        .unwrap();
+    let mut opt = Optimizer::from_toml_str_with(&text, Precision::F32).unwrap();
+    let mut rng = Rng(9);
+    let mut rounds = 0;
+    while let Ok(d) = device.suggest() {
+        let ask = opt
+            .ask()
+            .unwrap()
+            .expect("the optimizer stops before the device");
+        assert_eq!(ask.set, d.set);
+        let bits: Vec<Option<u32>> = d.values.iter().map(|v| v.map(f32::to_bits)).collect();
+        let ours: Vec<Option<u32>> = ask
+            .values
+            .iter()
+            .map(|v| v.map(|v| (v as f32).to_bits()))
+            .collect();
+        assert_eq!(ours, bits, "round {rounds}");
+        // The device measures in f32: the point and outcome as f32 values.
+        let (x, y) = play(&opt, &ask.values, &mut rng);
+        let x32: [f32; 5] = core::array::from_fn(|l| x[l] as f32);
+        let y32 = y as f32;
+        let cost = spec.sets[d.set].cost as f32;
+        device.observe(&x32, y32, cost).unwrap();
+        let x64: Vec<f64> = x32.iter().map(|v| f64::from(*v)).collect();
+        opt.tell(&x64, f64::from(y32), f64::from(cost)).unwrap();
+        rounds += 1;
+    }
+    assert!(opt.ask().unwrap().is_none());
+    assert!(rounds > 20, "{rounds} rounds");
+    assert_eq!(opt.spent(), f64::from(device.spent()));
+}
