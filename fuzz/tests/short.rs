@@ -108,6 +108,8 @@ fn every_target_is_run_here() {
             "causal_graph",
             "arm_table",
             "experiment_file",
+            "optimizer_file",
+            "optimizer_state",
             "firmware_app"
         ]
     );
@@ -156,6 +158,16 @@ fn arm_table() {
 #[test]
 fn experiment_file() {
     run("experiment_file");
+}
+
+#[test]
+fn optimizer_file() {
+    run("optimizer_file");
+}
+
+#[test]
+fn optimizer_state() {
+    run("optimizer_state");
 }
 
 #[test]

@@ -45,13 +45,11 @@ use std::net::TcpStream;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use costbo_core::driver::{Controller, Decision, DriverError};
-use costbo_core::linalg::tri_len;
+use costbo_core::driver::Decision;
 use costbo_core::link::{
     encode, values_to_array, DeviceMessage, FrameDecoder, HostMessage, Values, DECODER_CAPACITY,
     MAX_FRAME, VERSION,
 };
-use costbo_core::policy::AnyPolicy;
 use costbo_core::problem::{ControlSet, Problem};
 use costbo_core::random::{standard_normal, uniform_open};
 use costbo_experiment::Spec;
@@ -61,6 +59,7 @@ use rand_xoshiro::Xoshiro128PlusPlus;
 use crate::experiment::judge::Judge;
 use crate::objectives::plant::Plant;
 use crate::objectives::Objective;
+use crate::optimizer::{Optimizer, Precision, MAX_SETS};
 use crate::platform::Platform;
 
 pub mod causal;
@@ -321,17 +320,16 @@ pub fn run(options: &DeviceOptions) -> Result<DeviceReport, String> {
     if spec.causal.is_some() {
         return causal::run(&spec, config_id, options);
     }
-    match (spec.variables.len(), spec.sets.len(), spec.capacity) {
-        (D, 7, 16) => session::<16, 7>(&spec, config_id, options),
-        (D, 7, 32) => session::<32, 7>(&spec, config_id, options),
-        (D, 7, 64) => session::<64, 7>(&spec, config_id, options),
-        (D, 7, 128) => session::<128, 7>(&spec, config_id, options),
-        (d, m, n) => Err(format!(
-            "{}: {d} variables, {m} control sets, capacity {n}: the host mirrors the plant \
-             experiment (5 variables, 7 control sets) at capacity 16, 32, 64 or 128",
-            options.config.display()
-        )),
+    if spec.variables.len() != D {
+        return Err(format!(
+            "{}: {} variables: the host simulates the plant experiment's {D} nutrients",
+            options.config.display(),
+            spec.variables.len()
+        ));
     }
+    let text = String::from_utf8(text)
+        .map_err(|_| format!("{}: not UTF-8 text", options.config.display()))?;
+    session(&spec, &text, config_id, options)
 }
 
 /// A several-line parser message in one line: the first line (where) and the last (what).
@@ -343,8 +341,10 @@ fn one_line(message: &str) -> String {
     }
 }
 
-type Mirror<const N: usize, const M: usize> =
-    Controller<f32, N, D, M, Vec<f32>, Vec<[f32; D]>, AnyPolicy<f32, D, M, 1, 1>>;
+/// A device's point as the optimizer takes it (every `f32` is exactly an `f64`).
+fn widen(x: &[f32; D]) -> Vec<f64> {
+    x.iter().map(|v| f64::from(*v)).collect()
+}
 
 fn values_vec(v: &Values) -> Vec<f32> {
     v.as_slice().to_vec()
@@ -363,16 +363,21 @@ fn decision_bits(set: usize, control: ControlSet, values: &[f32], score: f32) ->
     b
 }
 
-fn session<const N: usize, const M: usize>(
+/// The host's copy of the device's controller: the desktop optimizer in the device's precision,
+/// opened from the same file, which makes the device's decisions bit for bit.
+type Mirror = Optimizer;
+
+fn session(
     spec: &Spec<'static>,
+    text: &str,
     config_id: u32,
     options: &DeviceOptions,
 ) -> Result<DeviceReport, String> {
-    let err = |e: costbo_experiment::SpecError| format!("{e:?}");
-    let mut mirror: Mirror<N, M> = spec
-        .controller::<f32, N, D, M, _, _>(vec![0.0; tri_len(N)], vec![[0.0; D]; spec.bank])
-        .map_err(err)?;
-    let truth: Problem<f64, D, M> = spec.problem().map_err(err)?;
+    let mut mirror: Mirror = Optimizer::from_toml_str_with(text, Precision::F32)
+        .map_err(|e| format!("{}: {e}", options.config.display()))?;
+    let truth: Problem<f64, D, MAX_SETS> = spec
+        .problem_within()
+        .map_err(|e| format!("{}: {e}", options.config.display()))?;
     let plant = Plant::shared().map_err(|e| format!("{e}"))?;
     let optimum = plant.optimum();
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(options.seed ^ 0x5EED);
@@ -553,15 +558,26 @@ fn session<const N: usize, const M: usize>(
                 })?;
                 check_values(spec, "decision", round, control, &dv, score)?;
                 let decision = if options.mirror {
-                    let mine = mirror.suggest().map_err(|e| {
-                        format!("round {round}: the device decided, the host's controller: {e:?}")
-                    })?;
+                    let mine = mirror
+                        .ask()
+                        .map_err(|e| {
+                            format!("round {round}: the device decided, the host's optimizer: {e}")
+                        })?
+                        .ok_or_else(|| {
+                            format!(
+                                "round {round}: the device decided, the host's optimizer sees \
+                                 the budget spent"
+                            )
+                        })?;
+                    let mine_control = ControlSet(spec.sets[mine.set].mask);
+                    let mine_values: [Option<f32>; D] =
+                        core::array::from_fn(|l| mine.values[l].map(|v| v as f32));
                     let theirs = decision_bits(set, control, &dv, score);
                     let ours = decision_bits(
                         mine.set,
-                        mine.control,
-                        &mine.values.map(|v| v.unwrap_or(f32::NAN)),
-                        mine.score,
+                        mine_control,
+                        &mine_values.map(|v| v.unwrap_or(f32::NAN)),
+                        mine.score as f32,
                     );
                     if theirs != ours {
                         return Err(format!(
@@ -571,7 +587,13 @@ fn session<const N: usize, const M: usize>(
                         ));
                     }
                     report.decisions_checked += 1;
-                    mine
+                    Decision {
+                        set: mine.set,
+                        control: mine_control,
+                        values: mine_values,
+                        score: mine.score as f32,
+                        measure: true,
+                    }
                 } else {
                     Decision {
                         set,
@@ -646,15 +668,15 @@ fn session<const N: usize, const M: usize>(
                     continue;
                 }
                 if options.mirror {
-                    let mine = mirror.query(&f.x_device).map_err(|e| {
-                        format!("round {round}: the device answered, the host's controller: {e:?}")
+                    let mine = mirror.query(&widen(&f.x_device)).map_err(|e| {
+                        format!("round {round}: the device answered, the host's optimizer: {e}")
                     })?;
-                    if mine.pay != measure
-                        || mine.min_probability.to_bits() != min_probability.to_bits()
+                    if mine.measure != measure
+                        || (mine.min_probability as f32).to_bits() != min_probability.to_bits()
                     {
                         return Err(format!(
                             "round {round}: the device says measure = {measure} (min p {min_probability:?}), the host measure = {} (min p {:?})",
-                            mine.pay, mine.min_probability
+                            mine.measure, mine.min_probability
                         ));
                     }
                     report.queries_checked += 1;
@@ -716,7 +738,7 @@ fn session<const N: usize, const M: usize>(
                 })?;
                 check_values(spec, "recommendation", round, control, &rv, score)?;
                 let ledger = if options.mirror {
-                    f64::from(mirror.spent())
+                    mirror.spent()
                 } else {
                     spent_sum
                 };
@@ -730,23 +752,26 @@ fn session<const N: usize, const M: usize>(
                     ));
                 }
                 if options.mirror {
-                    let mine = mirror
-                        .recommend()
-                        .map_err(|e| format!("recommend: {e:?}"))?;
+                    let mine = mirror.recommend().map_err(|e| format!("recommend: {e}"))?;
                     let theirs = decision_bits(set, control, &v, score);
+                    let mine_values: Vec<f32> = mine
+                        .values
+                        .iter()
+                        .map(|v| v.map_or(f32::NAN, |v| v as f32))
+                        .collect();
                     let ours = decision_bits(
                         mine.set,
-                        mine.control,
-                        &mine.values.map(|v| v.unwrap_or(f32::NAN)),
-                        mine.score,
+                        ControlSet(spec.sets[mine.set].mask),
+                        &mine_values,
+                        mine.expected as f32,
                     );
-                    if theirs != ours || mirror.spent().to_bits() != spent.to_bits() {
+                    if theirs != ours || (mirror.spent() as f32).to_bits() != spent.to_bits() {
                         return Err(format!(
                             "the device recommends set {set} {v:?} (score {score}, spent {spent}), \
                              the host set {} {:?} (score {}, spent {})",
                             mine.set,
                             mine.values,
-                            mine.score,
+                            mine.expected,
                             mirror.spent()
                         ));
                     }
@@ -873,8 +898,8 @@ fn check_values(
 
 /// The host's side of an acknowledged round: the mirror observes what the device observed.
 #[allow(clippy::too_many_arguments)]
-fn observe<const N: usize, const M: usize>(
-    mirror: &mut Mirror<N, M>,
+fn observe(
+    mirror: &mut Mirror,
     options: &DeviceOptions,
     f: &InFlight,
     host_round: &mut u32,
@@ -890,12 +915,13 @@ fn observe<const N: usize, const M: usize>(
         );
     }
     if options.mirror {
+        let x = widen(&f.x_device);
         let done = if f.measured {
-            mirror.observe(&f.x_device, f.y, f.cost)
+            mirror.tell(&x, f64::from(f.y), f64::from(f.cost))
         } else {
-            mirror.skip(&f.x_device, f.cost)
+            mirror.skip(&x, f64::from(f.cost))
         };
-        done.map_err(|e: DriverError| format!("round {}: the host's controller: {e:?}", f.round))?;
+        done.map_err(|e| format!("round {}: the host's optimizer: {e}", f.round))?;
     }
     *spent_sum += f64::from(f.cost);
     if f.measured {
@@ -908,7 +934,7 @@ fn observe<const N: usize, const M: usize>(
         round: f.round,
         set: f.decision.set,
         spent: if options.mirror {
-            f64::from(mirror.spent())
+            mirror.spent()
         } else {
             *spent_sum
         },

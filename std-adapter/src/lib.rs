@@ -57,4 +57,4 @@ pub mod pool;
 pub mod reproduce;
 pub mod sealed;
 
-pub use optimizer::{Ask, Error, ErrorKind, Optimizer, Precision, Recommendation};
+pub use optimizer::{Ask, Error, ErrorKind, Optimizer, Precision, QueryAnswer, Recommendation};

@@ -83,7 +83,7 @@ pub(crate) trait Engine: Send {
     /// the rule stops.
     fn next(&mut self) -> Result<Option<RawDecision>, DriverError>;
     /// Pay for this round's measurement of `x`?
-    fn query(&mut self, x: &[f64]) -> Result<bool, DriverError>;
+    fn query(&mut self, x: &[f64]) -> Result<super::QueryAnswer, DriverError>;
     /// Observes the pending decision's outcome; returns the memo's scalars.
     fn observe(&mut self, x: &[f64], y: f64, cost: f64) -> Result<Vec<f64>, DriverError>;
     /// Ends the pending round without a measurement; returns the memo's scalars.
@@ -202,8 +202,12 @@ impl<R: Real + Send, const N: usize, const D: usize> Engine for Typed<R, N, D> {
         }
     }
 
-    fn query(&mut self, x: &[f64]) -> Result<bool, DriverError> {
-        Ok(self.controller.query(&point(x))?.pay)
+    fn query(&mut self, x: &[f64]) -> Result<super::QueryAnswer, DriverError> {
+        let answer = self.controller.query(&point(x))?;
+        Ok(super::QueryAnswer {
+            measure: answer.pay,
+            min_probability: answer.min_probability.to_f64(),
+        })
     }
 
     fn observe(&mut self, x: &[f64], y: f64, cost: f64) -> Result<Vec<f64>, DriverError> {

@@ -64,6 +64,20 @@ pub struct Ask {
     /// What the round costs: the set's cost (a costly measurement's cost comes on top on the
     /// rounds that measure).
     pub cost: f64,
+    /// The rule's score of the decision (the expected upper bound for the UCB rules, an index
+    /// or an improvement for others): for logs, and for checking a device's decision bit for
+    /// bit.
+    pub score: f64,
+}
+
+/// The answer of [`Optimizer::query`]: whether to pay for measuring this round's outcome.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QueryAnswer {
+    /// Pay for the measurement (then [`Optimizer::tell`]); otherwise [`Optimizer::skip`].
+    pub measure: bool,
+    /// The smallest probability, over the competitors, that the dosed point is not beaten
+    /// (paper 003's confidence test; 1 with no competitor).
+    pub min_probability: f64,
 }
 
 /// The best (control set, values) by expected posterior mean.
@@ -206,11 +220,12 @@ impl Optimizer {
         let decided = self.on_engine(|e| e.next())?;
         match decided.map_err(|e| self.core_error(e))? {
             None => Ok(None),
-            Some(RawDecision { set, values, .. }) => {
+            Some(RawDecision { set, values, score }) => {
                 let ask = Ask {
                     set,
                     cost: self.experiment.sets[set].cost,
                     values,
+                    score,
                 };
                 self.pending = Some(ask.clone());
                 Ok(Some(ask))
@@ -272,8 +287,8 @@ impl Optimizer {
 
     /// With a costly measurement (the file's `[measurement]`): whether to pay for measuring
     /// the pending round's outcome, given the full measured point `x` after dosing. Then
-    /// [`tell`](Self::tell) the outcome (`true`) or [`skip`](Self::skip) the round (`false`).
-    pub fn query(&mut self, x: &[f64]) -> Result<bool, Error> {
+    /// [`tell`](Self::tell) the outcome (`measure`) or [`skip`](Self::skip) the round.
+    pub fn query(&mut self, x: &[f64]) -> Result<QueryAnswer, Error> {
         if self.experiment.measurement_cost.is_none() {
             return Err(Error::new(
                 ErrorKind::Sequence,
@@ -288,11 +303,11 @@ impl Optimizer {
         })?;
         self.check_point("query", x)?;
         self.check_applied("query", &ask, x)?;
-        let pay = self
+        let answer = self
             .on_engine(|e| e.query(x))?
             .map_err(|e| self.core_error(e))?;
-        self.queried = Some((x.to_vec(), pay));
-        Ok(pay)
+        self.queried = Some((x.to_vec(), answer.measure));
+        Ok(answer)
     }
 
     /// Ends the pending round without measuring its outcome, as [`query`](Self::query)
