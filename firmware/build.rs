@@ -86,7 +86,7 @@ fn experiment(manifest_dir: &std::path::Path, out_dir: &std::path::Path) {
             path.display()
         ))
     });
-    let spec = costbo_experiment::toml::parse(&text).unwrap_or_else(|e| {
+    let spec = costbo_experiment::toml::parse_device(&text).unwrap_or_else(|e| {
         fail(&format!(
             "invalid experiment configuration {}: {e}",
             path.display()

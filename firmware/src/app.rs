@@ -666,7 +666,8 @@ where
             x[l] = match d.values[l] {
                 Some(dosed) => {
                     let range = (var.upper - var.lower) as f32;
-                    let tol = DOSE_TOLERANCE * range + 2.0 * var.sensor.scale as f32;
+                    let tol =
+                        DOSE_TOLERANCE * range + 2.0 * var.sensor.map_or(0.0, |s| s.scale as f32);
                     if (reading - dosed).abs() > tol {
                         log!(
                             self,

@@ -4,7 +4,7 @@
 //!
 //! `SPEC` is the whole description; `D`, `M`, `N` and `BANK` are its sizes as constants for
 //! the const generics; `CONFIG_ID` identifies the file (sent in `Hello`). The desktop builds the
-//! identical controller from the same file with `costbo_experiment::toml::load` and
+//! identical controller from the same file with `costbo_experiment::toml::load_device` and
 //! [`costbo_experiment::Spec::controller`].
 
 use costbo_core::causal::CausalController;

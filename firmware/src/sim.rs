@@ -185,8 +185,12 @@ pub struct SimSensorBus<const K: usize> {
 impl<const K: usize> SimSensorBus<K> {
     /// Sensors at the addresses of `spec`'s variables (the first `K`), reading raw 0.
     pub fn new(spec: &Spec<'_>) -> Self {
-        let addresses =
-            core::array::from_fn(|l| spec.variables.get(l).map_or(0xFF, |v| v.sensor.address));
+        let addresses = core::array::from_fn(|l| {
+            spec.variables
+                .get(l)
+                .and_then(|v| v.sensor)
+                .map_or(0xFF, |s| s.address)
+        });
         SimSensorBus {
             addresses,
             raw: [0; K],
@@ -204,7 +208,9 @@ impl<const K: usize> SimSensorBus<K> {
 impl<const K: usize> SensorFeed for SimSensorBus<K> {
     fn feed(&mut self, spec: &Spec<'_>, values: &[f32]) {
         for ((raw, v), &x) in self.raw.iter_mut().zip(spec.variables).zip(values) {
-            *raw = v.sensor.to_raw(x);
+            if let Some(s) = v.sensor {
+                *raw = s.to_raw(x);
+            }
         }
     }
 }

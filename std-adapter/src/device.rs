@@ -315,7 +315,7 @@ struct InFlight {
 pub fn run(options: &DeviceOptions) -> Result<DeviceReport, String> {
     let text =
         std::fs::read(&options.config).map_err(|e| format!("{}: {e}", options.config.display()))?;
-    let spec = costbo_experiment::toml::load(&options.config).map_err(|e| one_line(&e.0))?;
+    let spec = costbo_experiment::toml::load_device(&options.config).map_err(|e| one_line(&e.0))?;
     let config_id = costbo_experiment::config_id(&text);
     if spec.causal.is_some() {
         return causal::run(&spec, config_id, options);
@@ -615,8 +615,9 @@ fn session(
                 });
                 let x_device: [f32; D] = core::array::from_fn(|l| match decision.values[l] {
                     Some(v) => v,
-                    None => spec
-                        .measured(l, spec.variables[l].sensor.to_raw(sent[l]))
+                    None => spec.variables[l]
+                        .sensor
+                        .and_then(|s| spec.measured(l, s.to_raw(sent[l])))
                         .unwrap_or(f32::NAN),
                 });
                 let growth = plant.value_and_gradient(&truth.to_unit(&x_true)).0

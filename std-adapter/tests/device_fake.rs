@@ -36,7 +36,7 @@ fn hello(round: u32, spent: f32, budget: f32) -> DeviceMessage {
 
 /// The middle of every variable's range, as the device would send a decision.
 fn middle() -> Vec<f32> {
-    let spec = costbo_experiment::toml::load(&experiment()).unwrap();
+    let spec = costbo_experiment::toml::load_device(&experiment()).unwrap();
     spec.variables
         .iter()
         .map(|v| ((v.lower + v.upper) / 2.0) as f32)
@@ -291,7 +291,7 @@ fn impossible_numbers_from_the_device_are_refused() {
 #[test]
 fn a_well_behaved_fake_device_is_accepted() {
     let mid = middle();
-    let spec = costbo_experiment::toml::load(&experiment()).unwrap();
+    let spec = costbo_experiment::toml::load_device(&experiment()).unwrap();
     let cost: f32 = spec.cost(0).unwrap();
     let (addr, stop) = fake_device(move |s, _| {
         let _ = s.write_all(&frame(&hello(0, 0.0, 3.0)));

@@ -362,3 +362,99 @@ fn an_f32_optimizer_makes_the_devices_decisions() {
     assert!(rounds > 20, "{rounds} rounds");
     assert_eq!(opt.spent(), f64::from(device.spent()));
 }
+
+#[test]
+fn a_desktop_file_needs_no_hardware_and_a_device_file_does() {
+    // No pumps, sensors or growth period: the optimizer opens it; a device's reader refuses it
+    // with the entry named.
+    let text = r#"
+[experiment]
+name = "two"
+seed = 3
+budget = 2.0
+capacity = 32
+bank = 16
+rule = "ucb-cvs"
+
+[model]
+kernel = "matern52"
+lengthscale = 0.25
+outputscale = 1.0
+noise = 1e-3
+
+[[variable]]
+name = "temperature"
+unit = "C"
+lower = 20.0
+upper = 80.0
+distribution = { kind = "uniform" }
+
+[[variable]]
+name = "humidity"
+lower = 0.0
+upper = 1.0
+distribution = { kind = "truncated-normal", mean = 0.5, variance = 0.02 }
+
+[[control_set]]
+variables = ["temperature"]
+cost = 0.25
+
+[[control_set]]
+variables = ["temperature", "humidity"]
+cost = 1.0
+"#;
+    let mut opt = Optimizer::from_toml_str(text).unwrap();
+    let n = run(&mut opt, &mut Rng(2), 100).len();
+    assert!(n >= 2 && opt.ask().unwrap().is_none(), "{n} rounds");
+    let e = costbo_experiment::toml::parse_device(text).unwrap_err();
+    assert!(e.0.contains("growth_period_ms"), "{e}");
+    let with_period = text.replace(
+        "rule = \"ucb-cvs\"",
+        "rule = \"ucb-cvs\"\ngrowth_period_ms = 60000",
+    );
+    let e = costbo_experiment::toml::parse_device(&with_period).unwrap_err();
+    assert!(e.0.contains("temperature") && e.0.contains("sensor"), "{e}");
+}
+
+#[test]
+fn an_experiment_built_in_code_decides_as_its_handwritten_file() {
+    use costbo_std::optimizer::{Chance, ExperimentBuilder};
+    let mut b = ExperimentBuilder::new("seven", 6.0)
+        .seed(11)
+        .capacity(300)
+        .bank(32)
+        .rule("ucb-cvs")
+        .kernel("se", 0.3, 1.0)
+        .noise(1e-3, 0.0)
+        .inner(16, 2, 8);
+    for l in 0..7 {
+        let name = format!("v{l}");
+        b = b.variable(&name, "", -(l as f64), 1.0 + l as f64, Chance::Uniform);
+    }
+    let b = b
+        .control_set(&["v0", "v1"], 0.1)
+        .control_set(&["v2", "v3", "v4"], 0.2)
+        .control_set(&["v5", "v6"], 0.15)
+        .control_set(&["v0", "v1", "v2", "v3", "v4", "v5", "v6"], 1.0);
+    let mut built = b.build().unwrap();
+    let mut written = Optimizer::from_toml_str(&seven(300, 6.0, "ucb-cvs")).unwrap();
+    assert_eq!(
+        run(&mut built, &mut Rng(4), 12),
+        run(&mut written, &mut Rng(4), 12)
+    );
+
+    // Names that TOML must quote, and a bad setting refused with the file's message.
+    let odd = ExperimentBuilder::new("quote \" and \\ backslash", 1.0)
+        .variable("a \"b\"", "", 0.0, 1.0, Chance::Uniform)
+        .control_set(&["a \"b\""], 0.5)
+        .build()
+        .unwrap();
+    assert_eq!(odd.name(), "quote \" and \\ backslash");
+    assert_eq!(odd.variables()[0].name, "a \"b\"");
+    let e = ExperimentBuilder::new("x", 1.0)
+        .variable("a", "", 0.0, 1.0, Chance::Uniform)
+        .control_set(&["b"], 0.5)
+        .build()
+        .unwrap_err();
+    assert!(e.to_string().contains("no variable called \"b\""), "{e}");
+}

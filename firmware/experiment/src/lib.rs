@@ -7,7 +7,7 @@
 //! * The firmware's build script parses it with [`toml::parse`] (feature `std`), validates it and
 //!   writes a [`Spec`] as Rust constants into `OUT_DIR`; an invalid file fails the build with a
 //!   message naming the offending entry.
-//! * The desktop parses the same file at run time with [`toml::load`] and gets the same
+//! * The desktop parses the same file at run time with [`toml::load_device`] and gets the same
 //!   [`Spec`].
 //!
 //! An experiment may be a *contextual causal* one (the file's optional `[causal]` table,
@@ -52,7 +52,7 @@ use costbo_core::problem::{ControlSet, Problem, ProblemError, Variable, MAX_VARI
 use costbo_core::real::Real;
 
 /// A whole experiment. Built as a constant by the firmware's build script, or by
-/// [`toml::load`] on the desktop.
+/// [`toml::load_device`] on the desktop.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Spec<'a> {
     /// Name of the experiment (logs only).
@@ -222,8 +222,9 @@ pub struct VariableSpec<'a> {
     pub distribution: DistSpec,
     /// The dosing pump, for variables that some control set doses.
     pub pump: Option<PumpSpec>,
-    /// The sensor that measures the variable.
-    pub sensor: SensorSpec,
+    /// The sensor that measures the variable: every variable of a device's experiment has one
+    /// ([`Spec::validate_device`]); a desktop experiment may leave it out.
+    pub sensor: Option<SensorSpec>,
 }
 
 /// Distribution of an uncontrolled variable, in physical units.
@@ -407,7 +408,7 @@ pub enum SpecError {
     DuplicateSensorAddress(usize),
     /// The budget is not positive and finite.
     Budget,
-    /// Capacity or bank is zero, or the growth period is zero.
+    /// Capacity or bank is zero.
     Sizes,
     /// β, or a model parameter, is not positive and finite (mean: finite).
     Model,
@@ -466,6 +467,10 @@ pub enum SpecError {
     CausalTable(ArmTableError),
     /// The core refused the causal controller.
     Causal(CausalError),
+    /// Variable `.0` has no sensor, which a device's experiment needs.
+    MissingSensor(usize),
+    /// The growth period is zero, which a device's experiment cannot have.
+    GrowthPeriod,
 }
 
 impl core::fmt::Display for SpecError {
@@ -516,7 +521,11 @@ impl core::fmt::Display for SpecError {
                 "variable {l} shares a sensor address with an earlier one"
             ),
             Self::Budget => f.write_str("the budget is not positive and finite"),
-            Self::Sizes => f.write_str("the capacity, the bank or the growth period is zero"),
+            Self::Sizes => f.write_str("the capacity or the bank is zero"),
+            Self::MissingSensor(l) => write!(f, "variable {l} has no sensor, which a device needs"),
+            Self::GrowthPeriod => {
+                f.write_str("the growth period is zero, which a device cannot wait")
+            }
             Self::Model => f.write_str(
                 "beta or a model parameter is not positive and finite (the mean: not finite)",
             ),
@@ -599,7 +608,7 @@ impl<'a> Spec<'a> {
         if !finite_pos(self.budget) {
             return Err(SpecError::Budget);
         }
-        if self.capacity == 0 || self.bank == 0 || self.growth_period_ms == 0 {
+        if self.capacity == 0 || self.bank == 0 {
             return Err(SpecError::Sizes);
         }
         let m = &self.model;
@@ -618,33 +627,30 @@ impl<'a> Spec<'a> {
             }
             variable::<f32>(v).map_err(|e| SpecError::Distribution(l, e))?;
             variable::<f64>(v).map_err(|e| SpecError::Distribution(l, e))?;
-            let s = &v.sensor;
-            if s.address > 0x7F || !finite_pos(s.scale) || !s.offset.is_finite() {
-                return Err(SpecError::Sensor(l));
-            }
-            if !(s.offset <= v.lower && s.offset + s.scale * 65535.0 >= v.upper) {
-                return Err(SpecError::Sensor(l));
-            }
-            if self.variables[..l]
-                .iter()
-                .any(|w| w.sensor.address == s.address)
-            {
-                return Err(SpecError::DuplicateSensorAddress(l));
-            }
-            match (&v.pump, dosed & (1 << l) != 0) {
-                (None, true) => return Err(SpecError::MissingPump(l)),
-                (Some(p), _) => {
-                    if !(finite_pos(p.ml_per_s) && finite_pos(p.concentration) && p.max_on_ms > 0) {
-                        return Err(SpecError::Pump(l));
-                    }
-                    let clash = self.variables[..l]
-                        .iter()
-                        .any(|w| w.pump.is_some_and(|q| q.channel == p.channel));
-                    if clash {
-                        return Err(SpecError::DuplicatePumpChannel(l));
-                    }
+            if let Some(s) = &v.sensor {
+                if s.address > 0x7F || !finite_pos(s.scale) || !s.offset.is_finite() {
+                    return Err(SpecError::Sensor(l));
                 }
-                (None, false) => {}
+                if !(s.offset <= v.lower && s.offset + s.scale * 65535.0 >= v.upper) {
+                    return Err(SpecError::Sensor(l));
+                }
+                if self.variables[..l]
+                    .iter()
+                    .any(|w| w.sensor.is_some_and(|t| t.address == s.address))
+                {
+                    return Err(SpecError::DuplicateSensorAddress(l));
+                }
+            }
+            if let Some(p) = &v.pump {
+                if !(finite_pos(p.ml_per_s) && finite_pos(p.concentration) && p.max_on_ms > 0) {
+                    return Err(SpecError::Pump(l));
+                }
+                let clash = self.variables[..l]
+                    .iter()
+                    .any(|w| w.pump.is_some_and(|q| q.channel == p.channel));
+                if clash {
+                    return Err(SpecError::DuplicatePumpChannel(l));
+                }
             }
         }
         if self.sets.is_empty() {
@@ -670,6 +676,26 @@ impl<'a> Spec<'a> {
         }
         if let Some(c) = &self.causal {
             self.validate_causal(c, dosed)?;
+        }
+        Ok(())
+    }
+
+    /// [`validate`](Self::validate), and what a device needs besides: a sensor for every
+    /// variable, a pump for every dosed one, and a positive growth period. The firmware's build
+    /// and `costbo device` read files with it; a desktop experiment needs only `validate`.
+    pub fn validate_device(&self) -> Result<(), SpecError> {
+        self.validate()?;
+        if self.growth_period_ms == 0 {
+            return Err(SpecError::GrowthPeriod);
+        }
+        let dosed = self.sets.iter().fold(0u32, |acc, s| acc | s.mask);
+        for (l, v) in self.variables.iter().enumerate() {
+            if v.sensor.is_none() {
+                return Err(SpecError::MissingSensor(l));
+            }
+            if v.pump.is_none() && dosed & (1 << l) != 0 {
+                return Err(SpecError::MissingPump(l));
+            }
         }
         Ok(())
     }
@@ -861,11 +887,11 @@ impl<'a> Spec<'a> {
 
     /// A sensor's raw reading of variable `l` as the controller sees it: converted with the
     /// calibration and clamped to the variable's bounds (a reading just outside them is
-    /// measurement error). `None` if `l` is out of range.
+    /// measurement error). `None` if `l` is out of range or has no sensor.
     pub fn measured(&self, l: usize, raw: u16) -> Option<f32> {
         let v = self.variables.get(l)?;
         let (lo, hi) = (v.lower as f32, v.upper as f32);
-        let x = v.sensor.to_physical(raw);
+        let x = v.sensor?.to_physical(raw);
         // `f32::clamp`'s result, without its panic on reversed or NaN bounds: that panic's
         // message formats floats, which alone links core's float formatting (about 20 KB)
         // into the firmware.

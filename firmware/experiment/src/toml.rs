@@ -5,7 +5,7 @@
 //! (name, seed, budget, capacity, bank, rule, beta, growth_period_ms), `[model]` (kernel,
 //! lengthscale, outputscale, noise, mean), `[inner]` (pool, starts, evaluations_per_start),
 //! one `[[variable]]` per variable (name, unit, lower, upper, `distribution`, optional `pump`,
-//! `sensor`), one `[[control_set]]` per set (variables by name, cost) and an optional
+//! `sensor`: a device's experiment needs them, [`parse_device`]), one `[[control_set]]` per set (variables by name, cost) and an optional
 //! `[measurement]` (a costly growth measurement: `cost`, `rule` = `"always"`, `"bernoulli"`
 //! with `rate`, `"ce"` with `kappa`, or `"lcb-ucb"`; the last two take optional `quota` and
 //! `gate` rates) and an optional `[causal]` (a contextual causal experiment: `contexts`, the
@@ -119,6 +119,7 @@ struct Experiment {
     rule: String,
     #[serde(default = "two")]
     beta: f64,
+    #[serde(default)]
     growth_period_ms: u32,
 }
 
@@ -156,7 +157,8 @@ struct Var {
     distribution: Dist,
     #[serde(default)]
     pump: Option<Pump>,
-    sensor: Sensor,
+    #[serde(default)]
+    sensor: Option<Sensor>,
 }
 
 #[derive(Deserialize)]
@@ -202,17 +204,27 @@ fn leak_str(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
 
-/// Reads, parses and validates the file at `path`.
+/// Reads, parses and validates the file at `path` as a device's experiment
+/// ([`Spec::validate_device`]: sensors, pumps and a growth period).
 ///
 /// The returned spec borrows nothing: its strings and slices are leaked (a few hundred bytes
 /// per call; call it once per process).
-pub fn load(path: &Path) -> Result<Spec<'static>, ConfigError> {
+pub fn load_device(path: &Path) -> Result<Spec<'static>, ConfigError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
-    parse(&text).map_err(|e| ConfigError(format!("{}: {}", path.display(), e.0)))
+    parse_device(&text).map_err(|e| ConfigError(format!("{}: {}", path.display(), e.0)))
 }
 
-/// Parses and validates a configuration (see [`load`] about memory).
+/// Parses and validates a device's experiment (see [`load_device`]).
+pub fn parse_device(text: &str) -> Result<Spec<'static>, ConfigError> {
+    let spec = parse(text)?;
+    spec.validate_device()
+        .map_err(|e| ConfigError(explain(&spec, e)))?;
+    Ok(spec)
+}
+
+/// Parses and validates an experiment ([`Spec::validate`]: what the controller is built from;
+/// the hardware entries are optional). See [`load_device`] about memory.
 pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
     let file: File = ::toml::from_str(text).map_err(|e| ConfigError(e.to_string()))?;
     let err = |m: String| Err(ConfigError(m));
@@ -290,11 +302,11 @@ pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
                 concentration: p.concentration,
                 max_on_ms: p.max_on_ms,
             }),
-            sensor: SensorSpec {
-                address: v.sensor.address,
-                scale: v.sensor.scale,
-                offset: v.sensor.offset,
-            },
+            sensor: v.sensor.as_ref().map(|s| SensorSpec {
+                address: s.address,
+                scale: s.scale,
+                offset: s.offset,
+            }),
         });
     }
     let mut sets = Vec::new();
@@ -503,8 +515,14 @@ pub fn explain(spec: &Spec<'_>, e: SpecError) -> String {
             format!("{}: sensor address already used by another variable", var(l))
         }
         SpecError::Budget => "[experiment] budget must be positive and finite".into(),
-        SpecError::Sizes => {
-            "[experiment] capacity, bank and growth_period_ms must be positive".into()
+        SpecError::Sizes => "[experiment] capacity and bank must be positive".into(),
+        SpecError::MissingSensor(l) => format!(
+            "{}: a device measures every variable, so it needs a sensor = {{ .. }}",
+            var(l)
+        ),
+        SpecError::GrowthPeriod => {
+            "[experiment] growth_period_ms: a device waits it after dosing, so it must be positive"
+                .into()
         }
         SpecError::Model => {
             "[model] lengthscale, outputscale, noise and [experiment] beta must be positive and finite".into()
@@ -634,6 +652,15 @@ pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
             ),
             DistSpec::Uniform => "costbo_experiment::DistSpec::Uniform".to_string(),
         };
+        let sensor = match v.sensor {
+            None => "None".to_string(),
+            Some(s) => format!(
+                "Some(costbo_experiment::SensorSpec {{ address: {:#04x}, scale: {}, offset: {} }})",
+                s.address,
+                lit(s.scale),
+                lit(s.offset)
+            ),
+        };
         let pump = match v.pump {
             None => "None".to_string(),
             Some(p) => format!(
@@ -646,14 +673,11 @@ pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
         };
         let _ = writeln!(
             w,
-            "        costbo_experiment::VariableSpec {{ name: {:?}, unit: {:?}, lower: {}, upper: {}, distribution: {dist}, pump: {pump}, sensor: costbo_experiment::SensorSpec {{ address: {:#04x}, scale: {}, offset: {} }} }},",
+            "        costbo_experiment::VariableSpec {{ name: {:?}, unit: {:?}, lower: {}, upper: {}, distribution: {dist}, pump: {pump}, sensor: {sensor} }},",
             v.name,
             v.unit,
             lit(v.lower),
             lit(v.upper),
-            v.sensor.address,
-            lit(v.sensor.scale),
-            lit(v.sensor.offset)
         );
     }
     let _ = writeln!(w, "    ],");

@@ -35,7 +35,7 @@ fn main() {
     let firmware = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let config = std::env::var_os("COSTBO_EXPERIMENT")
         .map_or_else(|| firmware.join("experiment.toml"), |p| firmware.join(p));
-    let spec = costbo_experiment::toml::load(&config).unwrap();
+    let spec = costbo_experiment::toml::load_device(&config).unwrap();
     if spec.causal.is_some() {
         let records: Vec<_> = journal.records().map(|r| r.unwrap()).collect();
         let mismatches = check_causal(&spec, &records);

@@ -166,7 +166,7 @@ fn the_host_reproduces_every_decision_from_the_journal() {
     let device_decisions = decisions(&app.link().sent);
     let records: Vec<_> = app.journal().records().map(Result::unwrap).collect();
 
-    let spec = costbo_experiment::toml::load(std::path::Path::new(concat!(
+    let spec = costbo_experiment::toml::load_device(std::path::Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../experiment.toml"
     )))

@@ -32,7 +32,9 @@ fn text() -> String {
 }
 
 fn spec() -> &'static Spec<'static> {
-    Box::leak(Box::new(costbo_experiment::toml::parse(&text()).unwrap()))
+    Box::leak(Box::new(
+        costbo_experiment::toml::parse_device(&text()).unwrap(),
+    ))
 }
 
 fn device(spec: &'static Spec<'static>, file: &RamFile, link: ScriptedLink) -> TestApp {
@@ -195,7 +197,7 @@ fn check_against_desktop(spec: &'static Spec<'static>, sent: &[DeviceMessage]) -
                             f32::NAN
                         } else {
                             let seen = spec
-                                .measured(l, spec.variables[l].sensor.to_raw(v))
+                                .measured(l, spec.variables[l].sensor.unwrap().to_raw(v))
                                 .unwrap();
                             spec.to_unit(l, seen)
                         }
@@ -269,7 +271,7 @@ fn the_causal_table_parses_into_arms_of_control_sets_and_contexts() {
     assert!(code.contains(
         "causal: Some(costbo_experiment::CausalSpec { contexts: 0b10001, arms: &[costbo_experiment::CausalArmSpec { set: 0, contexts: 0b1 }, costbo_experiment::CausalArmSpec { set: 1, contexts: 0b10000 }, costbo_experiment::CausalArmSpec { set: 2, contexts: 0b0 }], beta: 4.0, rho: 1.0, starts: 4 }),"
     ), "{code}");
-    let plain = costbo_experiment::toml::load(
+    let plain = costbo_experiment::toml::load_device(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiment.toml"),
     )
     .unwrap();
@@ -341,12 +343,12 @@ fn bad_causal_settings_are_refused_by_name() {
     for (from, to, want) in cases {
         assert!(base.contains(from), "{from}");
         let text = base.replacen(from, to, 1);
-        let e = costbo_experiment::toml::parse(&text).unwrap_err();
+        let e = costbo_experiment::toml::parse_device(&text).unwrap_err();
         assert!(e.0.contains(want), "{to}: {}", e.0);
     }
     // No arm at all.
     let cut = &base[..base.find("# K given the nitrate.").unwrap()];
-    let e = costbo_experiment::toml::parse(cut).unwrap_err();
+    let e = costbo_experiment::toml::parse_device(cut).unwrap_err();
     assert!(e.0.contains("[causal]: no [[causal.arm]]"), "{}", e.0);
 }
 

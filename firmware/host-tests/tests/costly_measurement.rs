@@ -27,7 +27,9 @@ type Desktop = Controller<f32, N, D, M, Vec<f32>, Vec<[f32; D]>, AnyPolicy<f32, 
 
 fn spec() -> &'static Spec<'static> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments/costly-measurement.toml");
-    Box::leak(Box::new(costbo_experiment::toml::load(&path).unwrap()))
+    Box::leak(Box::new(
+        costbo_experiment::toml::load_device(&path).unwrap(),
+    ))
 }
 
 /// A device booted on the journal in `file`, talking to `link`; also its simulated clock.
@@ -171,7 +173,7 @@ fn check_against_desktop(spec: &'static Spec<'static>, sent: &[DeviceMessage]) -
                 let xd: [f32; D] = core::array::from_fn(|l| match d.values[l] {
                     Some(v) => v,
                     None => spec
-                        .measured(l, spec.variables[l].sensor.to_raw(x[l]))
+                        .measured(l, spec.variables[l].sensor.unwrap().to_raw(x[l]))
                         .unwrap(),
                 });
                 let a = host.query(&xd).unwrap();
@@ -397,7 +399,7 @@ fn costly_text() -> String {
 }
 
 fn refused(edit: impl Fn(String) -> String) -> String {
-    match costbo_experiment::toml::parse(&edit(costly_text())) {
+    match costbo_experiment::toml::parse_device(&edit(costly_text())) {
         Ok(_) => panic!("accepted an invalid configuration"),
         Err(e) => e.to_string(),
     }
@@ -430,7 +432,7 @@ fn the_measurement_table_parses_builds_and_generates_as_written() {
     assert!(code.contains(
         "measurement: Some(costbo_experiment::MeasurementSpec { cost: 0.2, rule: costbo_experiment::MeasureRule::Ce { kappa: 0.75, quota: 0.0, gate: 0.5 } }),"
     ), "{code}");
-    let plain = costbo_experiment::toml::load(
+    let plain = costbo_experiment::toml::load_device(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiment.toml"),
     )
     .unwrap();
@@ -441,7 +443,7 @@ fn the_measurement_table_parses_builds_and_generates_as_written() {
     let with = |table: &str| {
         let t = costly_text();
         let at = t.find("[measurement]").unwrap();
-        costbo_experiment::toml::parse(&format!("{}[measurement]\n{table}\n", &t[..at]))
+        costbo_experiment::toml::parse_device(&format!("{}[measurement]\n{table}\n", &t[..at]))
             .unwrap()
             .measurement
             .unwrap()

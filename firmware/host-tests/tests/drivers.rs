@@ -88,8 +88,8 @@ fn a_failing_pin_is_reported_and_switched_off() {
 
 #[test]
 fn sensors_read_big_endian_counts_through_the_calibration() {
-    let ca = SPEC.variables[0].sensor.address;
-    let k = SPEC.variables[3].sensor.address;
+    let ca = SPEC.variables[0].sensor.unwrap().address;
+    let k = SPEC.variables[3].sensor.unwrap().address;
     let bus = I2cMock::new(&[
         I2cT::write_read(ca, vec![REG_WHO_AM_I], vec![WHO_AM_I_VALUE]),
         I2cT::write_read(ca, vec![REG_VALUE], vec![0x4E, 0x20]), // 20 000 counts
@@ -123,9 +123,9 @@ fn simulated_sensors_report_the_fed_values() {
     s.bus().feed(&SPEC, &values);
     for (l, &v) in values.iter().enumerate() {
         let r = s.read(&SPEC, l).unwrap();
-        let step = SPEC.variables[l].sensor.scale as f32;
+        let step = SPEC.variables[l].sensor.unwrap().scale as f32;
         assert!((r - v).abs() <= step, "{l}: {r} vs {v}");
-        let raw = SPEC.variables[l].sensor.to_raw(v);
+        let raw = SPEC.variables[l].sensor.unwrap().to_raw(v);
         assert_eq!(r, SPEC.measured(l, raw).unwrap());
     }
     assert!(s.identify(0x10).is_err());

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use costbo_experiment::toml::{load, parse};
+use costbo_experiment::toml::{load_device as load, parse_device as parse};
 use costbo_experiment::{config_id, Spec};
 use costbo_firmware::experiment::{BANK, CONFIG_ID, D, FACTOR_LEN, M, N, SPEC};
 
@@ -62,8 +62,11 @@ fn host_and_firmware_controllers_decide_identically() {
         let x: [f32; D] = core::array::from_fn(|l| {
             a.values[l].unwrap_or_else(|| {
                 let v = &SPEC.variables[l];
-                SPEC.measured(l, v.sensor.to_raw(((v.lower + v.upper) / 2.0) as f32))
-                    .unwrap()
+                SPEC.measured(
+                    l,
+                    v.sensor.unwrap().to_raw(((v.lower + v.upper) / 2.0) as f32),
+                )
+                .unwrap()
             })
         });
         let y = 0.1 * round as f32;
@@ -151,7 +154,7 @@ fn pump_and_sensor_calibrations() {
         p.on_time_ms(f32::NAN, 0.0),
         Err(costbo_experiment::DoseError::NonFinite)
     );
-    let k = &SPEC.variables[3].sensor;
+    let k = &SPEC.variables[3].sensor.unwrap();
     assert_eq!(k.to_raw(8.0), 0);
     assert_eq!(k.to_raw(10.0), 20_000);
     assert_eq!(k.to_raw(1e9), u16::MAX);

@@ -36,6 +36,9 @@ pub enum SensorError<E> {
     },
     /// The experiment has no variable `.0`.
     NoSuchVariable(usize),
+    /// Variable `.0` has no sensor (the firmware's build refuses such a file; a spec built
+    /// otherwise may have one).
+    NoSensor(usize),
 }
 
 /// The sensors on one I2C bus.
@@ -65,8 +68,8 @@ impl<I: I2c> Sensors<I> {
 
     /// Checks every sensor of the experiment.
     pub fn identify_all(&mut self, spec: &Spec<'_>) -> Result<(), SensorError<I::Error>> {
-        for v in spec.variables {
-            self.identify(v.sensor.address)?;
+        for (l, v) in spec.variables.iter().enumerate() {
+            self.identify(v.sensor.ok_or(SensorError::NoSensor(l))?.address)?;
         }
         Ok(())
     }
@@ -86,7 +89,7 @@ impl<I: I2c> Sensors<I> {
             .variables
             .get(l)
             .ok_or(SensorError::NoSuchVariable(l))?;
-        let raw = self.read_raw(v.sensor.address)?;
+        let raw = self.read_raw(v.sensor.ok_or(SensorError::NoSensor(l))?.address)?;
         spec.measured(l, raw).ok_or(SensorError::NoSuchVariable(l))
     }
 

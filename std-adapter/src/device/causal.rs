@@ -153,7 +153,9 @@ fn session<const A: usize, const N: usize>(
     );
     // The device's reading of a host value: through its sensor's raw count and calibration.
     let seen = |l: usize, v: f32| -> f32 {
-        spec.measured(l, spec.variables[l].sensor.to_raw(v))
+        spec.variables[l]
+            .sensor
+            .and_then(|s| spec.measured(l, s.to_raw(v)))
             .unwrap_or(f32::NAN)
     };
     loop {

@@ -31,9 +31,12 @@
 //! whether to pay for the outcome; then [`tell`](Optimizer::tell) it, or
 //! [`skip`](Optimizer::skip) the round.
 
+mod builder;
 mod engine;
 mod error;
 mod state;
+
+pub use builder::{Chance, ExperimentBuilder};
 
 pub use engine::{Precision, CAPACITIES_F32, CAPACITIES_F64, MAX_DIM, MAX_SETS};
 pub use error::{Error, ErrorKind};
@@ -165,6 +168,11 @@ impl Optimizer {
         let spec = costbo_experiment::toml::parse(text)
             .map_err(|e| Error::new(ErrorKind::Experiment, e.0))?;
         Self::open(text, &spec, precision)
+    }
+
+    /// An experiment described in code instead of a file (see [`ExperimentBuilder`]).
+    pub fn builder(name: &str, budget: f64) -> ExperimentBuilder {
+        ExperimentBuilder::new(name, budget)
     }
 
     /// An `f64` optimizer for the experiment file at `path`.

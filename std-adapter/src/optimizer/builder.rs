@@ -1,0 +1,298 @@
+//! An experiment built in code: [`ExperimentBuilder`] writes the experiment file's text (the
+//! format of `firmware/experiment.toml`) and opens it, so an optimizer built in code has a
+//! file like any other: its saved state holds it, and the device can be built from it.
+
+use serde::Serialize;
+
+use super::{Error, ErrorKind, Optimizer, Precision};
+
+/// How a variable left to chance is distributed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Chance {
+    /// Uniform between the bounds.
+    Uniform,
+    /// A normal truncated to the bounds, of this mean and (truncated) variance.
+    TruncatedNormal {
+        /// Mean (physical units).
+        mean: f64,
+        /// Variance of the truncated distribution.
+        variance: f64,
+    },
+}
+
+#[derive(Serialize)]
+struct File {
+    experiment: Experiment,
+    model: Model,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    inner: Option<Inner>,
+    variable: Vec<Variable>,
+    control_set: Vec<Set>,
+}
+
+#[derive(Serialize)]
+struct Experiment {
+    name: String,
+    seed: u64,
+    budget: f64,
+    capacity: usize,
+    bank: usize,
+    rule: String,
+    beta: f64,
+}
+
+#[derive(Serialize)]
+struct Model {
+    kernel: String,
+    lengthscale: f64,
+    outputscale: f64,
+    noise: f64,
+    mean: f64,
+}
+
+#[derive(Serialize, Clone, Copy)]
+struct Inner {
+    pool: usize,
+    starts: usize,
+    evaluations_per_start: usize,
+}
+
+#[derive(Serialize)]
+struct Distribution {
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mean: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    variance: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct Variable {
+    name: String,
+    unit: String,
+    lower: f64,
+    upper: f64,
+    distribution: Distribution,
+}
+
+#[derive(Serialize)]
+struct Set {
+    variables: Vec<String>,
+    cost: f64,
+}
+
+/// An experiment described in code (see the [module documentation](self)). Every setting the
+/// file has a default for may be left out: seed 0, capacity 256, a bank of 64 points, rule
+/// `"ucb-cvs"` (paper 000's), β = 2, a squared-exponential kernel of lengthscale 0.2 (of the
+/// unit cube), output scale 1, noise 1e-4, prior mean 0, the core's inner optimiser.
+///
+/// ```
+/// use costbo_std::optimizer::{Chance, ExperimentBuilder};
+///
+/// let mut opt = ExperimentBuilder::new("bake", 5.0)
+///     .variable("temperature", "C", 150.0, 250.0, Chance::Uniform)
+///     .variable("time", "min", 10.0, 60.0, Chance::Uniform)
+///     .control_set(&["temperature"], 0.5)
+///     .control_set(&["temperature", "time"], 1.0)
+///     .build()?;
+/// let ask = opt.ask()?.expect("the budget pays for a round");
+/// assert!(ask.set < 2);
+/// # Ok::<(), costbo_std::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ExperimentBuilder {
+    name: String,
+    budget: f64,
+    seed: u64,
+    capacity: usize,
+    bank: usize,
+    rule: String,
+    beta: f64,
+    kernel: String,
+    lengthscale: f64,
+    outputscale: f64,
+    noise: f64,
+    mean: f64,
+    inner: Option<(usize, usize, usize)>,
+    variables: Vec<(String, String, f64, f64, Chance)>,
+    sets: Vec<(Vec<String>, f64)>,
+    precision: Precision,
+}
+
+impl ExperimentBuilder {
+    /// An experiment called `name` with a total budget of `budget`.
+    pub fn new(name: &str, budget: f64) -> Self {
+        ExperimentBuilder {
+            name: name.to_string(),
+            budget,
+            seed: 0,
+            capacity: 256,
+            bank: 64,
+            rule: "ucb-cvs".into(),
+            beta: 2.0,
+            kernel: "se".into(),
+            lengthscale: 0.2,
+            outputscale: 1.0,
+            noise: 1e-4,
+            mean: 0.0,
+            inner: None,
+            variables: Vec::new(),
+            sets: Vec::new(),
+            precision: Precision::F64,
+        }
+    }
+
+    /// A variable: its name, unit, bounds (physical units) and how it is distributed when it
+    /// is left to chance.
+    pub fn variable(
+        mut self,
+        name: &str,
+        unit: &str,
+        lower: f64,
+        upper: f64,
+        chance: Chance,
+    ) -> Self {
+        self.variables
+            .push((name.to_string(), unit.to_string(), lower, upper, chance));
+        self
+    }
+
+    /// A control set: the variables it sets, by name, and what a round with it costs.
+    pub fn control_set(mut self, variables: &[&str], cost: f64) -> Self {
+        self.sets
+            .push((variables.iter().map(|v| v.to_string()).collect(), cost));
+        self
+    }
+
+    /// The decision rule, by its name in the core's registry (`costbo_core::policy::RULES`).
+    pub fn rule(mut self, rule: &str) -> Self {
+        self.rule = rule.to_string();
+        self
+    }
+
+    /// The seed of the sample bank and of every random draw of the rules.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Most distinct points the model holds (the oldest are dropped beyond it).
+    pub fn capacity(mut self, capacity: usize) -> Self {
+        self.capacity = capacity;
+        self
+    }
+
+    /// Points in the sample bank of the variables left to chance.
+    pub fn bank(mut self, bank: usize) -> Self {
+        self.bank = bank;
+        self
+    }
+
+    /// Width of the confidence bounds, `μ ± βσ`.
+    pub fn beta(mut self, beta: f64) -> Self {
+        self.beta = beta;
+        self
+    }
+
+    /// The kernel: `"se"`, `"matern52"` or `"matern32"`, with one lengthscale for every input
+    /// of the unit cube and an output scale.
+    pub fn kernel(mut self, kernel: &str, lengthscale: f64, outputscale: f64) -> Self {
+        self.kernel = kernel.to_string();
+        self.lengthscale = lengthscale;
+        self.outputscale = outputscale;
+        self
+    }
+
+    /// The observation noise variance and the prior mean of the outcome.
+    pub fn noise(mut self, noise: f64, mean: f64) -> Self {
+        self.noise = noise;
+        self.mean = mean;
+        self
+    }
+
+    /// The inner optimiser per control set: candidates scored, refined starts, evaluations per
+    /// start.
+    pub fn inner(mut self, pool: usize, starts: usize, evaluations_per_start: usize) -> Self {
+        self.inner = Some((pool, starts, evaluations_per_start));
+        self
+    }
+
+    /// The precision the core computes in (`f64` unless said).
+    pub fn precision(mut self, precision: Precision) -> Self {
+        self.precision = precision;
+        self
+    }
+
+    /// The experiment file's text.
+    pub fn to_toml(&self) -> Result<String, Error> {
+        let file = File {
+            experiment: Experiment {
+                name: self.name.clone(),
+                seed: self.seed,
+                budget: self.budget,
+                capacity: self.capacity,
+                bank: self.bank,
+                rule: self.rule.clone(),
+                beta: self.beta,
+            },
+            model: Model {
+                kernel: self.kernel.clone(),
+                lengthscale: self.lengthscale,
+                outputscale: self.outputscale,
+                noise: self.noise,
+                mean: self.mean,
+            },
+            inner: self
+                .inner
+                .map(|(pool, starts, evaluations_per_start)| Inner {
+                    pool,
+                    starts,
+                    evaluations_per_start,
+                }),
+            variable: self
+                .variables
+                .iter()
+                .map(|(name, unit, lower, upper, chance)| Variable {
+                    name: name.clone(),
+                    unit: unit.clone(),
+                    lower: *lower,
+                    upper: *upper,
+                    distribution: match *chance {
+                        Chance::Uniform => Distribution {
+                            kind: "uniform",
+                            mean: None,
+                            variance: None,
+                        },
+                        Chance::TruncatedNormal { mean, variance } => Distribution {
+                            kind: "truncated-normal",
+                            mean: Some(mean),
+                            variance: Some(variance),
+                        },
+                    },
+                })
+                .collect(),
+            control_set: self
+                .sets
+                .iter()
+                .map(|(variables, cost)| Set {
+                    variables: variables.clone(),
+                    cost: *cost,
+                })
+                .collect(),
+        };
+        // A number TOML cannot write (NaN, infinity) is refused by the file's own checks when
+        // it is read; here it would not even be written.
+        toml::to_string(&file).map_err(|e| {
+            Error::new(
+                ErrorKind::Experiment,
+                format!("the experiment cannot be written as a file: {e}"),
+            )
+        })
+    }
+
+    /// The optimizer of this experiment: [`to_toml`](Self::to_toml), opened as a file is (its
+    /// settings checked with the same messages).
+    pub fn build(&self) -> Result<Optimizer, Error> {
+        Optimizer::from_toml_str_with(&self.to_toml()?, self.precision)
+    }
+}
