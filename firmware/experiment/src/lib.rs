@@ -908,19 +908,14 @@ impl<'a> Spec<'a> {
     pub fn problem<R: Real, const D: usize, const M: usize>(
         &self,
     ) -> Result<Problem<R, D, M>, SpecError> {
-        if self.variables.len() != D {
-            return Err(SpecError::VariableCount {
-                spec: self.variables.len(),
-                generic: D,
-            });
-        }
+        let problem = self.problem_within::<R, D, M>()?;
         if self.sets.len() != M {
             return Err(SpecError::SetCount {
                 spec: self.sets.len(),
                 generic: M,
             });
         }
-        self.problem_within()
+        Ok(problem)
     }
 
     /// The core problem, with `D` variables and room for `M` control sets, of which the spec

@@ -263,15 +263,13 @@ impl Optimizer {
         let memo = self
             .on_engine(|e| e.observe(x, y, cost))?
             .map_err(|e| self.core_error(e))?;
-        self.events.push(Event::Measured {
+        self.end_round(Event::Measured {
             set: ask.set,
             x: x.to_vec(),
             y,
             cost,
             memo,
         });
-        self.pending = None;
-        self.queried = None;
         Ok(())
     }
 
@@ -333,14 +331,12 @@ impl Optimizer {
         let memo = self
             .on_engine(|e| e.skip(x, cost))?
             .map_err(|e| self.core_error(e))?;
-        self.events.push(Event::Skipped {
+        self.end_round(Event::Skipped {
             set: ask.set,
             x: x.to_vec(),
             cost,
             memo,
         });
-        self.pending = None;
-        self.queried = None;
         Ok(())
     }
 
@@ -464,6 +460,13 @@ impl Optimizer {
     /// The decision asked and not yet told, if any.
     pub fn pending(&self) -> Option<&Ask> {
         self.pending.as_ref()
+    }
+
+    /// Records the round the core accepted and forgets its decision.
+    fn end_round(&mut self, event: Event) {
+        self.events.push(event);
+        self.pending = None;
+        self.queried = None;
     }
 
     fn check_point(&self, call: &str, x: &[f64]) -> Result<(), Error> {
