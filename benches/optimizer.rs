@@ -12,6 +12,9 @@
 //! const capacity; with 128 it is rounded up to 256 (told the capacity 128), which costs the
 //! larger stack temporaries of a 256-slot model.
 //!
+//! The optimizer decides as the anchor with the workspace does, bit for bit (checked before
+//! timing); without the workspace the core's stack path differs in the last bits.
+//!
 //! Run: `cargo bench -p costbo-benches --bench optimizer -- --warm-up-time 1 --measurement-time 5`.
 
 use costbo_core::driver::Controller;
@@ -72,13 +75,13 @@ fn pair<const N: usize>(c: &mut Criterion, capacity: usize) {
         .ask()
         .unwrap()
         .unwrap();
-    let d = core.clone().suggest().unwrap();
+    let mut workspace = vec![0.0; core.fast_workspace_len()];
+    let d = core.clone().suggest_with_workspace(&mut workspace).unwrap();
     assert_eq!(ask.set, d.set);
     assert_eq!(ask.values, d.values.to_vec());
 
     let mut g = c.benchmark_group(format!("ask_n100_capacity{capacity}"));
     g.sample_size(20);
-    let mut workspace = vec![0.0; core.fast_workspace_len()];
     g.bench_function("core_suggest_with_workspace", |b| {
         b.iter_batched_ref(
             || core.clone(),
