@@ -5,7 +5,7 @@
 //! Two streams exist, and each caller's choice is part of what it has recorded:
 //!
 //! - [`standard_normal`]: one normal from two [`uniform_open`] draws (32 bits each), the cosine
-//!   half of the Box–Muller pair. The simulators of `costbo-std` add it as observation and
+//!   half of the Box–Muller pair. The simulators of `costbo-lab` add it as observation and
 //!   cost noise.
 //! - [`NormalPairs`]: both halves of each pair, from [`uniform_open_23_bits`] draws, which are
 //!   exact in `f32` so that `f32` and `f64` see the same uniforms. Posterior sample paths

@@ -1,10 +1,10 @@
 //! The desktop's readers of files a user writes or a run leaves behind, fed any text.
 
-use costbo_std::causal::arms::ArmTable;
-use costbo_std::causal::graph::CausalGraph;
-use costbo_std::csv_matrix::Table;
-use costbo_std::experiment::curves::Trace;
-use costbo_std::experiment::{JobTime, Settings};
+use costbo_lab::causal::arms::ArmTable;
+use costbo_lab::causal::graph::CausalGraph;
+use costbo_lab::csv_matrix::Table;
+use costbo_lab::experiment::curves::Trace;
+use costbo_lab::experiment::{JobTime, Settings};
 
 fn text(data: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(data)

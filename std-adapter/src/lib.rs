@@ -1,12 +1,8 @@
 //! # costbo-std
 //!
-//! The desktop side of costbo: the same core algorithms, with files, processes and a
-//! command-line tool around them. No decision or GP algorithm is written here (they come from
-//! `costbo-core`); this crate adds what only a desktop needs: the benchmark objectives and
-//! simulators the experiments run against ([`objectives`]), data files, and the `costbo`
-//! command.
-//!
-//! ## The ask/tell optimizer
+//! The desktop adapter of costbo: the core's decision rules for a program of your own, with
+//! the sizes the core takes as const generics (dimension, number of control sets, capacity)
+//! read at run time from the experiment file.
 //!
 //! [`Optimizer`] is the core's controller for a program of your own: opened from an experiment
 //! file (the format of `firmware/experiment.toml`, the file the firmware is built from) or its
@@ -40,21 +36,6 @@
 //! `std-adapter/examples/` for a lab script.
 #![deny(missing_docs)]
 
-pub mod acq_tool;
-pub mod causal;
-pub mod csv_matrix;
-pub mod demo;
-pub mod device;
-pub mod experiment;
-pub mod feedback;
-pub mod gp_tool;
-pub mod objectives;
 pub mod optimizer;
-pub mod pandora;
-pub mod platform;
-pub mod plot;
-pub mod pool;
-pub mod reproduce;
-pub mod sealed;
 
 pub use optimizer::{Ask, Error, ErrorKind, Optimizer, Precision, QueryAnswer, Recommendation};

@@ -1,0 +1,1242 @@
+//! `costbo reproduce costly-feedback`: paper 003's synthetic study (Table A2, Fig. 1) run on
+//! the core's time-varying GP and query rule, written to `docs/results/costly-feedback.md` and
+//! a machine-readable `docs/results/costly-feedback.json`, with the paper's numbers beside ours
+//! and a verdict on each headline claim.
+//!
+//! Trials are resumable: each (ε, trial) writes one CSV of every method's result under the
+//! output directory (its name carries the grid's settings, so a changed setting never reuses a
+//! stale file); a rerun computes only what is missing.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+use super::bandits::{self, Baseline, Curve as BanditCurve, GpLearner, TrialConfig};
+use super::synthetic::{reset_period, run_trial, Grid, Method};
+use crate::experiment::write_atomic;
+use crate::plot::{Curve, Figure, Panel};
+use crate::sealed;
+
+/// The forgetting rates of Table A2.
+pub const EPSILONS: [f64; 5] = [0.003, 0.005, 0.01, 0.03, 0.05];
+/// The κ of Table A2's CE rows.
+pub const KAPPAS: [f64; 8] = [0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99];
+/// The p of Table A2's Bernoulli rows.
+pub const PS: [f64; 8] = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+/// The p of Fig. 1's PI and EI curves (ours: the paper does not list them).
+pub const PI_EI_PS: [f64; 5] = [0.2, 0.4, 0.6, 0.8, 1.0];
+/// Our choice of the lengthscale the paper leaves out (see the report's "Setting").
+pub const LENGTHSCALE: f64 = 0.2;
+
+/// One row of Table A2 as printed in the paper: `(label, [(R_T/T, sd, C_T, sd); 5 ε])`.
+type PaperRow = (&'static str, [(f64, f64, f64, f64); 5]);
+
+/// Table A2 of paper 003 (50 trials), from the notes' transcription.
+pub const PAPER_A2: [PaperRow; 19] = [
+    (
+        "r-gp-ucb",
+        [
+            (0.352, 0.187, 499.0, 0.0),
+            (0.371, 0.166, 499.0, 0.0),
+            (0.425, 0.118, 499.0, 0.0),
+            (0.516, 0.093, 499.0, 0.0),
+            (0.581, 0.093, 499.0, 0.0),
+        ],
+    ),
+    (
+        "tv-gp-ucb",
+        [
+            (0.094, 0.035, 499.0, 0.0),
+            (0.126, 0.044, 499.0, 0.0),
+            (0.184, 0.056, 499.0, 0.0),
+            (0.305, 0.034, 499.0, 0.0),
+            (0.392, 0.034, 499.0, 0.0),
+        ],
+    ),
+    (
+        "ber(0.2)",
+        [
+            (0.231, 0.089, 99.0, 8.0),
+            (0.275, 0.084, 99.0, 9.0),
+            (0.350, 0.094, 97.0, 9.0),
+            (0.561, 0.122, 100.0, 9.0),
+            (0.694, 0.090, 100.0, 8.0),
+        ],
+    ),
+    (
+        "ber(0.3)",
+        [
+            (0.176, 0.093, 147.0, 9.0),
+            (0.218, 0.104, 150.0, 12.0),
+            (0.312, 0.089, 144.0, 10.0),
+            (0.485, 0.089, 150.0, 10.0),
+            (0.592, 0.096, 153.0, 10.0),
+        ],
+    ),
+    (
+        "ber(0.4)",
+        [
+            (0.147, 0.072, 200.0, 10.0),
+            (0.186, 0.073, 200.0, 10.0),
+            (0.275, 0.090, 201.0, 11.0),
+            (0.428, 0.073, 203.0, 11.0),
+            (0.522, 0.073, 203.0, 9.0),
+        ],
+    ),
+    (
+        "ber(0.5)",
+        [
+            (0.121, 0.060, 247.0, 10.0),
+            (0.160, 0.061, 249.0, 12.0),
+            (0.241, 0.073, 252.0, 12.0),
+            (0.382, 0.064, 249.0, 12.0),
+            (0.480, 0.058, 250.0, 12.0),
+        ],
+    ),
+    (
+        "ber(0.6)",
+        [
+            (0.119, 0.055, 296.0, 9.0),
+            (0.144, 0.041, 300.0, 11.0),
+            (0.230, 0.078, 298.0, 11.0),
+            (0.363, 0.045, 298.0, 11.0),
+            (0.452, 0.045, 298.0, 12.0),
+        ],
+    ),
+    (
+        "ber(0.7)",
+        [
+            (0.112, 0.049, 348.0, 10.0),
+            (0.151, 0.060, 348.0, 11.0),
+            (0.209, 0.068, 348.0, 10.0),
+            (0.335, 0.038, 350.0, 11.0),
+            (0.429, 0.040, 350.0, 9.0),
+        ],
+    ),
+    (
+        "ber(0.8)",
+        [
+            (0.102, 0.046, 401.0, 9.0),
+            (0.140, 0.058, 399.0, 11.0),
+            (0.198, 0.067, 399.0, 9.0),
+            (0.328, 0.035, 400.0, 8.0),
+            (0.415, 0.037, 400.0, 7.0),
+        ],
+    ),
+    (
+        "ber(0.9)",
+        [
+            (0.098, 0.048, 450.0, 7.0),
+            (0.132, 0.051, 449.0, 7.0),
+            (0.196, 0.066, 448.0, 7.0),
+            (0.311, 0.036, 448.0, 6.0),
+            (0.404, 0.035, 449.0, 7.0),
+        ],
+    ),
+    (
+        "ce@0.6",
+        [
+            (0.535, 0.416, 8.0, 5.0),
+            (0.558, 0.319, 12.0, 7.0),
+            (0.600, 0.289, 20.0, 11.0),
+            (0.642, 0.141, 53.0, 11.0),
+            (0.680, 0.119, 85.0, 17.0),
+        ],
+    ),
+    (
+        "ce@0.7",
+        [
+            (0.410, 0.329, 16.0, 11.0),
+            (0.435, 0.253, 21.0, 13.0),
+            (0.442, 0.186, 41.0, 25.0),
+            (0.504, 0.096, 91.0, 21.0),
+            (0.533, 0.071, 134.0, 21.0),
+        ],
+    ),
+    (
+        "ce@0.75",
+        [
+            (0.341, 0.249, 22.0, 17.0),
+            (0.367, 0.199, 34.0, 20.0),
+            (0.368, 0.176, 62.0, 27.0),
+            (0.441, 0.077, 117.0, 25.0),
+            (0.484, 0.074, 167.0, 30.0),
+        ],
+    ),
+    (
+        "ce@0.8",
+        [
+            (0.286, 0.169, 31.0, 27.0),
+            (0.297, 0.157, 51.0, 36.0),
+            (0.304, 0.117, 76.0, 27.0),
+            (0.387, 0.065, 146.0, 31.0),
+            (0.451, 0.053, 200.0, 30.0),
+        ],
+    ),
+    (
+        "ce@0.85",
+        [
+            (0.226, 0.131, 51.0, 41.0),
+            (0.248, 0.095, 78.0, 42.0),
+            (0.266, 0.069, 101.0, 46.0),
+            (0.356, 0.054, 180.0, 34.0),
+            (0.416, 0.041, 235.0, 35.0),
+        ],
+    ),
+    (
+        "ce@0.9",
+        [
+            (0.188, 0.089, 82.0, 73.0),
+            (0.202, 0.080, 101.0, 63.0),
+            (0.238, 0.070, 140.0, 48.0),
+            (0.322, 0.045, 233.0, 37.0),
+            (0.400, 0.036, 291.0, 30.0),
+        ],
+    ),
+    (
+        "ce@0.95",
+        [
+            (0.157, 0.074, 125.0, 77.0),
+            (0.161, 0.051, 163.0, 73.0),
+            (0.210, 0.052, 207.0, 60.0),
+            (0.307, 0.037, 310.0, 42.0),
+            (0.397, 0.034, 371.0, 29.0),
+        ],
+    ),
+    (
+        "ce@0.99",
+        [
+            (0.112, 0.037, 292.0, 104.0),
+            (0.128, 0.030, 309.0, 83.0),
+            (0.176, 0.031, 363.0, 60.0),
+            (0.295, 0.031, 435.0, 26.0),
+            (0.386, 0.033, 468.0, 15.0),
+        ],
+    ),
+    (
+        "ce@*",
+        [
+            (0.103, 0.034, 386.0, 79.0),
+            (0.126, 0.031, 414.0, 50.0),
+            (0.168, 0.033, 442.0, 41.0),
+            (0.292, 0.031, 482.0, 11.0),
+            (0.384, 0.031, 492.0, 7.0),
+        ],
+    ),
+];
+
+/// Table A1 of paper 003 (100 seeds, T = 2 000): `(method, [(R_T/T, sd, C_T, sd); sine,
+/// Gaussian, piecewise])`.
+pub const PAPER_A1: [PaperRowA1; 6] = [
+    (
+        "exp3s",
+        [
+            (0.384, 0.036, 201.0, 15.0),
+            (0.257, 0.017, 200.0, 11.0),
+            (0.437, 0.046, 201.0, 14.0),
+        ],
+    ),
+    (
+        "epsilon-greedy",
+        [
+            (0.167, 0.041, 198.0, 14.0),
+            (0.145, 0.026, 200.0, 12.0),
+            (0.196, 0.026, 199.0, 14.0),
+        ],
+    ),
+    (
+        "softmax",
+        [
+            (0.132, 0.025, 199.0, 13.0),
+            (0.159, 0.032, 201.0, 14.0),
+            (0.256, 0.037, 198.0, 14.0),
+        ],
+    ),
+    (
+        "ucb1",
+        [
+            (0.084, 0.010, 200.0, 14.0),
+            (0.112, 0.026, 201.0, 15.0),
+            (0.172, 0.042, 202.0, 14.0),
+        ],
+    ),
+    (
+        "gp-ucb",
+        [
+            (0.104, 0.012, 200.0, 14.0),
+            (0.139, 0.025, 200.0, 14.0),
+            (0.122, 0.009, 201.0, 12.0),
+        ],
+    ),
+    (
+        "ce-gp-ucb",
+        [
+            (0.017, 0.009, 52.0, 7.0),
+            (0.038, 0.017, 53.0, 20.0),
+            (0.028, 0.002, 52.0, 5.0),
+        ],
+    ),
+];
+
+/// One row of Table A1: `(method, [(R_T/T, sd, C_T, sd); 3 curves])`.
+type PaperRowA1 = (&'static str, [(f64, f64, f64, f64); 3]);
+
+/// The bandit study's learners: the four classical baselines and GP-UCB with Ber(0.1)
+/// feedback, CE-GP-UCB at κ = 0.95, and full-feedback GP-UCB (for the "queries saved" claim).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum BanditMethod {
+    Classic(Baseline),
+    Gp(GpLearner, f64),
+}
+
+/// A slower forgetting rate for the GP learners, to show how much the query count of CE
+/// depends on the model's drift (the paper fits its temporal lengthscale; we do not).
+const SLOW_BANDIT_EPSILON: f64 = 0.001;
+
+impl BanditMethod {
+    fn all() -> Vec<BanditMethod> {
+        let mut v: Vec<BanditMethod> = Baseline::ALL
+            .iter()
+            .map(|b| BanditMethod::Classic(*b))
+            .collect();
+        for eps in [bandits::BANDIT_EPSILON, SLOW_BANDIT_EPSILON] {
+            v.push(BanditMethod::Gp(
+                GpLearner::Bernoulli(bandits::FEEDBACK_PROBABILITY),
+                eps,
+            ));
+            v.push(BanditMethod::Gp(GpLearner::Confidence(0.95), eps));
+            v.push(BanditMethod::Gp(GpLearner::Bernoulli(1.0), eps));
+        }
+        v
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            BanditMethod::Classic(Baseline::Exp3S) => "exp3s",
+            BanditMethod::Classic(Baseline::EpsilonGreedy) => "epsilon-greedy",
+            BanditMethod::Classic(Baseline::Softmax) => "softmax",
+            BanditMethod::Classic(Baseline::Ucb1) => "ucb1",
+            BanditMethod::Gp(GpLearner::Bernoulli(_), _) => "gp-ucb",
+            BanditMethod::Gp(GpLearner::Confidence(_), _) => "ce-gp-ucb",
+        }
+    }
+
+    fn p(&self) -> Option<f64> {
+        match self {
+            BanditMethod::Classic(_) => Some(bandits::FEEDBACK_PROBABILITY),
+            BanditMethod::Gp(GpLearner::Bernoulli(p), _) => Some(*p),
+            BanditMethod::Gp(GpLearner::Confidence(_), _) => None,
+        }
+    }
+
+    fn epsilon(&self) -> Option<f64> {
+        match self {
+            BanditMethod::Gp(_, eps) => Some(*eps),
+            BanditMethod::Classic(_) => None,
+        }
+    }
+
+    fn kappa(&self) -> Option<f64> {
+        match self {
+            BanditMethod::Gp(GpLearner::Confidence(k), _) => Some(*k),
+            _ => None,
+        }
+    }
+
+    fn run(&self, curve: BanditCurve, seed: u64) -> Result<bandits::Trial, String> {
+        match self {
+            BanditMethod::Classic(b) => bandits::run_trial(&TrialConfig::paper(curve, *b, seed))
+                .map_err(|e| format!("{e:?}")),
+            BanditMethod::Gp(l, eps) => {
+                bandits::run_gp_trial(curve, *l, *eps, bandits::HORIZON, seed)
+            }
+        }
+    }
+}
+
+/// Table A1's rows: every learner on every curve over `trials` seeds (seconds: three arms).
+fn bandit_rows(trials: usize) -> Result<Vec<Row>, String> {
+    let mut rows = Vec::new();
+    for curve in BanditCurve::ALL {
+        for method in BanditMethod::all() {
+            let mut r = Vec::with_capacity(trials);
+            let mut q = Vec::with_capacity(trials);
+            for seed in 0..trials as u64 {
+                let t = method.run(curve, 7_000_000 + seed)?;
+                r.push(t.regret_per_round);
+                q.push(t.queries as f64);
+            }
+            let ((rm, rs), (qm, qs)) = (mean_std(&r), mean_std(&q));
+            rows.push(Row {
+                experiment: format!("bandit-{}", curve.name()),
+                method: method.name().into(),
+                epsilon: method.epsilon(),
+                kappa: method.kappa(),
+                p: method.p(),
+                trials,
+                regret_per_round_mean: rm,
+                regret_per_round_std: rs,
+                queries_mean: qm,
+                queries_std: qs,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// How a reproduction runs.
+#[derive(Debug, Clone)]
+pub struct FeedbackOptions {
+    /// A small grid (seconds) instead of the paper's.
+    pub quick: bool,
+    /// Trials per cell (the paper: 50 synthetic).
+    pub trials: usize,
+    /// Worker threads.
+    pub jobs: usize,
+    /// Where the per-trial results go.
+    pub out: PathBuf,
+    /// The Markdown report.
+    pub report: PathBuf,
+    /// The JSON rows.
+    pub json: PathBuf,
+    /// Write the report from finished trials only.
+    pub no_run: bool,
+    /// The synthetic kernel's lengthscale.
+    pub lengthscale: f64,
+    /// Print a line per finished trial.
+    pub progress: bool,
+}
+
+/// The synthetic grid's shape.
+#[derive(Debug, Clone)]
+struct SyntheticGrid {
+    points: usize,
+    rounds: usize,
+    epsilons: Vec<f64>,
+    methods: Vec<Method>,
+}
+
+fn synthetic_grid(quick: bool) -> SyntheticGrid {
+    let mut methods = Vec::new();
+    if quick {
+        methods.push(Method::RGpUcb { period: 0 });
+        methods.push(Method::TvGpUcb);
+        methods.extend([0.3, 0.6].map(Method::Bernoulli));
+        methods.extend([0.7, 0.9].map(Method::Confidence));
+        methods.push(Method::LcbUcb);
+        methods.push(Method::PiBernoulli(0.5));
+        methods.push(Method::EiBernoulli(0.5));
+        return SyntheticGrid {
+            points: 200,
+            rounds: 120,
+            epsilons: vec![0.01, 0.05],
+            methods,
+        };
+    }
+    methods.push(Method::RGpUcb { period: 0 });
+    methods.push(Method::TvGpUcb);
+    methods.extend(PS.map(Method::Bernoulli));
+    methods.extend(KAPPAS.map(Method::Confidence));
+    methods.push(Method::LcbUcb);
+    methods.extend(PI_EI_PS.map(Method::PiBernoulli));
+    methods.extend(PI_EI_PS.map(Method::EiBernoulli));
+    SyntheticGrid {
+        points: 1000,
+        rounds: 500,
+        epsilons: EPSILONS.to_vec(),
+        methods,
+    }
+}
+
+/// The method with its ε-dependent setting filled in (R-GP-UCB's period).
+fn concrete(method: Method, epsilon: f64) -> Method {
+    match method {
+        Method::RGpUcb { .. } => Method::RGpUcb {
+            period: reset_period(epsilon),
+        },
+        m => m,
+    }
+}
+
+/// A method's key in files and tables, without ε-dependent settings.
+fn key(method: Method) -> String {
+    match method {
+        Method::RGpUcb { .. } => "r-gp-ucb".into(),
+        m => m.label(),
+    }
+}
+
+/// One JSON row (the schema of the issue).
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// `synthetic`, `bandit-sine`, `bandit-gaussian` or `bandit-piecewise`.
+    pub experiment: String,
+    /// The method's name.
+    pub method: String,
+    /// ε, where the method has one.
+    pub epsilon: Option<f64>,
+    /// κ, for CE rows.
+    pub kappa: Option<f64>,
+    /// p, for Bernoulli rows.
+    pub p: Option<f64>,
+    /// Trials averaged.
+    pub trials: usize,
+    /// Mean of `R_T/T`.
+    pub regret_per_round_mean: f64,
+    /// Standard deviation of `R_T/T` over trials (population, as NumPy's default).
+    pub regret_per_round_std: f64,
+    /// Mean of `C_T`.
+    pub queries_mean: f64,
+    /// Standard deviation of `C_T`.
+    pub queries_std: f64,
+}
+
+fn mean_std(v: &[f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let n = v.len() as f64;
+    let m = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / n;
+    (m, var.sqrt())
+}
+
+fn trial_seed(epsilon: f64, trial: usize) -> u64 {
+    // One function sequence per (ε, trial), shared by every method.
+    (epsilon * 1e6).round() as u64 * 1_000_003 + trial as u64
+}
+
+fn trial_path(dir: &Path, epsilon: f64, trial: usize) -> PathBuf {
+    dir.join(format!("eps-{epsilon}"))
+        .join(format!("trial-{trial}.csv"))
+}
+
+/// Parses a finished trial file's body: `method,regret_per_round,queries` rows for every
+/// method.
+fn parse_trial(text: &str, methods: &[Method]) -> Option<Vec<(String, f64, u32)>> {
+    let mut rows = Vec::new();
+    for line in text.lines().skip(1) {
+        let mut it = line.split(',');
+        let (k, r, q) = (it.next()?, it.next()?, it.next()?);
+        rows.push((k.to_string(), r.parse().ok()?, q.parse().ok()?));
+    }
+    let complete = methods.iter().all(|m| rows.iter().any(|r| r.0 == key(*m)));
+    complete.then_some(rows)
+}
+
+/// Runs (or resumes) the study and writes the report and JSON; returns the files written.
+pub fn reproduce(options: &FeedbackOptions) -> Result<Vec<PathBuf>, String> {
+    reproduce_shard(options, crate::experiment::Shard::WHOLE)
+}
+
+/// [`reproduce`] for `shard`'s share of the synthetic trials (`costbo reproduce
+/// costly-feedback --shard K/N`): trial `i` of the fixed order (ε, then trial) is shard
+/// `i mod N + 1`'s, as the runner's shards (see [`crate::experiment::shard`]). A shard writes
+/// no report or JSON and returns no files: once every shard has finished, [`reproduce`] on the
+/// shared output directory finds every trial done and writes them. Every shard must be given
+/// the same options (trials, quick, lengthscale).
+pub fn reproduce_shard(
+    options: &FeedbackOptions,
+    shard: crate::experiment::Shard,
+) -> Result<Vec<PathBuf>, String> {
+    if options.trials == 0 || options.trials > 10_000 {
+        return Err(format!("trials {} outside 1..=10000", options.trials));
+    }
+    let grid_spec = synthetic_grid(options.quick);
+    let dir = options.out.join(format!(
+        "synthetic-m{}-t{}-l{}",
+        grid_spec.points, grid_spec.rounds, options.lengthscale
+    ));
+    let grid = Grid::new(grid_spec.points, options.lengthscale)?;
+    let jobs: Vec<(f64, usize)> = grid_spec
+        .epsilons
+        .iter()
+        .flat_map(|&e| (0..options.trials).map(move |k| (e, k)))
+        .enumerate()
+        .filter(|&(i, (e, k))| {
+            shard.owns(i)
+                && sealed::pending(&trial_path(&dir, e, k), |t| {
+                    parse_trial(t, &grid_spec.methods)
+                })
+        })
+        .map(|(_, job)| job)
+        .collect();
+    if !options.no_run && !jobs.is_empty() {
+        let next = AtomicUsize::new(0);
+        let failures = Mutex::new(Vec::new());
+        let done = AtomicUsize::new(0);
+        let start = std::time::Instant::now();
+        std::thread::scope(|s| {
+            for _ in 0..options.jobs.max(1) {
+                s.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(epsilon, trial)) = jobs.get(i) else {
+                        break;
+                    };
+                    let result = run_synthetic_trial(&grid, &grid_spec, epsilon, trial, &dir);
+                    if let Err(e) = result {
+                        failures
+                            .lock()
+                            .map(|mut f| f.push(format!("ε {epsilon} trial {trial}: {e}")))
+                            .ok();
+                    }
+                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    if options.progress {
+                        eprintln!(
+                            "[{n}/{}] synthetic ε {epsilon} trial {trial} ({:.0} s)",
+                            jobs.len(),
+                            start.elapsed().as_secs_f64()
+                        );
+                    }
+                });
+            }
+        });
+        let failures = failures.into_inner().unwrap_or_default();
+        if !failures.is_empty() {
+            return Err(failures.join("\n"));
+        }
+    }
+    if !shard.is_whole() {
+        return Ok(Vec::new());
+    }
+    let mut rows = synthetic_rows(&grid_spec, &dir, options.trials);
+    let bandit_trials = if options.quick { 10 } else { 100 };
+    rows.extend(bandit_rows(bandit_trials)?);
+    write_outputs(options, &grid_spec, &rows)
+}
+
+fn run_synthetic_trial(
+    grid: &Grid,
+    spec: &SyntheticGrid,
+    epsilon: f64,
+    trial: usize,
+    dir: &Path,
+) -> Result<(), String> {
+    let seed = trial_seed(epsilon, trial);
+    let f = grid.sequence(epsilon, spec.rounds, seed);
+    let mut text = String::from("method,regret_per_round,queries\n");
+    for (i, &m) in spec.methods.iter().enumerate() {
+        let t = run_trial(
+            grid,
+            &f,
+            epsilon,
+            concrete(m, epsilon),
+            seed * 64 + i as u64,
+        )?;
+        let _ = writeln!(text, "{},{},{}", key(m), t.regret_per_round, t.queries);
+    }
+    sealed::write_sealed(&trial_path(dir, epsilon, trial), &text)
+}
+
+fn synthetic_rows(spec: &SyntheticGrid, dir: &Path, trials: usize) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for &epsilon in &spec.epsilons {
+        let finished: Vec<Vec<(String, f64, u32)>> = (0..trials)
+            .filter_map(|k| {
+                sealed::read_finished(&trial_path(dir, epsilon, k), |t| {
+                    parse_trial(t, &spec.methods)
+                })
+            })
+            .collect();
+        for &m in &spec.methods {
+            let k = key(m);
+            let (r, q): (Vec<f64>, Vec<f64>) = finished
+                .iter()
+                .filter_map(|t| t.iter().find(|row| row.0 == k))
+                .map(|row| (row.1, f64::from(row.2)))
+                .unzip();
+            if r.is_empty() {
+                continue;
+            }
+            let ((rm, rs), (qm, qs)) = (mean_std(&r), mean_std(&q));
+            rows.push(Row {
+                experiment: "synthetic".into(),
+                method: m.name().into(),
+                epsilon: Some(epsilon),
+                kappa: m.kappa(),
+                p: m.p(),
+                trials: r.len(),
+                regret_per_round_mean: rm,
+                regret_per_round_std: rs,
+                queries_mean: qm,
+                queries_std: qs,
+            });
+        }
+    }
+    rows
+}
+
+/// The row of `method` (by its key) at `epsilon`.
+fn find<'a>(rows: &'a [Row], epsilon: f64, label: &str) -> Option<&'a Row> {
+    rows.iter()
+        .find(|r| r.experiment == "synthetic" && r.epsilon == Some(epsilon) && row_key(r) == label)
+}
+
+fn row_key(r: &Row) -> String {
+    match (r.method.as_str(), r.kappa, r.p) {
+        ("ce", Some(k), _) => format!("ce@{k}"),
+        ("ce-lcb-ucb", _, _) => "ce@*".into(),
+        (m, _, Some(p)) => format!("{m}({p})"),
+        (m, _, _) => m.into(),
+    }
+}
+
+/// Regret of a curve (points sorted by queries) interpolated at `queries`.
+fn regret_at(points: &[(f64, f64)], queries: f64) -> Option<f64> {
+    let mut pts = points.to_vec();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    pts.windows(2).find_map(|w| {
+        let ((q0, r0), (q1, r1)) = (w[0], w[1]);
+        (q0 <= queries && queries <= q1 && q1 > q0)
+            .then(|| r0 + (r1 - r0) * (queries - q0) / (q1 - q0))
+    })
+}
+
+fn family(rows: &[Row], epsilon: f64, method: &str) -> Vec<(f64, f64)> {
+    rows.iter()
+        .filter(|r| r.experiment == "synthetic" && r.epsilon == Some(epsilon) && r.method == method)
+        .map(|r| (r.queries_mean, r.regret_per_round_mean))
+        .collect()
+}
+
+fn write_outputs(
+    options: &FeedbackOptions,
+    spec: &SyntheticGrid,
+    rows: &[Row],
+) -> Result<Vec<PathBuf>, String> {
+    let mut written = Vec::new();
+    if let Some(parent) = options.report.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    let json = serde_json::to_string_pretty(rows).map_err(|e| e.to_string())?;
+    write_atomic(&options.json, &(json + "\n"))?;
+    written.push(options.json.clone());
+    let figure_path = options
+        .report
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("figures")
+        .join(if options.quick {
+            "costly-feedback-fig1-quick.png"
+        } else {
+            "costly-feedback-fig1.png"
+        });
+    if let Some(parent) = figure_path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    let figure = trade_off_figure(spec, rows);
+    figure
+        .write_png(&figure_path)
+        .map_err(|e| format!("{}: {e:?}", figure_path.display()))?;
+    written.push(figure_path.clone());
+    let tuning = super::tuning_study::section(if options.quick { 3 } else { 20 })?;
+    let mut md = report(options, spec, rows, &figure_path);
+    if let Some(at) = md.find("## Verdicts on the claims") {
+        md.insert_str(at, &tuning);
+    }
+    write_atomic(&options.report, &md)?;
+    written.push(options.report.clone());
+    Ok(written)
+}
+
+fn trade_off_figure(spec: &SyntheticGrid, rows: &[Row]) -> Figure {
+    let mut panels = Vec::new();
+    for &epsilon in &spec.epsilons {
+        let mut curves = Vec::new();
+        for (name, label) in [
+            ("ce", "CE-GP-UCB (κ)"),
+            ("ber", "TV-GP-UCB Ber(p)"),
+            ("pi-ber", "PI Ber(p)"),
+            ("ei-ber", "EI Ber(p)"),
+        ] {
+            let mut pts: Vec<(f64, f64, f64)> = rows
+                .iter()
+                .filter(|r| r.epsilon == Some(epsilon) && r.method == name)
+                .map(|r| {
+                    (
+                        r.queries_mean,
+                        r.regret_per_round_mean,
+                        r.regret_per_round_std / (r.trials as f64).sqrt(),
+                    )
+                })
+                .collect();
+            // The full-feedback point ends the Bernoulli curve, as in the paper's Fig. 1.
+            if name == "ber" {
+                if let Some(r) = find(rows, epsilon, "tv-gp-ucb") {
+                    pts.push((
+                        r.queries_mean,
+                        r.regret_per_round_mean,
+                        r.regret_per_round_std / (r.trials as f64).sqrt(),
+                    ));
+                }
+            }
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            pts.dedup_by(|a, b| a.0 <= b.0);
+            if pts.len() < 2 {
+                continue;
+            }
+            curves.push(Curve {
+                label: label.into(),
+                x: pts.iter().map(|p| p.0).collect(),
+                mean: pts.iter().map(|p| p.1).collect(),
+                stderr: pts.iter().map(|p| p.2).collect(),
+                marker: None,
+                band: None,
+            });
+        }
+        panels.push(Panel {
+            title: format!("ε = {epsilon}"),
+            curves,
+        });
+    }
+    let cols = panels.len().clamp(1, 3);
+    Figure {
+        title: "Average regret R_T/T against queries C_T (mean ± s.e. over trials)".into(),
+        rows: panels.len().div_ceil(cols),
+        cols,
+        panels,
+        x_label: "queries C_T".into(),
+        y_label: "R_T / T".into(),
+        panel_width: 420,
+        panel_height: 320,
+    }
+}
+
+fn paper_row(label: &str) -> Option<&'static [(f64, f64, f64, f64); 5]> {
+    PAPER_A2.iter().find(|r| r.0 == label).map(|r| &r.1)
+}
+
+fn fmt_pm(m: f64, s: f64, digits: usize) -> String {
+    format!("{m:.digits$} ± {s:.digits$}")
+}
+
+fn report(options: &FeedbackOptions, spec: &SyntheticGrid, rows: &[Row], figure: &Path) -> String {
+    let mut md = String::new();
+    let command = if options.quick {
+        "costbo reproduce costly-feedback --quick".to_string()
+    } else {
+        format!(
+            "costbo reproduce costly-feedback --seeds {}",
+            options.trials
+        )
+    };
+    let _ = writeln!(
+        md,
+        "# Paper 003: costly feedback on a drifting function (CE-GP-UCB)\n"
+    );
+    let _ = writeln!(
+        md,
+        "Produced by `{command}` (resumable; per-trial files under `{}`). Every number below \
+         is what the run gave; the paper's are beside them. The machine-readable rows are in \
+         `{}`.\n",
+        options.out.display(),
+        options
+            .json
+            .file_name()
+            .map_or(String::new(), |f| f.to_string_lossy().into_owned())
+    );
+    let _ = writeln!(md, "## Setting\n");
+    let _ = writeln!(
+        md,
+        "- Synthetic study (§4.1, App. E.1): {} points on [0, 1], T = {} rounds, noise variance \
+         0.01, functions from the Markov model `f₁ ~ GP(0, k)`, `f_(t+1) = √(1−ε) f_t + √ε g_(t+1)` \
+         with a Matérn-3/2 kernel of unit variance, {} trials per ε (the paper: 50). Every method \
+         of a trial sees the same function sequence (paired comparison).",
+        spec.points, spec.rounds, options.trials
+    );
+    let _ = writeln!(
+        md,
+        "- **Lengthscale {} (our choice; the paper does not give it).** {}",
+        options.lengthscale, LENGTHSCALE_NOTE
+    );
+    let _ = writeln!(
+        md,
+        "- β_t = 0.8·ln(0.4t), floored at 0 (Bogunovic et al. 2016's synthetic experiments; paper \
+         003 gives no β for this study). R-GP-UCB: GP-UCB without forgetting, reset every \
+         ⌈12·ε^(−1/4)⌉ rounds (our choice; the paper gives no period). PI uses a margin of 0.01; \
+         PI and EI use the largest posterior mean as incumbent.\n\
+         - The model is the exact time-varying GP with the true ε, kernel and noise (the paper's \
+         setting: all known). The confidence test compares against the local maxima of the UCB \
+         on the grid (App. E.1), treating the two values as independent and without noise \
+         (eq. 53). The first round pays under full feedback, so our full rows have C_T = T = {}; \
+         the paper's have 499 (its convention is not stated).\n",
+        spec.rounds
+    );
+    let _ = writeln!(md, "## Table A2: average regret R_T/T and queries C_T\n");
+    let _ = writeln!(
+        md,
+        "Mean ± standard deviation over trials (population s.d.).\n"
+    );
+    for (ei, &epsilon) in spec.epsilons.iter().enumerate() {
+        let paper_index = EPSILONS.iter().position(|e| *e == epsilon);
+        let _ = writeln!(md, "### ε = {epsilon}\n");
+        let _ = writeln!(
+            md,
+            "| method | ours R_T/T | ours C_T | paper R_T/T | paper C_T |"
+        );
+        let _ = writeln!(md, "|---|---|---|---|---|");
+        for &m in &spec.methods {
+            let label = key(m);
+            let Some(r) = find(rows, epsilon, &label) else {
+                continue;
+            };
+            let paper = paper_index.and_then(|i| paper_row(&label).map(|p| p[i]));
+            let (pr, pc) = paper.map_or(("–".to_string(), "–".to_string()), |p| {
+                (fmt_pm(p.0, p.1, 3), fmt_pm(p.2, p.3, 0))
+            });
+            let _ = writeln!(
+                md,
+                "| {label} | {} | {} | {pr} | {pc} |",
+                fmt_pm(r.regret_per_round_mean, r.regret_per_round_std, 3),
+                fmt_pm(r.queries_mean, r.queries_std, 0)
+            );
+        }
+        let _ = ei;
+        md.push('\n');
+    }
+    discussion(&mut md, spec, rows);
+    let rel = figure
+        .strip_prefix(options.report.parent().unwrap_or(Path::new(".")))
+        .unwrap_or(figure);
+    let _ = writeln!(md, "## Fig. 1: the trade-off curves\n");
+    let _ = writeln!(md, "![Fig. 1]({})\n", rel.display());
+    bandit_section(&mut md, rows);
+    let _ = writeln!(md, "## Verdicts on the claims (notes §6)\n");
+    for v in verdicts(spec, rows)
+        .into_iter()
+        .chain(bandit_verdicts(rows))
+    {
+        let _ = writeln!(md, "- {v}");
+    }
+    md.push('\n');
+    md
+}
+
+/// Why the lengthscale is what it is (kept with the constant it explains).
+const LENGTHSCALE_NOTE: &str = "The paper follows Bogunovic et al. (2016), whose synthetic \
+    study used lengthscale 0.2 on [0, 1]; we keep 0.2 and check it on the full-feedback row, \
+    which depends only on the model and β (no query rule): see the tv-gp-ucb rows beside the \
+    paper's.";
+
+/// The verdicts, each a sentence with the numbers it rests on.
+fn verdicts(spec: &SyntheticGrid, rows: &[Row]) -> Vec<String> {
+    let mut out = Vec::new();
+    // Claim 1: at C_T ≈ T/2, CE loses little regret, Bernoulli more.
+    let half = spec.rounds as f64 / 2.0;
+    let mut wins = 0;
+    let mut cells = Vec::new();
+    for &e in &spec.epsilons {
+        let (ce, ber) = (family(rows, e, "ce"), family(rows, e, "ber"));
+        let full = find(rows, e, "tv-gp-ucb").map(|r| r.regret_per_round_mean);
+        if let (Some(c), Some(b), Some(f)) = (regret_at(&ce, half), regret_at(&ber, half), full) {
+            if c < b {
+                wins += 1;
+            }
+            cells.push(format!(
+                "ε {e}: CE {c:.3} vs Ber {b:.3} (full {f:.3}, CE loss {:+.1} %, Ber loss {:+.1} %)",
+                100.0 * (c / f - 1.0),
+                100.0 * (b / f - 1.0)
+            ));
+        }
+    }
+    if !cells.is_empty() {
+        out.push(format!(
+            "**Claim 1 (Fig. 1: at half the queries, C_T = {half}, CE loses less regret than Bernoulli \
+             sampling)**: {} — CE below Bernoulli at {wins} of {} ε (regret interpolated at C_T = {half} \
+             along each curve): {}.",
+            if wins == cells.len() { "supported" } else if wins * 2 > cells.len() { "mostly supported" } else { "not supported" },
+            cells.len(),
+            cells.join("; ")
+        ));
+    }
+    // Claim 2: ε = 0.05, κ = 0.9: ~40 % fewer queries, ~2.6 % (table: 2.0 %) more regret.
+    if let (Some(ce), Some(full)) = (find(rows, 0.05, "ce@0.9"), find(rows, 0.05, "tv-gp-ucb")) {
+        let fewer = 100.0 * (1.0 - ce.queries_mean / full.queries_mean);
+        let loss = 100.0 * (ce.regret_per_round_mean / full.regret_per_round_mean - 1.0);
+        let holds = fewer >= 30.0 && loss <= 10.0;
+        out.push(format!(
+            "**Claim 2 (ε = 0.05, κ = 0.9: up to 40 % fewer queries for a 2.6 % regret loss; Table A2 \
+             itself gives 41.7 % and 2.0 %)**: {} — ours {fewer:.1} % fewer queries ({:.0} vs {:.0}) \
+             for a {loss:+.1} % regret change ({:.3} vs {:.3}). Threshold for \"supported\": ≥ 30 % \
+             fewer queries and ≤ 10 % more regret.",
+            if holds { "supported" } else { "not supported" },
+            ce.queries_mean,
+            full.queries_mean,
+            ce.regret_per_round_mean,
+            full.regret_per_round_mean
+        ));
+    }
+    // Notes §5.1: for ε ≥ 0.01 CE@0.99 and @* beat full feedback with fewer queries.
+    let mut beat = Vec::new();
+    for &e in spec.epsilons.iter().filter(|e| **e >= 0.01) {
+        if let (Some(ce), Some(full)) = (find(rows, e, "ce@0.99"), find(rows, e, "tv-gp-ucb")) {
+            beat.push((
+                e,
+                ce.regret_per_round_mean < full.regret_per_round_mean,
+                ce.regret_per_round_mean,
+                full.regret_per_round_mean,
+                ce.queries_mean,
+            ));
+        }
+    }
+    if !beat.is_empty() {
+        let n = beat.iter().filter(|b| b.1).count();
+        out.push(format!(
+            "**Table A2's observation (ε ≥ 0.01: CE @0.99 has lower R_T/T than full feedback with \
+             fewer queries)**: {} — lower at {n} of {} ε: {}.",
+            if n == beat.len() {
+                "reproduced"
+            } else if n > 0 {
+                "partly reproduced"
+            } else {
+                "not reproduced"
+            },
+            beat.len(),
+            beat.iter()
+                .map(|b| format!("ε {}: {:.3} vs {:.3} at {:.0} queries", b.0, b.2, b.3, b.4))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    out
+}
+
+fn bandit_row<'a>(
+    rows: &'a [Row],
+    curve: &str,
+    method: &str,
+    p: Option<f64>,
+    epsilon: Option<f64>,
+) -> Option<&'a Row> {
+    rows.iter().find(|r| {
+        r.experiment == format!("bandit-{curve}")
+            && r.method == method
+            && (p.is_none() || r.p == p)
+            && (epsilon.is_none() || r.epsilon == epsilon)
+    })
+}
+
+fn bandit_section(md: &mut String, rows: &[Row]) {
+    let Some(trials) = rows
+        .iter()
+        .find(|r| r.experiment.starts_with("bandit-"))
+        .map(|r| r.trials)
+    else {
+        return;
+    };
+    let _ = writeln!(md, "## Table A1: time-varying three-armed bandits\n");
+    let _ = writeln!(
+        md,
+        "T = {}, noise variance {}, {trials} seeds (the paper: 100). **Our curves are not the \
+         paper's** (it shows them only in Fig. A1; ours are in `std-adapter/lab/src/feedback/bandits.rs`: \
+         a sine with phases 2πa/3, Gaussian bumps centred at 1/6, 1/2, 5/6 of the horizon, and \
+         steps of (0.8, 0.5, 0.2) rotating every 500 rounds), so only the ordering and the \
+         ratios can be compared. Classical baselines and GP-UCB pay with Ber({}); EXP3.S γ = {}, \
+         α = 1/T; ε-greedy ε = {}; softmax τ = {}; UCB1 and EXP3.S see rewards clipped to [0, 1]. \
+         The GP learners model the three arms as independent drifting means (prior 0.5 ± √0.1, \
+         ε = {}, β_t = 0.8·ln(0.4t)); CE-GP-UCB is pure CE at κ = 0.95 against every other arm. \
+         The full-feedback GP-UCB rows are ours, for the \"queries saved\" claim; the rows at \
+         ε = {} show how much CE's query count depends on the model's drift rate (the verdict \
+         uses ε = {} only).\n",
+        bandits::HORIZON,
+        bandits::NOISE_VARIANCE,
+        bandits::FEEDBACK_PROBABILITY,
+        bandits::PARAMETERS.exp3s_gamma,
+        bandits::PARAMETERS.epsilon,
+        bandits::PARAMETERS.temperature,
+        bandits::BANDIT_EPSILON,
+        SLOW_BANDIT_EPSILON,
+        bandits::BANDIT_EPSILON,
+    );
+    let _ = writeln!(
+        md,
+        "| method | curve | ours R_T/T | ours C_T | paper R_T/T | paper C_T |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|---|");
+    for method in BanditMethod::all() {
+        for (ci, curve) in BanditCurve::ALL.iter().enumerate() {
+            let Some(r) = bandit_row(
+                rows,
+                curve.name(),
+                method.name(),
+                method.p(),
+                method.epsilon(),
+            ) else {
+                continue;
+            };
+            let paper = (method.p() != Some(1.0) && method.epsilon() != Some(SLOW_BANDIT_EPSILON))
+                .then(|| PAPER_A1.iter().find(|p| p.0 == method.name()))
+                .flatten()
+                .map(|p| p.1[ci]);
+            let (pr, pc) = paper.map_or(("–".to_string(), "–".to_string()), |p| {
+                (fmt_pm(p.0, p.1, 3), fmt_pm(p.2, p.3, 0))
+            });
+            let label = match (method.p(), method.epsilon()) {
+                (Some(p), Some(e)) if method.name() == "gp-ucb" => {
+                    format!("gp-ucb Ber({p}), ε {e}")
+                }
+                (_, Some(e)) => format!("{}, ε {e}", method.name()),
+                _ => method.name().to_string(),
+            };
+            let _ = writeln!(
+                md,
+                "| {label} | {} | {} | {} | {pr} | {pc} |",
+                curve.name(),
+                fmt_pm(r.regret_per_round_mean, r.regret_per_round_std, 3),
+                fmt_pm(r.queries_mean, r.queries_std, 0)
+            );
+        }
+    }
+    md.push('\n');
+}
+
+fn bandit_verdicts(rows: &[Row]) -> Vec<String> {
+    let mut cells = Vec::new();
+    let (mut lower, mut fewer, mut n) = (0, 0, 0);
+    for curve in BanditCurve::ALL {
+        let c = curve.name();
+        let eps = Some(bandits::BANDIT_EPSILON);
+        let Some(ce) = bandit_row(rows, c, "ce-gp-ucb", None, eps) else {
+            continue;
+        };
+        let best = ["exp3s", "epsilon-greedy", "softmax", "ucb1"]
+            .iter()
+            .filter_map(|m| bandit_row(rows, c, m, None, None))
+            .chain(bandit_row(
+                rows,
+                c,
+                "gp-ucb",
+                Some(bandits::FEEDBACK_PROBABILITY),
+                eps,
+            ))
+            .min_by(|a, b| a.regret_per_round_mean.total_cmp(&b.regret_per_round_mean));
+        let full = bandit_row(rows, c, "gp-ucb", Some(1.0), eps);
+        if let (Some(b), Some(f)) = (best, full) {
+            n += 1;
+            let ratio = b.regret_per_round_mean / ce.regret_per_round_mean;
+            let query_ratio = b.queries_mean / ce.queries_mean;
+            if ratio >= 2.0 {
+                lower += 1;
+            }
+            if query_ratio >= 2.0 {
+                fewer += 1;
+            }
+            cells.push(format!(
+                "{c}: CE {:.3} at {:.0} queries vs best Ber(0.1) baseline ({}) {:.3} at {:.0} — {ratio:.1}× lower regret, {query_ratio:.1}× fewer queries; {:.1} % of full GP-UCB's {:.0} queries saved (full-feedback R_T/T {:.3})",
+                ce.regret_per_round_mean, ce.queries_mean, b.method, b.regret_per_round_mean, b.queries_mean,
+                100.0 * (1.0 - ce.queries_mean / f.queries_mean), f.queries_mean, f.regret_per_round_mean
+            ));
+        }
+    }
+    if n == 0 {
+        return Vec::new();
+    }
+    vec![format!(
+        "**Claim 3 (Table A1: CE-GP-UCB has 3–5× lower R_T/T than the best Ber(0.1) baseline with about 4× fewer queries, and saves about 97.5 % of full GP-UCB's queries)**: {} — at least 2× lower regret on {lower} of {n} curves and at least 2× fewer queries on {fewer} of {n} (our curves, not the paper's): {}.",
+        if lower == n && fewer == n { "supported" } else if lower + fewer > n { "partly supported" } else { "not supported" },
+        cells.join("; ")
+    )]
+}
+
+/// How far our full-feedback rows are from the paper's, and what we did differently.
+fn discussion(md: &mut String, spec: &SyntheticGrid, rows: &[Row]) {
+    let mut worst: Option<(f64, f64)> = None;
+    let (mut rel_sum, mut cells, mut r_better, mut r_cells) = (0.0, 0, 0, 0);
+    for (i, &e) in EPSILONS.iter().enumerate() {
+        if !spec.epsilons.contains(&e) {
+            continue;
+        }
+        if let (Some(r), Some(p)) = (find(rows, e, "tv-gp-ucb"), paper_row("tv-gp-ucb")) {
+            let rel = r.regret_per_round_mean / p[i].0 - 1.0;
+            rel_sum += rel.abs();
+            cells += 1;
+            if worst.is_none_or(|w| rel.abs() > w.1.abs()) {
+                worst = Some((e, rel));
+            }
+        }
+        if let (Some(r), Some(p)) = (find(rows, e, "r-gp-ucb"), paper_row("r-gp-ucb")) {
+            r_cells += 1;
+            if r.regret_per_round_mean < p[i].0 {
+                r_better += 1;
+            }
+        }
+    }
+    let _ = writeln!(md, "## Where ours departs from the paper\n");
+    if let Some((e, rel)) = worst {
+        let _ = writeln!(
+            md,
+            "- The full-feedback TV-GP-UCB row, which depends only on the model, the lengthscale \
+             and β, is within {:.0} % of the paper's on average over ε (largest gap {:+.0} % at ε = \
+             {e}): the unstated lengthscale 0.2 and β_t = 0.8·ln(0.4t) reproduce its scale. Our \
+             R-GP-UCB has lower regret than the paper's at {r_better} of {r_cells} ε; its reset \
+             period is not given, and ours (⌈12·ε^(−1/4)⌉) is a guess.",
+            100.0 * rel_sum / cells.max(1) as f64,
+            100.0 * rel
+        );
+    }
+    let smallest = spec.epsilons.iter().cloned().fold(f64::INFINITY, f64::min);
+    let ce99 = find(rows, smallest, "ce@0.99").map(|r| r.queries_mean);
+    let paper99 = EPSILONS
+        .iter()
+        .position(|e| *e == smallest)
+        .and_then(|i| paper_row("ce@0.99").map(|p| p[i].2));
+    let _ = writeln!(
+        md,
+        "- Competitors of the confidence test: the paper's local optima of the UCB (L-BFGS from \
+         random starts, mean-shift with bandwidth 0.2) leave the test silent whenever the UCB has \
+         a single mode, however uncertain the posterior is there; with the optima alone our CE \
+         paid for one measurement in 120 rounds (quick grid, ε = 0.05). We add the UCB's best \
+         point beyond the bandwidth from the chosen one (core \
+         `feedback::select::grid_competitors`). Compare the CE rows' query counts with the \
+         paper's above: at ε = {smallest}, CE @0.99 pays {} times here against {} in the paper; \
+         where ours pays more, the paper's competitor set was probably smaller than ours.\n\
+         - Full feedback pays T = {} times here; the paper's 499 suggests its first round was not \
+         measured (or not counted).",
+        ce99.map_or("–".into(), |q| format!("{q:.0}")),
+        paper99.map_or("–".into(), |q| format!("{q:.0}")),
+        spec.rounds
+    );
+    let span = |method: &str, eps: f64, what: fn(&Row) -> f64| {
+        let v: Vec<f64> = BanditCurve::ALL
+            .iter()
+            .filter_map(|c| bandit_row(rows, c.name(), method, None, Some(eps)))
+            .map(what)
+            .collect();
+        (!v.is_empty()).then(|| {
+            let lo = v.iter().cloned().fold(f64::INFINITY, f64::min);
+            let hi = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            (lo, hi)
+        })
+    };
+    let q = |r: &Row| r.queries_mean;
+    let reg = |r: &Row| r.regret_per_round_mean;
+    if let (Some(q5), Some(r5), Some(q1), Some(r1)) = (
+        span("ce-gp-ucb", bandits::BANDIT_EPSILON, q),
+        span("ce-gp-ucb", bandits::BANDIT_EPSILON, reg),
+        span("ce-gp-ucb", SLOW_BANDIT_EPSILON, q),
+        span("ce-gp-ucb", SLOW_BANDIT_EPSILON, reg),
+    ) {
+        let _ = writeln!(
+            md,
+            "- The bandit curves are ours (the paper shows its own only in a figure), and the GP \
+             learners' forgetting rate is fixed rather than fitted. CE-GP-UCB at ε = {} pays \
+             {:.0}–{:.0} times over the three curves (the paper: 52–53) for R_T/T {:.3}–{:.3}; \
+             at ε = {} it pays {:.0}–{:.0} times for R_T/T {:.3}–{:.3}. How often CE pays is set \
+             mostly by how fast the model lets its variance re-inflate between measurements.",
+            bandits::BANDIT_EPSILON,
+            q5.0,
+            q5.1,
+            r5.0,
+            r5.1,
+            SLOW_BANDIT_EPSILON,
+            q1.0,
+            q1.1,
+            r1.0,
+            r1.1
+        );
+    }
+    md.push('\n');
+}

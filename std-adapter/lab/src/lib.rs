@@ -1,0 +1,24 @@
+//! # costbo-lab
+//!
+//! The lab of costbo: the same core algorithms run against benchmark objectives and simulators
+//! ([`objectives`]), the grid runner ([`experiment`]), the five papers' studies with their
+//! reports and figures, the device tool, and the `costbo` command around them. No decision or
+//! GP algorithm is written here (they come from `costbo-core`); a program that only needs the
+//! ask/tell optimizer uses `costbo-std`, which this crate builds on.
+#![deny(missing_docs)]
+
+pub mod acq_tool;
+pub mod causal;
+pub mod csv_matrix;
+pub mod demo;
+pub mod device;
+pub mod experiment;
+pub mod feedback;
+pub mod gp_tool;
+pub mod objectives;
+pub mod pandora;
+pub mod platform;
+pub mod plot;
+pub mod pool;
+pub mod reproduce;
+pub mod sealed;

@@ -1,0 +1,933 @@
+//! The `costbo` command.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use costbo_core::kernel::Shape;
+use costbo_lab::csv_matrix::Table;
+use costbo_lab::experiment::{Shard, ShardError};
+use costbo_lab::gp_tool::{self, FitOptions, GpSpec, Precision};
+use costbo_lab::objectives::{self, Options, CATALOGUE};
+use costbo_lab::reproduce::{self, ReproduceOptions, Study};
+
+#[derive(Parser)]
+#[command(
+    name = "costbo",
+    version,
+    about = "Cost-aware Bayesian optimisation, desktop tools"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The main job: a simulated nutrient-dosing experiment on the plant simulator (ETC-Ada),
+    /// with progress, a summary of what was learned, a CSV and a plot.
+    Demo(DemoArgs),
+    /// Run an experiment grid from a TOML file (objective × costs × variance × algorithm ×
+    /// seed), in parallel and resumably: one CSV per job and a summary.json. With --shard K/N,
+    /// only machine K's share of the grid (see `costbo run --help`).
+    Run(RunArgs),
+    /// Drive a costbo device (firmware, or QEMU) over its link, playing the plant simulator and
+    /// checking every decision against the same controller run on the host.
+    Device(costbo_lab::device::DeviceArgs),
+    /// Reproduce a paper's experiments on the runner and write a report with figures, a
+    /// table of final simple regret and a verdict on each headline claim (resumable).
+    Reproduce(ReproduceArgs),
+    /// Gaussian-process regression on CSV data.
+    #[command(subcommand)]
+    Gp(GpCommand),
+    /// Benchmark objectives on the unit cube (maximised).
+    #[command(subcommand)]
+    Objective(ObjectiveCommand),
+    /// Causal graphs, possibly-optimal policy scopes and environments (paper 004).
+    #[command(subcommand)]
+    Causal(costbo_lab::causal::cli::CausalCommand),
+    /// Paper 002's acquisition values from posterior moments (f64, full precision).
+    #[command(subcommand)]
+    Acq(AcqCommand),
+    /// One run of paper 002's loop over a box (initial Sobol design, then the rule while the
+    /// budget lasts); prints a CSV of the rounds.
+    Pandora(PandoraArgs),
+}
+
+#[derive(Args)]
+struct PandoraArgs {
+    /// Objective name (see `costbo objective list`), or `external` for a program given by
+    /// --command.
+    #[arg(long)]
+    objective: String,
+    /// With `--objective external`: the program (split on whitespace, e.g. "python3
+    /// sim.py"), which reads `{"x": [...]}` lines and answers `{"y": v, "cost": c}` lines
+    /// (see costbo_lab::objectives::external); --dim is required.
+    #[arg(long)]
+    command: Option<String>,
+    /// Input dimension.
+    #[arg(long)]
+    dim: Option<usize>,
+    /// Seed of a random objective (gp-sample).
+    #[arg(long)]
+    objective_seed: Option<u64>,
+    /// The rule (pbgi, pbgi-d, log-ei, log-eipc, log-eicc, gp-ucb, ts-psq, random-search, ...).
+    #[arg(long)]
+    rule: String,
+    /// Budget (rounds under uniform costs).
+    #[arg(long)]
+    budget: f64,
+    /// Costs: uniform, linear (1 + 20·mean(u), known), linear-learned, pest-control (the
+    /// plan's price, known), bump (paper 002's 1-D bump cost, known) or external (the
+    /// program's reported cost, learned).
+    #[arg(long, default_value = "uniform")]
+    cost: String,
+    /// Model: `fitted` (MAP refits every round) or `fixed:LENGTHSCALE`.
+    #[arg(long, default_value = "fitted")]
+    model: String,
+    /// Seed of the initial design and the rule.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The inner optimiser's pool instead of the paper's 200d raw samples and 10d restarts.
+    #[arg(long)]
+    fast: bool,
+}
+
+#[derive(Subcommand)]
+enum AcqCommand {
+    /// The Pandora's Box Gittins index: reads columns `mean,std,lambda_cost`, prints `index`.
+    Pbgi(AcqArgs),
+    /// Log expected improvement: reads columns `mean,std,best`, prints `log_ei`.
+    LogEi(AcqArgs),
+}
+
+#[derive(Args)]
+struct AcqArgs {
+    /// CSV file with a header row naming the columns.
+    #[arg(long)]
+    input: PathBuf,
+}
+
+#[derive(Subcommand)]
+enum ObjectiveCommand {
+    /// Print the value (CSV `value`) at each row of a CSV file of unit-cube points.
+    Eval(ObjectiveEvalArgs),
+    /// List the objectives (CSV `name,dim,dims,optimum,summary`; `dim` is the default).
+    List,
+}
+
+#[derive(Args)]
+struct ObjectiveEvalArgs {
+    /// Objective name (see `costbo objective list`).
+    #[arg(long)]
+    name: String,
+    /// Input dimension, for objectives defined in several (default: the listed `dim`).
+    #[arg(long)]
+    dim: Option<usize>,
+    /// Seed of gp-sample (default 0).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Points CSV: a header row, then one point of the unit cube per row.
+    #[arg(long)]
+    points: PathBuf,
+}
+
+#[derive(Args)]
+struct DemoArgs {
+    /// Total budget (dosing costs: 0.1 per pair of nutrients, 0.2 per triple, 1 for all five;
+    /// paper 000's plant budget).
+    #[arg(long, default_value_t = 200.0)]
+    budget: f64,
+    /// Seed of the simulation.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Seeds of the comparison with the paper's ETC-Ada and a cost-unaware baseline (0: none;
+    /// 8 keeps the whole demo under a minute on 2 cores).
+    #[arg(long, default_value_t = 8)]
+    seeds: u64,
+    /// Directory for demo.csv and demo.svg.
+    #[arg(long, default_value = "results/demo")]
+    out: PathBuf,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// The settings grid (see std-adapter/configs/quick.toml).
+    #[arg(long)]
+    config: PathBuf,
+    /// Output directory (default: `results/<config file stem>`).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Worker threads (default: available parallelism).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Run only share K of N of the grid (1 ≤ K ≤ N), for N machines sharing the output
+    /// directory (e.g. a Slurm job array: --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT
+    /// with --array=1-N). Job i of the grid's fixed order (cells in grid order, seeds in
+    /// order) is shard (i mod N)+1's, so shards never share a job; finished jobs are skipped
+    /// as always. A shard writes summary-shard-K-of-N.json (its own jobs); once all have
+    /// finished, the command without --shard (or with --no-run) writes the grid's summary.json,
+    /// equal to a one-machine run's.
+    #[arg(long, value_name = "K/N", allow_hyphen_values = true)]
+    shard: Option<String>,
+    /// Run no job: write summary.json from the jobs already finished in the output directory
+    /// (the merge step after the shards of a grid).
+    #[arg(long, conflicts_with = "shard")]
+    no_run: bool,
+}
+
+/// `--shard K/N`, parsed here rather than by clap so that a bad value is refused with the
+/// command's one-line error (`costbo: shard 5/4: ...`) like every other bad input.
+fn parse_shard(shard: Option<&str>) -> Result<Shard, String> {
+    shard.map_or(Ok(Shard::WHOLE), |s| {
+        s.parse().map_err(|e: ShardError| e.to_string())
+    })
+}
+
+/// What a shard of `costbo reproduce` says when its share is done.
+fn shard_done(shard: Shard, start: std::time::Instant) -> String {
+    format!(
+        "shard {shard} done in {:.1}s; once every shard is done, the same command without \
+         --shard writes the report",
+        start.elapsed().as_secs_f64()
+    )
+}
+
+/// The study `costbo reproduce` runs: one of the runner's (papers 000 and 001, the registry
+/// `reproduce::STUDIES`), or paper 002's, which runs over a box on its own loop
+/// (`costbo_lab::pandora::study`).
+#[derive(Clone, Copy)]
+enum StudyChoice {
+    Runner(&'static dyn Study),
+    Pandora,
+    CostlyFeedback,
+    Causal,
+}
+
+/// The studies as the values of `<STUDY>`, each with its summary as help.
+fn study_parser() -> impl TypedValueParser<Value = StudyChoice> {
+    PossibleValuesParser::new(
+        reproduce::STUDIES
+            .iter()
+            .map(|s| PossibleValue::new(s.name()).help(s.summary()))
+            .chain(std::iter::once(PossibleValue::new("pandora").help(
+                "Paper 002: the Pandora's Box Gittins index (figures 2, 3, 4, 5, 6, 9 and 11; \
+                 --objectives selects figures, e.g. fig5, a figure's cells by prefix, e.g. \
+                 fig4/gp-matern52-d32-uniform or fig6/robot-push-d14-uniform, or \
+                 fig6-pest-control, fig6-lunar-lander, fig6-robot-push; fig6's Box2D problems \
+                 need tools/box2d/setup.sh)",
+            )))
+            .chain(std::iter::once(PossibleValue::new("costly-feedback").help(
+                "Paper 003: CE-GP-UCB on a drifting function (Table A2, Fig. 1; --seeds sets \
+                 the trials, 50 in the paper)",
+            )))
+            .chain(std::iter::once(PossibleValue::new("causal").help(
+                "Paper 004: CoCa-BO against CoBO, the oracle arm and random on PSA-I/II, the \
+                 Fig. 1 SCM and A.2, with the noise sweep (Figs. 3, 5, 6b; --seeds, 40 by \
+                 default, 110 in the paper; --rounds, 700)",
+            ))),
+    )
+    .map(|name| match reproduce::study(&name) {
+        Some(s) => StudyChoice::Runner(s),
+        None if name == "costly-feedback" => StudyChoice::CostlyFeedback,
+        None if name == "causal" => StudyChoice::Causal,
+        None => StudyChoice::Pandora,
+    })
+}
+
+#[derive(Args)]
+struct ReproduceArgs {
+    /// Which paper.
+    #[arg(value_parser = study_parser())]
+    study: StudyChoice,
+    /// A small smoke grid (seconds) instead of the paper's.
+    #[arg(long)]
+    quick: bool,
+    /// Output directory of the runner's results; the report goes there too (default: results
+    /// under `results/reproduce-<study>[-quick]`, the report in `docs/results/<study>.md`, or in
+    /// the output directory with --quick).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Worker threads (default: available parallelism).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Seeds of the paper grid (default: the paper's, 10 for ucb-cvs, 5 for unknown-cost, 16 for
+    /// pandora; trials for costly-feedback, 50).
+    #[arg(long)]
+    seeds: Option<u64>,
+    /// causal only: rounds per run (default 700 as in the paper, at most the per-arm GP
+    /// capacity 704).
+    #[arg(long)]
+    rounds: Option<usize>,
+    /// Only these objectives (comma separated labels, e.g. gp-sample,hartmann3). causal: run
+    /// only the cells whose directory (`<env>-t<rounds>[-epsy<σ>]/<method>`) contains one of
+    /// these (e.g. a3-,cocabo-f32); the report still covers every finished cell.
+    #[arg(long, value_delimiter = ',')]
+    objectives: Option<Vec<String>>,
+    /// Write the report from the finished jobs without running the missing ones.
+    #[arg(long)]
+    no_run: bool,
+    /// ucb-cvs and unknown-cost: add our variants (the rules on the fitted model) to the
+    /// grid, and a "Variants of ours" section, cell by cell, to the report.
+    #[arg(long)]
+    variants: bool,
+    /// Run only share K of N of the study's grids (1 ≤ K ≤ N), for N machines sharing the
+    /// output directory (give --out; e.g. a Slurm job array: --shard
+    /// $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=1-N). Shards never share a
+    /// job and write no report; once all have finished, the command without --shard writes the
+    /// summaries and the report, as a one-machine run would.
+    #[arg(
+        long,
+        value_name = "K/N",
+        conflicts_with = "no_run",
+        allow_hyphen_values = true
+    )]
+    shard: Option<String>,
+    /// Seeds a cell needs to enter a verdict (below 2 there is no standard error; the report
+    /// says which was used).
+    #[arg(long, default_value_t = costbo_lab::reproduce::verdict::MIN_SEEDS)]
+    min_seeds: usize,
+    /// costly-feedback only: the synthetic kernel's lengthscale (the paper does not give it).
+    #[arg(long, default_value_t = costbo_lab::feedback::study::LENGTHSCALE, allow_negative_numbers = true)]
+    lengthscale: f64,
+}
+
+#[derive(Subcommand)]
+enum GpCommand {
+    /// Print the posterior mean and latent variance (CSV `mean,variance`) at each test row.
+    Predict(PredictArgs),
+    /// Fit the hyperparameters by maximum likelihood and print them.
+    Fit(FitArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum KernelArg {
+    /// Squared exponential.
+    Se,
+    /// Matérn-5/2.
+    Matern52,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum PrecisionArg {
+    F32,
+    F64,
+}
+
+#[derive(Args)]
+struct ModelArgs {
+    /// Training CSV: a header row, input columns, then the output column `y`.
+    #[arg(long)]
+    train: PathBuf,
+    /// Kernel shape.
+    #[arg(long, value_enum)]
+    kernel: KernelArg,
+    /// Lengthscales, one per input or one for all (comma separated).
+    #[arg(long, value_delimiter = ',')]
+    lengthscales: Option<Vec<f64>>,
+    /// Outputscale (kernel variance).
+    #[arg(long)]
+    outputscale: Option<f64>,
+    /// Observation noise variance.
+    #[arg(long)]
+    noise: Option<f64>,
+    /// Constant prior mean.
+    #[arg(long, allow_negative_numbers = true)]
+    mean: Option<f64>,
+    /// Arithmetic precision.
+    #[arg(long, value_enum, default_value = "f64")]
+    precision: PrecisionArg,
+}
+
+#[derive(Args)]
+struct PredictArgs {
+    #[command(flatten)]
+    model: ModelArgs,
+    /// Test CSV: a header row and the input columns.
+    #[arg(long)]
+    test: PathBuf,
+}
+
+#[derive(Args)]
+struct FitArgs {
+    #[command(flatten)]
+    model: ModelArgs,
+    /// Number of optimiser starts (the first from the given hyperparameters).
+    #[arg(long, default_value_t = 8)]
+    starts: usize,
+    /// Likelihood evaluations per start.
+    #[arg(long, default_value_t = 100)]
+    evaluations: usize,
+    /// Seed of the random starts.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+impl ModelArgs {
+    fn spec(&self, required: bool) -> Result<GpSpec, String> {
+        let need = |name: &str| format!("--{name} is required");
+        if required
+            && (self.lengthscales.is_none() || self.outputscale.is_none() || self.noise.is_none())
+        {
+            return Err(["lengthscales", "outputscale", "noise"]
+                .iter()
+                .zip([
+                    self.lengthscales.is_none(),
+                    self.outputscale.is_none(),
+                    self.noise.is_none(),
+                ])
+                .filter(|(_, missing)| *missing)
+                .map(|(n, _)| need(n))
+                .collect::<Vec<_>>()
+                .join("; "));
+        }
+        Ok(GpSpec {
+            shape: match self.kernel {
+                KernelArg::Se => Shape::SquaredExponential,
+                KernelArg::Matern52 => Shape::Matern52,
+            },
+            lengthscales: self.lengthscales.clone().unwrap_or_else(|| vec![0.5]),
+            outputscale: self.outputscale.unwrap_or(1.0),
+            noise: self.noise.unwrap_or(1e-2),
+            mean: self.mean.unwrap_or(0.0),
+        })
+    }
+
+    fn precision(&self) -> Precision {
+        match self.precision {
+            PrecisionArg::F32 => Precision::F32,
+            PrecisionArg::F64 => Precision::F64,
+        }
+    }
+}
+
+/// What is wrong with `costbo reproduce`'s numbers, if anything (the study checks the rest).
+fn reproduce_args_error(a: &ReproduceArgs) -> Option<String> {
+    if let Some(n) = a.seeds {
+        if !(1..=MAX_REPRODUCE_SEEDS).contains(&n) {
+            return Some(format!("--seeds {n}: must be in 1..={MAX_REPRODUCE_SEEDS}"));
+        }
+    }
+    if a.min_seeds as u64 > MAX_REPRODUCE_SEEDS {
+        return Some(format!(
+            "--min-seeds {}: must be in 0..={MAX_REPRODUCE_SEEDS}",
+            a.min_seeds
+        ));
+    }
+    if let Some(r) = a.rounds {
+        if r == 0 {
+            return Some("--rounds 0: must be at least 1".into());
+        }
+    }
+    if !(a.lengthscale.is_finite() && (1e-4..=1e4).contains(&a.lengthscale)) {
+        return Some(format!(
+            "--lengthscale {:?}: must be in [1e-4, 1e4]",
+            a.lengthscale
+        ));
+    }
+    if let Some(j) = a.jobs {
+        if let Err(e) = worker_threads(Some(j)) {
+            return Some(e);
+        }
+    }
+    None
+}
+
+/// Shortest text that reads back as the same value in the working precision.
+fn full(v: f64, precision: Precision) -> String {
+    match precision {
+        Precision::F32 => format!("{:?}", v as f32),
+        Precision::F64 => format!("{v:?}"),
+    }
+}
+
+fn read(path: &Path) -> Result<Table, String> {
+    Table::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        Command::Demo(a) => {
+            if !(a.budget > 0.0 && a.budget <= MAX_DEMO_BUDGET) {
+                return Err(format!(
+                    "--budget {:?}: must be in (0, {MAX_DEMO_BUDGET}] (at most 10 000 rounds of \
+                     the cheapest set, cost 0.1)",
+                    a.budget
+                ));
+            }
+            let options = costbo_lab::demo::DemoOptions {
+                budget: a.budget,
+                seed: a.seed,
+                seeds: a.seeds,
+                out: a.out,
+            };
+            costbo_lab::demo::run(&options)?;
+        }
+        Command::Run(a) => {
+            let shard = parse_shard(a.shard.as_deref())?;
+            let text = std::fs::read_to_string(&a.config)
+                .map_err(|e| format!("{}: {e}", a.config.display()))?;
+            let settings = costbo_lab::experiment::Settings::from_toml(&text)
+                .map_err(|e| format!("{}: {e}", a.config.display()))?;
+            let out = a.out.unwrap_or_else(|| {
+                let stem = a
+                    .config
+                    .file_stem()
+                    .map_or("run".into(), |s| s.to_string_lossy());
+                PathBuf::from("results").join(stem.as_ref())
+            });
+            let jobs = worker_threads(a.jobs)?;
+            if a.no_run {
+                let summary = costbo_lab::experiment::merge(&settings, &out)?;
+                let done = summary.jobs.len();
+                let total = settings.cells()?.len() * settings.seed_list().len();
+                println!("{done} of {total} jobs finished (none run)");
+                println!("wrote {}", out.join("summary.json").display());
+                return Ok(());
+            }
+            let options = costbo_lab::experiment::RunOptions {
+                out: out.clone(),
+                jobs,
+                progress: true,
+            };
+            let start = std::time::Instant::now();
+            let report = costbo_lab::experiment::run_shard(&settings, &options, shard)?;
+            let share = if shard.is_whole() {
+                String::new()
+            } else {
+                format!(" (shard {shard})")
+            };
+            println!(
+                "{} jobs{share}: {} run, {} skipped (already done), {} failed, in {:.1}s",
+                report.total,
+                report.ran,
+                report.skipped,
+                report.failed.len(),
+                start.elapsed().as_secs_f64()
+            );
+            for c in &report.summary.cells {
+                match (c.mean_simple_regret, c.stderr_simple_regret) {
+                    (Some(m), Some(s)) => println!(
+                        "  {:<50} simple regret {m:.4} ± {s:.4} ({} seeds)",
+                        c.cell, c.seeds
+                    ),
+                    _ if c.seeds == 0 => println!("  {:<50} no finished job", c.cell),
+                    _ => println!("  {:<50} no rounds played", c.cell),
+                }
+            }
+            println!(
+                "wrote {}",
+                costbo_lab::experiment::summary_path(&out, shard).display()
+            );
+            if !report.failed.is_empty() {
+                return Err(report.failed.join("\n"));
+            }
+        }
+        Command::Device(a) => {
+            costbo_lab::device::run(&a.options()?)?;
+        }
+        Command::Reproduce(a) if reproduce_args_error(&a).is_some() => {
+            return Err(reproduce_args_error(&a).unwrap_or_default());
+        }
+        Command::Reproduce(a) if matches!(a.study, StudyChoice::Pandora) => {
+            let shard = parse_shard(a.shard.as_deref())?;
+            use costbo_lab::pandora::study::{reproduce, PandoraOptions};
+            let out = a.out.clone().unwrap_or_else(|| {
+                PathBuf::from(if a.quick {
+                    "results/reproduce-pandora-quick"
+                } else {
+                    "results/reproduce-pandora"
+                })
+            });
+            let report = if a.out.is_some() || a.quick {
+                out.join("pandora.md")
+            } else {
+                PathBuf::from("docs/results/pandora.md")
+            };
+            let options = PandoraOptions {
+                out,
+                report,
+                seeds: a.seeds.unwrap_or(if a.quick { 2 } else { 16 }),
+                quick: a.quick,
+                jobs: worker_threads(a.jobs)?,
+                figures: a.objectives.clone(),
+                no_run: a.no_run,
+            };
+            let start = std::time::Instant::now();
+            if !shard.is_whole() {
+                costbo_lab::pandora::study::run_shard(&options, shard)?;
+                println!("{}", shard_done(shard, start));
+                return Ok(());
+            }
+            let written = reproduce(&options)?;
+            println!("wrote {}", written.display());
+            println!("in {:.1}s", start.elapsed().as_secs_f64());
+        }
+        Command::Reproduce(a) if matches!(a.study, StudyChoice::Causal) => {
+            use costbo_lab::causal::study::{reproduce, CausalStudyOptions};
+            let out = a.out.clone().unwrap_or_else(|| {
+                PathBuf::from(if a.quick {
+                    "results/reproduce-causal-quick"
+                } else {
+                    "results/reproduce-causal"
+                })
+            });
+            // The quick report stays beside its runs so that CI never touches docs/results.
+            let report = if a.quick {
+                out.join("causal.md")
+            } else {
+                PathBuf::from("docs/results/causal.md")
+            };
+            let seeds = a.seeds.unwrap_or(if a.quick { 2 } else { 40 });
+            let rounds = a.rounds.unwrap_or(if a.quick { 30 } else { 700 });
+            let mut command = format!("costbo reproduce causal --seeds {seeds} --rounds {rounds}");
+            if a.quick {
+                command += " --quick";
+            }
+            let options = CausalStudyOptions {
+                out,
+                report,
+                seeds,
+                rounds,
+                quick: a.quick,
+                jobs: worker_threads(a.jobs)?,
+                progress: !a.quick,
+                no_run: a.no_run,
+                command,
+                only: a.objectives.clone().unwrap_or_default(),
+            };
+            let start = std::time::Instant::now();
+            for path in reproduce(&options)? {
+                println!("wrote {}", path.display());
+            }
+            println!("in {:.1}s", start.elapsed().as_secs_f64());
+        }
+        Command::Reproduce(a) if matches!(a.study, StudyChoice::CostlyFeedback) => {
+            let shard = parse_shard(a.shard.as_deref())?;
+            use costbo_lab::feedback::study::{reproduce, FeedbackOptions};
+            let out = a.out.clone().unwrap_or_else(|| {
+                PathBuf::from(if a.quick {
+                    "results/reproduce-costly-feedback-quick"
+                } else {
+                    "results/reproduce-costly-feedback"
+                })
+            });
+            let (report, json) = if a.out.is_some() || a.quick {
+                (
+                    out.join("costly-feedback.md"),
+                    out.join("costly-feedback.json"),
+                )
+            } else {
+                (
+                    PathBuf::from("docs/results/costly-feedback.md"),
+                    PathBuf::from("docs/results/costly-feedback.json"),
+                )
+            };
+            let options = FeedbackOptions {
+                quick: a.quick,
+                trials: a.seeds.unwrap_or(if a.quick { 3 } else { 50 }) as usize,
+                jobs: worker_threads(a.jobs)?,
+                out,
+                report,
+                json,
+                no_run: a.no_run,
+                lengthscale: a.lengthscale,
+                progress: true,
+            };
+            let start = std::time::Instant::now();
+            if !shard.is_whole() {
+                costbo_lab::feedback::study::reproduce_shard(&options, shard)?;
+                println!("{}", shard_done(shard, start));
+                return Ok(());
+            }
+            for path in reproduce(&options)? {
+                println!("wrote {}", path.display());
+            }
+            println!("in {:.1}s", start.elapsed().as_secs_f64());
+        }
+        Command::Reproduce(a) => {
+            let StudyChoice::Runner(study) = a.study else {
+                return Err("pandora and costly-feedback are handled above".into());
+            };
+            let shard = parse_shard(a.shard.as_deref())?;
+            let out = a.out.clone().unwrap_or_else(|| {
+                PathBuf::from("results").join(format!(
+                    "reproduce-{}{}",
+                    study.name(),
+                    if a.quick { "-quick" } else { "" }
+                ))
+            });
+            let report = if a.out.is_some() || a.quick {
+                out.join(format!("{}.md", study.name()))
+            } else {
+                PathBuf::from("docs/results").join(format!("{}.md", study.name()))
+            };
+            let options = ReproduceOptions {
+                study,
+                quick: a.quick,
+                seeds: a.seeds.unwrap_or(study.paper_seeds()),
+                objectives: a.objectives,
+                out,
+                report,
+                jobs: worker_threads(a.jobs)?,
+                run: !a.no_run,
+                min_seeds: a.min_seeds,
+                progress: true,
+                variants: a.variants,
+            };
+            let start = std::time::Instant::now();
+            let outcome = costbo_lab::reproduce::reproduce_shard(&options, shard)?;
+            if !shard.is_whole() {
+                println!("{}", shard_done(shard, start));
+            }
+            for v in &outcome.verdicts {
+                println!("{} {}: {}", v.id, v.status, v.claim);
+            }
+            for f in &outcome.written {
+                println!("wrote {}", f.display());
+            }
+            println!("in {:.1}s", start.elapsed().as_secs_f64());
+            let failed: Vec<&String> = outcome.parts.iter().flat_map(|p| &p.failed).collect();
+            if !failed.is_empty() {
+                return Err(failed
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"));
+            }
+        }
+        Command::Gp(GpCommand::Predict(a)) => {
+            let spec = a.model.spec(true)?;
+            let (train, test) = (read(&a.model.train)?, read(&a.test)?);
+            let precision = a.model.precision();
+            let out =
+                gp_tool::predict(&spec, &train, &test, precision).map_err(|e| e.to_string())?;
+            println!("mean,variance");
+            for (m, v) in out {
+                println!("{},{}", full(m, precision), full(v, precision));
+            }
+        }
+        Command::Gp(GpCommand::Fit(a)) => {
+            let mut spec = a.model.spec(false)?;
+            let train = read(&a.model.train)?;
+            if a.model.mean.is_none() && !train.rows.is_empty() {
+                let y = train.width() - 1;
+                spec.mean = train.rows.iter().map(|r| r[y]).sum::<f64>() / train.rows.len() as f64;
+            }
+            let precision = a.model.precision();
+            let options = FitOptions {
+                starts: a.starts,
+                evaluations_per_start: a.evaluations,
+                seed: a.seed,
+            };
+            let s = gp_tool::fit(&spec, &train, precision, options).map_err(|e| e.to_string())?;
+            let ls: Vec<String> = s
+                .spec
+                .lengthscales
+                .iter()
+                .map(|v| full(*v, precision))
+                .collect();
+            println!(
+                "kernel,{}",
+                match s.spec.shape {
+                    Shape::SquaredExponential => "se",
+                    Shape::Matern52 => "matern52",
+                    Shape::Matern32 => "matern32",
+                }
+            );
+            println!("lengthscales,{}", ls.join(","));
+            println!("outputscale,{}", full(s.spec.outputscale, precision));
+            println!("noise,{}", full(s.spec.noise, precision));
+            println!("mean,{}", full(s.spec.mean, precision));
+            println!(
+                "log_marginal_likelihood,{}",
+                full(s.log_marginal_likelihood, precision)
+            );
+            println!("evaluations,{}", s.evaluations);
+        }
+        Command::Objective(ObjectiveCommand::Eval(a)) => {
+            let options = Options {
+                dim: a.dim,
+                seed: a.seed,
+            };
+            let f = objectives::build(&a.name, &options).map_err(|e| e.to_string())?;
+            let points = read(&a.points)?;
+            if points.width() != f.dim() {
+                return Err(format!(
+                    "{}: {} columns, but {} takes {} inputs",
+                    a.points.display(),
+                    points.width(),
+                    a.name,
+                    f.dim()
+                ));
+            }
+            let values = objectives::eval_rows(f.as_ref(), &points.rows)
+                .map_err(|e| format!("{}: {e}", a.points.display()))?;
+            println!("value");
+            for v in values {
+                println!("{v:?}");
+            }
+        }
+        Command::Acq(c) => {
+            let (a, column) = match &c {
+                AcqCommand::Pbgi(a) => (a, "index"),
+                AcqCommand::LogEi(a) => (a, "log_ei"),
+            };
+            let table = read(&a.input)?;
+            let values = match c {
+                AcqCommand::Pbgi(_) => costbo_lab::acq_tool::pbgi(&table),
+                AcqCommand::LogEi(_) => costbo_lab::acq_tool::log_ei(&table),
+            }
+            .map_err(|e| format!("{}: {e}", a.input.display()))?;
+            println!("{column}");
+            for v in values {
+                println!("{v:?}");
+            }
+        }
+        Command::Pandora(a) => {
+            use costbo_lab::pandora::{run_box, BoxCost, BoxModel, BoxRun};
+            // Before anything is built or spawned (an external objective is a process).
+            if !(a.budget > 0.0 && a.budget <= MAX_PANDORA_BUDGET) {
+                return Err(format!(
+                    "--budget {:?}: must be in (0, {MAX_PANDORA_BUDGET}] (the run's GP holds at \
+                     most {MAX_PANDORA_BUDGET} observations)",
+                    a.budget
+                ));
+            }
+            let options = Options {
+                dim: a.dim,
+                seed: a.objective_seed,
+            };
+            let f: Box<dyn objectives::Objective> = match (a.objective.as_str(), &a.command) {
+                ("external", Some(command)) => {
+                    let Some(d) = a.dim else {
+                        return Err("--objective external needs --dim".into());
+                    };
+                    Box::new(
+                        objectives::external::External::spawn(command, d)
+                            .map_err(|e| e.to_string())?,
+                    )
+                }
+                ("external", None) => return Err("--objective external needs --command".into()),
+                (_, Some(_)) => return Err("--command applies only to --objective external".into()),
+                (name, None) => objectives::build(name, &options).map_err(|e| e.to_string())?,
+            };
+            let model = match a.model.as_str() {
+                "fitted" => BoxModel::Fitted,
+                m => match m.strip_prefix("fixed:").map(str::parse::<f64>) {
+                    Some(Ok(l)) if l.is_finite() && l > 0.0 => BoxModel::Fixed { lengthscale: l },
+                    _ => {
+                        return Err(format!(
+                            "model `{m}`: expected fitted or fixed:LENGTHSCALE > 0"
+                        ))
+                    }
+                },
+            };
+            let run = BoxRun {
+                rule: a.rule,
+                seed: a.seed,
+                budget: a.budget,
+                cost: BoxCost::parse(&a.cost)?,
+                model,
+                paper_optimiser: !a.fast,
+            };
+            let rounds = run_box(f.as_ref(), &run)?.rounds;
+            println!("round,spent,y,best,regret,decide_seconds");
+            for (i, r) in rounds.iter().enumerate() {
+                println!(
+                    "{},{},{},{},{},{:.6}",
+                    i + 1,
+                    r.spent,
+                    r.y,
+                    r.best,
+                    f.optimum() - r.best,
+                    r.decide_seconds
+                );
+            }
+        }
+        Command::Causal(c) => costbo_lab::causal::cli::run(c)?,
+        Command::Objective(ObjectiveCommand::List) => {
+            println!("name,dim,dims,optimum,summary");
+            for e in CATALOGUE {
+                let f =
+                    objectives::build(e.name, &Options::default()).map_err(|e| e.to_string())?;
+                println!(
+                    "{},{},{},{:?},\"{}\"",
+                    e.name,
+                    e.default_dim,
+                    e.dims,
+                    f.optimum(),
+                    e.summary
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Lets every option that takes a value take a negative number (`--noise -0.01` is the value
+/// -0.01, refused as negative by the check of that setting, not read as an unknown flag).
+fn negative_numbers(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| {
+        if a.get_action().takes_values() {
+            a.allow_negative_numbers(true)
+        } else {
+            a
+        }
+    })
+    .mut_subcommands(negative_numbers)
+}
+
+/// The command line, parsed; a bad one ends the process with clap's first line of error (one
+/// line, like every other refusal) and exit code 2. Help and version print in full.
+fn parse_cli() -> Cli {
+    let matches = negative_numbers(Cli::command())
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    match matches {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            eprintln!(
+                "costbo: {} (see --help)",
+                first.strip_prefix("error: ").unwrap_or(first)
+            );
+            std::process::exit(2)
+        }
+    }
+}
+
+/// Worker threads: the given number (1 to [`MAX_THREADS`]) or the machine's parallelism.
+fn worker_threads(jobs: Option<usize>) -> Result<usize, String> {
+    match jobs {
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+        Some(j) if (1..=MAX_THREADS).contains(&j) => Ok(j),
+        Some(j) => Err(format!(
+            "--jobs {j}: must be in 1..={MAX_THREADS} (each worker reserves a {} MiB stack)",
+            costbo_lab::experiment::JOB_STACK >> 20
+        )),
+    }
+}
+
+/// Most worker threads (`--jobs`).
+const MAX_THREADS: usize = 1024;
+/// Most seeds (or trials) of `costbo reproduce --seeds`: the runner's grid limit.
+const MAX_REPRODUCE_SEEDS: u64 = 10_000;
+/// Largest `costbo demo --budget`: 10 000 rounds of the cheapest (0.1) control set.
+const MAX_DEMO_BUDGET: f64 = 1_000.0;
+/// Largest `costbo pandora --budget`: the run's GP holds at most 1 024 observations, so at
+/// costs of at least 1 (uniform, linear) no more rounds fit.
+const MAX_PANDORA_BUDGET: f64 = costbo_lab::pandora::run::CAPACITY as f64;
+
+fn main() -> ExitCode {
+    match run(parse_cli()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("costbo: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! `costbo reproduce costly-feedback`: the quick grid runs end to end and writes the report,
+//! the figure and JSON rows of the schema; the committed full JSON has Table A2 in
+//! full and satisfies the properties any honest run must (queries of the Bernoulli rows near
+//! p·T, full feedback paying every round, CE's queries growing with κ), checked from the JSON.
+
+use std::path::PathBuf;
+
+use costbo_lab::feedback::study::{reproduce, FeedbackOptions, EPSILONS, KAPPAS, LENGTHSCALE, PS};
+use serde_json::Value;
+
+const METHODS: [&str; 13] = [
+    "tv-gp-ucb",
+    "r-gp-ucb",
+    "ber",
+    "ce",
+    "ce-lcb-ucb",
+    "pi-ber",
+    "ei-ber",
+    "exp3s",
+    "epsilon-greedy",
+    "softmax",
+    "ucb1",
+    "gp-ucb",
+    "ce-gp-ucb",
+];
+const EXPERIMENTS: [&str; 4] = [
+    "synthetic",
+    "bandit-sine",
+    "bandit-gaussian",
+    "bandit-piecewise",
+];
+
+fn check_schema(rows: &[Value]) {
+    for r in rows {
+        let o = r.as_object().expect("row is an object");
+        assert!(
+            EXPERIMENTS.contains(&o["experiment"].as_str().unwrap()),
+            "{r}"
+        );
+        assert!(METHODS.contains(&o["method"].as_str().unwrap()), "{r}");
+        for k in ["epsilon", "kappa", "p"] {
+            assert!(o[k].is_null() || o[k].is_f64(), "{k} in {r}");
+        }
+        assert!(o["trials"].as_u64().unwrap() >= 1);
+        for k in [
+            "regret_per_round_mean",
+            "regret_per_round_std",
+            "queries_mean",
+            "queries_std",
+        ] {
+            let v = o[k].as_f64().unwrap_or(f64::NAN);
+            assert!(v.is_finite() && v >= 0.0, "{k} in {r}");
+        }
+    }
+    for e in EXPERIMENTS {
+        assert!(rows.iter().any(|r| r["experiment"] == e), "no {e} rows");
+    }
+}
+
+#[test]
+fn the_quick_study_writes_report_figure_and_json() {
+    let dir = std::env::temp_dir().join(format!("costbo-cf-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let options = FeedbackOptions {
+        quick: true,
+        trials: 2,
+        jobs: 2,
+        out: dir.clone(),
+        report: dir.join("costly-feedback.md"),
+        json: dir.join("costly-feedback.json"),
+        no_run: false,
+        lengthscale: LENGTHSCALE,
+        progress: false,
+    };
+    let written = reproduce(&options).unwrap();
+    assert!(written.iter().all(|p| p.exists()), "{written:?}");
+    let md = std::fs::read_to_string(dir.join("costly-feedback.md")).unwrap();
+    for heading in [
+        "## Table A2",
+        "## Fig. 1",
+        "## Table A1",
+        "## The STN / SimCLR analogue",
+        "## Verdicts",
+    ] {
+        assert!(md.contains(heading), "missing {heading}");
+    }
+    let rows: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("costly-feedback.json")).unwrap())
+            .unwrap();
+    check_schema(&rows);
+    // A rerun resumes: nothing is recomputed and the rows are identical.
+    let again = reproduce(&options).unwrap();
+    assert_eq!(written, again);
+    let rows2: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("costly-feedback.json")).unwrap())
+            .unwrap();
+    assert_eq!(rows, rows2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn committed() -> Vec<Value> {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/results/costly-feedback.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn synthetic<'a>(
+    rows: &'a [Value],
+    eps: f64,
+    method: &str,
+    kappa: Option<f64>,
+    p: Option<f64>,
+) -> &'a Value {
+    rows.iter()
+        .find(|r| {
+            r["experiment"] == "synthetic"
+                && r["method"] == method
+                && r["epsilon"].as_f64() == Some(eps)
+                && r["kappa"].as_f64() == kappa
+                && r["p"].as_f64() == p
+        })
+        .unwrap_or_else(|| panic!("no {method} κ {kappa:?} p {p:?} at ε {eps}"))
+}
+
+#[test]
+fn the_committed_json_has_table_a2_in_full_and_its_counts_are_consistent() {
+    let rows = committed();
+    check_schema(&rows);
+    for eps in EPSILONS {
+        let full = synthetic(&rows, eps, "tv-gp-ucb", None, None);
+        assert_eq!(full["trials"], 50);
+        assert_eq!(
+            full["queries_mean"], 500.0,
+            "full feedback pays every round"
+        );
+        assert_eq!(
+            synthetic(&rows, eps, "r-gp-ucb", None, None)["queries_mean"],
+            500.0
+        );
+        synthetic(&rows, eps, "ce-lcb-ucb", None, None);
+        for p in PS {
+            // Queries of Ber(p): binomial(500, p) averaged over 50 trials, within 5 s.e.
+            let q = synthetic(&rows, eps, "ber", None, Some(p))["queries_mean"]
+                .as_f64()
+                .unwrap();
+            let se = (500.0 * p * (1.0 - p) / 50.0f64).sqrt();
+            assert!((q - 500.0 * p).abs() < 5.0 * se, "Ber({p}) at ε {eps}: {q}");
+        }
+        let mut last = 0.0;
+        for k in KAPPAS {
+            let q = synthetic(&rows, eps, "ce", Some(k), None)["queries_mean"]
+                .as_f64()
+                .unwrap();
+            assert!(
+                q >= last,
+                "CE queries fall from {last} to {q} at κ {k}, ε {eps}"
+            );
+            last = q;
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! Paper 002 from the outside: the box loop's budget rule, `costbo reproduce pandora --quick`
+//! end to end (resumable), and `costbo acq` against reference values.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use costbo_lab::objectives::{self, Options};
+use costbo_lab::pandora::study::{reproduce, PandoraOptions};
+use costbo_lab::pandora::{run_box, BoxCost, BoxModel, BoxRun};
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("costbo-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn the_loop_runs_while_the_spent_budget_is_below_the_total() {
+    let f = objectives::build(
+        "ackley-pbgi",
+        &Options {
+            dim: Some(2),
+            seed: None,
+        },
+    )
+    .unwrap();
+    for rule in ["pbgi-d", "log-eicc", "ts-psq", "random-search"] {
+        let run = BoxRun {
+            rule: rule.into(),
+            seed: 3,
+            budget: 25.0,
+            cost: BoxCost::MeanLinear,
+            model: BoxModel::Fitted,
+            paper_optimiser: false,
+        };
+        let t = run_box(f.as_ref(), &run).unwrap();
+        let n = t.rounds.len();
+        assert!(n >= 2, "{rule}");
+        // Paper 002's loop: continue while spent < B, so the last round may overshoot.
+        assert!(
+            t.rounds[n - 2].spent < 25.0 && t.rounds[n - 1].spent >= 25.0,
+            "{rule}"
+        );
+        let mut best = t.initial_best;
+        let mut spent = 0.0;
+        for r in &t.rounds {
+            // Each round pays 1 + 20·mean(u) ∈ [1, 21] and the best value never falls.
+            assert!(
+                r.spent - spent >= 1.0 - 1e-12 && r.spent - spent <= 21.0 + 1e-12,
+                "{rule}"
+            );
+            assert!(r.best >= best && r.best >= r.y, "{rule}");
+            spent = r.spent;
+            best = r.best;
+        }
+    }
+    // Uniform costs: the budget is a number of rounds.
+    let run = BoxRun {
+        rule: "pbgi".into(),
+        seed: 1,
+        budget: 7.0,
+        cost: BoxCost::Uniform,
+        model: BoxModel::Fixed { lengthscale: 0.2 },
+        paper_optimiser: true,
+    };
+    assert_eq!(run_box(f.as_ref(), &run).unwrap().rounds.len(), 7);
+}
+
+#[test]
+fn quick_study_writes_its_report_and_resumes() {
+    let out = temp("pandora-quick");
+    let options = PandoraOptions {
+        out: out.clone(),
+        report: out.join("pandora.md"),
+        seeds: 2,
+        quick: true,
+        jobs: 2,
+        figures: None,
+        no_run: false,
+    };
+    let report = reproduce(&options).unwrap();
+    let text = std::fs::read_to_string(&report).unwrap();
+    for rule in [
+        "pbgi",
+        "pbgi-d",
+        "log-ei",
+        "log-eipc",
+        "log-eicc",
+        "gp-ucb",
+        "ts-psq",
+        "random-search",
+    ] {
+        assert!(
+            text.contains(&format!("| {rule} |")),
+            "{rule} missing from the report"
+        );
+    }
+    assert!(text.contains("## Verdicts"));
+    assert!(out.join("figures/pandora-quick-fig4.png").exists());
+    // The 1-D constructions (Figs. 2 and 9): their figures and a verdict row each.
+    for fig in ["fig2", "fig9"] {
+        assert!(out
+            .join(format!("figures/pandora-quick-{fig}.png"))
+            .exists());
+    }
+    assert!(text.contains("| Fig. 2 — paper") && text.contains("| Fig. 9 — paper"));
+    // Fig. 6's smoke panel is Pest Control alone (Rust: no Python in CI), every rule of both
+    // cost settings, as best values.
+    assert!(text.contains("## Fig. 6: empirical problems"));
+    assert!(text.contains("**Pest Control, d = 25, pest-control costs, budget 3**"));
+    assert!(!text.contains("Lunar Lander, d = 12,"));
+    assert!(out.join("figures/pandora-quick-fig6.png").exists());
+    assert!(out
+        .join("fig6/pest-control-d25-uniform/random-search/seed-1.csv")
+        .exists());
+    // Every job's trace is on disk; a second run runs nothing and writes the same report.
+    let again = reproduce(&PandoraOptions {
+        no_run: true,
+        ..options
+    })
+    .unwrap();
+    assert_eq!(std::fs::read_to_string(again).unwrap(), text);
+    let _ = std::fs::remove_dir_all(out);
+}
+
+fn costbo(args: &[&str]) -> (bool, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_costbo"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn acq_commands_print_full_precision_values_and_refuse_bad_rows() {
+    let dir = temp("acq");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("p.csv");
+    // mpmath (80 digits): the index at (0, 1, 1e-4) is 3.3630153259270826 (notes §2.4); at
+    // (10, 1e-3, 1e-300) 10.036762417436687; σ = 0 gives mean − λc.
+    std::fs::write(
+        &p,
+        "mean,std,lambda_cost\n0,1,1e-4\n10,1e-3,1e-300\n1,0,0.25\n",
+    )
+    .unwrap();
+    let (ok, stdout, _) = costbo(&["acq", "pbgi", "--input", p.to_str().unwrap()]);
+    assert!(ok);
+    let v: Vec<&str> = stdout.lines().collect();
+    assert_eq!(v[0], "index");
+    let parse = |s: &str| s.parse::<f64>().unwrap();
+    assert!((parse(v[1]) - 3.363_015_325_927_082_6).abs() < 1e-14);
+    assert!((parse(v[2]) - 10.036_762_417_436_687).abs() < 1e-13);
+    assert_eq!(parse(v[3]), 0.75);
+    let l = dir.join("l.csv");
+    // mpmath (400 digits): ln EI(0, 1; best 1000) = −500014.73445209116.
+    std::fs::write(&l, "mean,std,best\n0,1,1000\n2,0,3\n").unwrap();
+    let (ok, stdout, _) = costbo(&["acq", "log-ei", "--input", l.to_str().unwrap()]);
+    assert!(ok);
+    let v: Vec<&str> = stdout.lines().collect();
+    assert_eq!(v[0], "log_ei");
+    assert!((parse(v[1]) + 500_014.734_452_091_16).abs() < 1e-9);
+    assert_eq!(v[2], "-inf");
+    let bad = dir.join("b.csv");
+    std::fs::write(&bad, "mean,std,lambda_cost\n0,1,-1\n").unwrap();
+    let (ok, stdout, stderr) = costbo(&["acq", "pbgi", "--input", bad.to_str().unwrap()]);
+    assert!(!ok && stdout.is_empty());
+    assert_eq!(stderr.lines().count(), 1);
+    assert!(
+        stderr.contains("row 1: lambda_cost is not positive"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
