@@ -207,6 +207,7 @@ fn unit_errors_have_distinct_messages() {
         &[
             ImprovementError::NonFinite,
             ImprovementError::NegativeStd,
+            ImprovementError::NonPositiveStd,
             ImprovementError::NonPositivePrice,
             ImprovementError::BadMixture,
         ]
@@ -346,4 +347,35 @@ fn restore_errors_wrap_the_decoder_error() {
     let fresh: RestoreError<Undecodable> = RestoreError::NotFresh;
     assert!(fresh.source().is_none());
     message(&fresh);
+}
+
+/// An unknown rule name is answered with the names that parse: every one of them is in the
+/// message, and each listed name is accepted by the parser (`EPS`, `LAMBDA` and `N` with a
+/// number put in).
+#[test]
+fn an_unknown_rule_lists_the_rules() {
+    use costbo_core::policy::{PolicySpec, RuleDefaults, RULES};
+    let m = message(&PolicySpecError::UnknownName);
+    let listed = m
+        .split_once("; the rules are ")
+        .expect("the message lists the rules")
+        .1;
+    let names: Vec<&str> = listed.split(", ").collect();
+    assert_eq!(names, RULES.iter().map(|r| r.name).collect::<Vec<_>>());
+    assert!(
+        names.len() >= 10,
+        "every rule of all-policies is listed: {names:?}"
+    );
+    for name in names {
+        let written = name
+            .replace("EPS", "0.1")
+            .replace("LAMBDA", "0.01")
+            .replace("etc-N", "etc-7");
+        let parsed = PolicySpec::<f64>::parse(&written, &RuleDefaults::new(0.0));
+        assert!(parsed.is_ok(), "{written}: {:?}", parsed.err());
+    }
+    assert_eq!(
+        PolicySpec::<f64>::parse("no-such-rule", &RuleDefaults::new(0.0)).err(),
+        Some(PolicySpecError::UnknownName)
+    );
 }

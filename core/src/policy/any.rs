@@ -241,14 +241,24 @@ pub enum PolicySpecError {
 
 impl core::fmt::Display for PolicySpecError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(match self {
-            Self::UnknownName => "no rule of this name is compiled in",
-            Self::BadEpsilon => "the epsilon of ucb-cvs:EPS is not a finite number >= 0",
-            Self::BadPlays => "explore-then-commit needs at least one play per group",
-            Self::BadLambda => {
-                "the lambda of pbgi:LAMBDA or gittins-cvs:LAMBDA is not a finite number > 0"
+        match self {
+            Self::UnknownName => {
+                // The names a user may write, so that the error says what is allowed.
+                f.write_str("no rule of this name is compiled in; the rules are")?;
+                for (i, rule) in RULES.iter().enumerate() {
+                    f.write_str(if i == 0 { " " } else { ", " })?;
+                    f.write_str(rule.name)?;
+                }
+                Ok(())
             }
-        })
+            Self::BadEpsilon => {
+                f.write_str("the epsilon of ucb-cvs:EPS is not a finite number >= 0")
+            }
+            Self::BadPlays => f.write_str("explore-then-commit needs at least one play per group"),
+            Self::BadLambda => f.write_str(
+                "the lambda of pbgi:LAMBDA or gittins-cvs:LAMBDA is not a finite number > 0",
+            ),
+        }
     }
 }
 

@@ -248,6 +248,9 @@ pub enum ImprovementError {
     NonFinite,
     /// The standard deviation was negative.
     NegativeStd,
+    /// The standard deviation was zero or negative where a positive one is required (max-value
+    /// entropy).
+    NonPositiveStd,
     /// The price `λ·c` of a Gittins index was zero or negative.
     NonPositivePrice,
     /// A mixture had no component, or its means and standard deviations differ in number.
@@ -259,6 +262,7 @@ impl core::fmt::Display for ImprovementError {
         f.write_str(match self {
             Self::NonFinite => "an argument is NaN, or infinite where a finite value is required",
             Self::NegativeStd => "the standard deviation is negative",
+            Self::NonPositiveStd => "the standard deviation is not positive",
             Self::NonPositivePrice => "the price lambda*c of a gittins index is zero or negative",
             Self::BadMixture => {
                 "the mixture has no component, or its means and standard deviations differ in \
@@ -285,15 +289,28 @@ pub fn expected_improvement<R: Real>(mean: R, std: R, best: R) -> Result<R, Impr
 /// does not). With `std = 0`: `ln(mean − best)`, `−∞` when `mean ≤ best`.
 pub fn log_expected_improvement<R: Real>(mean: R, std: R, best: R) -> Result<R, ImprovementError> {
     check(mean, std, best)?;
-    if std == R::ZERO {
-        let gain = mean - best;
-        return Ok(if gain > R::ZERO {
+    let gain = mean - best;
+    // `mean − best` of two finite numbers overflows only past the largest finite number; half
+    // of it never does, so the log is taken of the half (`ln 2` added back).
+    let ln_gain = || {
+        if gain.is_finite() {
             gain.ln()
+        } else {
+            (mean * cst::<R>(0.5) - best * cst::<R>(0.5)).ln() + cst::<R>(core::f64::consts::LN_2)
+        }
+    };
+    if std == R::ZERO {
+        return Ok(if gain > R::ZERO {
+            ln_gain()
         } else {
             -R::INFINITY
         });
     }
-    let u = (mean - best) / std;
+    let u = if gain.is_finite() {
+        gain / std
+    } else {
+        (mean * cst::<R>(0.5) - best * cst::<R>(0.5)) / std * cst::<R>(2.0)
+    };
     if u.is_finite() {
         // Where EI itself is a normal number, its log is as precise as EI (a few ulps
         // relative); the sum ln h + ln σ would add the rounding of two logs of opposite sign.
@@ -306,11 +323,7 @@ pub fn log_expected_improvement<R: Real>(mean: R, std: R, best: R) -> Result<R, 
         return Ok(log_h(u) + std.ln());
     }
     // σ so small that u overflows: EI = max(mean − best, 0) to within h(−|u|)·σ.
-    Ok(if u > R::ZERO {
-        (mean - best).ln()
-    } else {
-        -R::INFINITY
-    })
+    Ok(if u > R::ZERO { ln_gain() } else { -R::INFINITY })
 }
 
 /// The Pandora's Box Gittins index of `f ~ N(mean, std²)` at price `price = λ·c(x) > 0`

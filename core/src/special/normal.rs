@@ -20,6 +20,11 @@ pub(crate) fn exp_neg_half_sq<R: Real>(x: R) -> R {
         // ±∞ → 0, NaN → NaN.
         return if is_nan(x) { x } else { R::ZERO };
     }
+    if x.abs() >= cst(1e30) {
+        // exp(−x²/2) underflowed long before (|x| > 40 in f64, 14 in f32); and `16·x` below
+        // would overflow near the top of the range (NaN from ∞ − ∞).
+        return R::ZERO;
+    }
     let sixteen = cst::<R>(16.0);
     let head = (x * sixteen).floor() / sixteen;
     let tail = x - head;

@@ -651,3 +651,150 @@ fn roots_of_several_points_have_the_bits_of_one_at_a_time() {
         }
     }
 }
+
+/// Means at the edges of `f64`, where `mean − best` overflows: LogEI is the log of a finite
+/// number (EI ≈ mean − best when σ ≪ mean − best), not `+∞`. References: ln(2·10³⁰⁸) =
+/// ln 2 + 308 ln 10 = 709.889355822726016 (the `f64` nearest 1e308 exceeds 10³⁰⁸ by a relative
+/// 1.1e-17, below the tolerance); with σ = 10³⁰⁸ and `u` = 2, ln EI = ln 10³⁰⁸ + ln h(2) where
+/// h(2) = φ(2) + 2Φ(2) = 2.0084907026168296 (mpmath), ln h(2) = 0.6973835457882283.
+#[test]
+fn log_expected_improvement_past_the_largest_difference() {
+    use super::improvement::log_expected_improvement;
+    let reference: f64 = 709.889355822726016;
+    for std in [1.0, 0.0, 1e-300] {
+        let got: f64 = log_expected_improvement(1e308, std, -1e308).unwrap();
+        assert!(
+            (got - reference).abs() < 1e-13 * reference,
+            "std {std}: {got} against {reference}"
+        );
+    }
+    let got = log_expected_improvement(1e308, 1e308, -1e308).unwrap();
+    let reference = 308.0 * core::f64::consts::LN_10 + 0.6973835457882283;
+    assert!(
+        (got - reference).abs() < 1e-12 * reference,
+        "{got} against {reference}"
+    );
+    // Below the edge nothing changed: the same value as the plain difference gives.
+    let plain = log_expected_improvement(1e307, 1.0, -1e307).unwrap();
+    assert!((plain - (2e307f64).ln()).abs() < 1e-13 * plain);
+    assert_eq!(
+        log_expected_improvement(-1e308, 1.0, 1e308).unwrap(),
+        -f64::INFINITY
+    );
+}
+
+/// MES's terms and means against mpmath at 60 digits from the definition
+/// (`tools/reference/mes_reference.py`): relative error within a few ulps from the far lower
+/// tail (γ = −10⁶, where the definition's two parts cancel from 5·10¹¹ to 14) to the upper
+/// tail, where a term vanishes (subnormal or zero).
+#[test]
+fn mes_matches_mpmath() {
+    use super::entropy::{max_value_entropy, mes_term};
+    use super::improvement::ImprovementError;
+    const TERMS: [(f64, f64); 19] = [
+        (-1000000.0, 14.234449091170946846),
+        (-1000.0, 7.3266958121793098432),
+        (-300.0, 6.1227432291572377634),
+        (-40.0, 4.1090650696085137017),
+        (-37.5, 4.0446979134386860778),
+        (-30.0, 3.8223489448380415513),
+        (-8.0, 2.5279647109700991729),
+        (-3.0, 1.6830782391146947829),
+        (-1.0, 1.0784540069287729012),
+        (-1e-08, 0.69314718454936811343),
+        (0.0, core::f64::consts::LN_2),
+        (1e-08, 0.6931471765705225054),
+        (0.5, 0.49623652374791476452),
+        (1.0, 0.31655376449303907014),
+        (3.0, 0.0080075685279366894888),
+        (8.0, 2.083118039157476033e-14),
+        (20.0, 5.5484846033458255265e-87),
+        (38.0, 2.0876054271744954045e-313),
+        (1000.0, 0.0),
+    ];
+    let mut worst = 0.0f64;
+    for (gamma, reference) in TERMS {
+        let got = mes_term(gamma);
+        if reference < 1e-300 {
+            // Subnormal: an absolute error of a few of the smallest steps.
+            assert!(
+                (got - reference).abs() < 1e-320,
+                "γ {gamma}: {got:e} against {reference:e}"
+            );
+            continue;
+        }
+        let error = (got - reference).abs() / reference;
+        worst = worst.max(error);
+        assert!(
+            error < 8.0 * f64::EPSILON,
+            "γ {gamma}: {got} against {reference} ({error:e})"
+        );
+    }
+    println!("mes_term: worst relative error {worst:e}");
+    const CASES: [(f64, f64, &[f64], f64); 5] = [
+        (0.0, 1.0, &[1.0, 2.0, 0.5], 0.29701702008296909408),
+        (1.5, 0.3, &[1.2, 1.6, 2.5, 3.0], 0.41058905043692146497),
+        (-2.0, 0.001, &[-1.999, -2.5], 3.4750541979999714706),
+        (10.0, 2.0, &[100.0], 0.0),
+        (0.0, 1e-06, &[1e-07, 3e-06], 0.33063958303412600676),
+    ];
+    for (mean, std, samples, reference) in CASES {
+        let got = max_value_entropy(mean, std, samples).unwrap();
+        let error = if reference == 0.0 {
+            got.abs()
+        } else {
+            (got - reference).abs() / reference
+        };
+        assert!(
+            error < 8.0 * f64::EPSILON,
+            "{mean}, {std}, {samples:?}: {got} ({error:e})"
+        );
+    }
+    // γ beyond f64 (a sample 10³⁰⁸ below the mean at σ = 10⁻¹⁰): ln √(2π) + ln|γ| − 1/2, with
+    // ln|γ| = ln 2 + 308 ln 10 + 10 ln 10 (the mean of 10³⁰⁸ minus a sample of −10³⁰⁸ over σ).
+    let got: f64 = max_value_entropy(1e308, 1e-10, &[-1e308]).unwrap();
+    let reference =
+        0.9189385332046727418 + core::f64::consts::LN_2 + 318.0 * core::f64::consts::LN_10 - 0.5;
+    assert!(
+        (got - reference).abs() < 1e-13 * reference,
+        "{got} against {reference}"
+    );
+    assert_eq!(
+        max_value_entropy(0.0, 1.0, &[]),
+        Err(ImprovementError::BadMixture)
+    );
+    assert_eq!(
+        max_value_entropy(0.0, 0.0, &[1.0]),
+        Err(ImprovementError::NonPositiveStd)
+    );
+    assert_eq!(
+        max_value_entropy(f64::NAN, 1.0, &[1.0]),
+        Err(ImprovementError::NonFinite)
+    );
+    assert_eq!(
+        max_value_entropy(0.0, 1.0, &[f64::INFINITY]),
+        Err(ImprovementError::NonFinite)
+    );
+    // f32: the same function at single precision, against the same references.
+    for (gamma, reference) in TERMS.iter().filter(|(g, r)| g.abs() < 30.0 && *r > 1e-30) {
+        let got = f64::from(mes_term(*gamma as f32));
+        let error = (got - reference).abs() / reference;
+        assert!(
+            error < 64.0 * f32::EPSILON as f64,
+            "f32 γ {gamma}: {got} ({error:e})"
+        );
+    }
+}
+
+/// The density is 0, not NaN, at the top of the range (where `16·x` would overflow), and so are
+/// the quantities built on it.
+#[test]
+fn normal_pdf_is_zero_at_the_top_of_the_range() {
+    for x in [1e30, 1.2e307, f64::MAX, -f64::MAX] {
+        assert_eq!(normal_pdf(x), 0.0, "{x:e}");
+    }
+    for x in [1e30f32, 3e37, f32::MAX, -f32::MAX] {
+        assert_eq!(normal_pdf(x), 0.0, "{x:e}");
+    }
+    assert_eq!(super::improvement::h(2e307), 2e307);
+}
