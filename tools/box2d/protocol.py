@@ -1,8 +1,8 @@
 """The JSON-lines exchange of costbo's external objective (std-adapter/lab/src/objectives/external.rs).
 
-Each request is one line `{"x": [u_1, ..., u_d]}` with unit-cube coordinates; each answer is one
-line `{"y": value, "cost": cost}` written and flushed before the next request is read. End of
-input ends the program. Messages go to standard error only.
+Each request is one line `{"x": [u_1, ..., u_d], "id": k}` with unit-cube coordinates; each answer
+is one line `{"y": value, "cost": cost, "id": k}` written and flushed before the next request is
+read. End of input ends the program. Messages go to standard error only.
 """
 
 import json
@@ -24,5 +24,8 @@ def serve(dim, evaluate):
             raise SystemExit(f"coordinates outside [0, 1]: {u}")
         y, cost = evaluate(u)
         # repr-exact floats: json writes the shortest round-tripping form.
-        sys.stdout.write(json.dumps({"y": float(y), "cost": float(cost)}) + "\n")
+        answer = {"y": float(y), "cost": float(cost)}
+        if "id" in request:
+            answer["id"] = request["id"]
+        sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()

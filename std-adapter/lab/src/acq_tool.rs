@@ -6,12 +6,16 @@
 //!   ignored) → the Pandora's Box Gittins index `index` of each row
 //!   ([`gittins_index`]);
 //! - `costbo acq log-ei --input F.csv`: columns `mean,std,best` → `log_ei`
-//!   ([`log_expected_improvement`]).
+//!   ([`log_expected_improvement`]);
+//! - `costbo acq mes --input F.csv --max-values G.csv`: columns `mean,std` of F and
+//!   `max_value` of G (the samples of the maximum, shared by every row of F) → `mes`
+//!   ([`max_value_entropy`]).
 //!
 //! Values are printed with Rust's shortest round-trip formatting (17 significant digits at
 //! most, `-inf` for LogEI of a point with no improvement possible).
 
 use crate::csv_matrix::Table;
+use costbo_core::special::entropy::max_value_entropy;
 use costbo_core::special::improvement::{
     gittins_index, log_expected_improvement, ImprovementError,
 };
@@ -38,6 +42,7 @@ fn describe(e: ImprovementError) -> &'static str {
     match e {
         ImprovementError::NonFinite => "a value is not finite",
         ImprovementError::NegativeStd => "std is negative",
+        ImprovementError::NonPositiveStd => "std is not positive",
         ImprovementError::NonPositivePrice => "lambda_cost is not positive",
         ImprovementError::BadMixture => "a mixture needs as many stds as means, at least one",
     }
@@ -56,7 +61,16 @@ fn per_row<const K: usize>(
         .iter()
         .enumerate()
         .map(|(i, row)| {
-            f(cols.map(|c| row[c])).map_err(|e| format!("row {}: {}", i + 1, describe(e)))
+            let v =
+                f(cols.map(|c| row[c])).map_err(|e| format!("row {}: {}", i + 1, describe(e)))?;
+            // −∞ is LogEI's exact value where EI is 0; +∞ or NaN would be a value beyond f64.
+            if v.is_nan() || v == f64::INFINITY {
+                return Err(format!(
+                    "row {}: the value is beyond the range of f64 (rescale the inputs)",
+                    i + 1
+                ));
+            }
+            Ok(v)
         })
         .collect()
 }
@@ -75,9 +89,63 @@ pub fn log_ei(table: &Table) -> Result<Vec<f64>, String> {
     })
 }
 
+/// MES of each row of a table with columns `mean` and `std`, given the samples of the maximum in
+/// the column `max_value` of `samples`.
+pub fn mes(table: &Table, samples: &Table) -> Result<Vec<f64>, String> {
+    let [column] = columns(samples, ["max_value"])?;
+    let max_values: Vec<f64> = samples.rows.iter().map(|r| r[column]).collect();
+    if max_values.is_empty() {
+        return Err("no samples of the maximum (the max_value column is empty)".into());
+    }
+    per_row(table, ["mean", "std"], |[m, s]| {
+        max_value_entropy(m, s, &max_values)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[allow(clippy::excessive_precision)] // the reference's digits, as mpmath gave them
+    fn mes_reads_points_and_shared_samples_by_column_name() {
+        // mpmath at 60 digits (tools/reference/mes_reference.py): mean 0, std 1, samples
+        // 1, 2 and 0.5 give 0.29701702008296909408; mean 1.5, std 0.3, samples 1.2, 1.6, 2.5,
+        // 3 give 0.41058905043692146497.
+        let t = Table::parse("std,mean\n1,0\n0.3,1.5\n").unwrap();
+        let first = Table::parse("max_value\n1\n2\n0.5\n").unwrap();
+        let v = mes(&t, &first).unwrap();
+        assert!((v[0] - 0.29701702008296909408).abs() < 1e-15, "{}", v[0]);
+        let second = Table::parse("other,max_value\n9,1.2\n9,1.6\n9,2.5\n9,3\n").unwrap();
+        let v = mes(&t, &second).unwrap();
+        assert!((v[1] - 0.41058905043692146497).abs() < 1e-15, "{}", v[1]);
+        assert!(mes(&t, &Table::parse("y\n1\n").unwrap())
+            .unwrap_err()
+            .contains("no column `max_value`"));
+        assert!(mes(&t, &Table::parse("max_value\n").unwrap())
+            .unwrap_err()
+            .contains("no samples"));
+        let zero = Table::parse("mean,std\n0,0\n").unwrap();
+        assert_eq!(
+            mes(&zero, &first).unwrap_err(),
+            "row 1: std is not positive"
+        );
+    }
+
+    #[test]
+    fn values_beyond_f64_are_refused_and_log_ei_is_finite_at_the_edge() {
+        // LogEI of mean 1e308, best −1e308: ln(2e308) = 709.889355822726 (ln 2 + 308 ln 10).
+        let t = Table::parse("mean,std,best\n1e308,1,-1e308\n").unwrap();
+        let v = log_ei(&t).unwrap();
+        assert!((v[0] - 709.889355822726).abs() < 1e-9, "{}", v[0]);
+        // The Gittins index mean − σ·u* of mean 1e308, σ 1e308 at a tiny price exceeds f64.
+        let t = Table::parse("mean,std,lambda_cost\n1e308,1e308,1e-300\n").unwrap();
+        let e = pbgi(&t).unwrap_err();
+        assert!(
+            e.starts_with("row 1: the value is beyond the range of f64"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn columns_by_name_in_any_order_and_errors_name_the_row() {

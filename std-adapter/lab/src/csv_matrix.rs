@@ -50,7 +50,11 @@ impl fmt::Display for CsvError {
                 write!(f, "line {line}: {found} fields, expected {expected}")
             }
             CsvError::Number { line, field } => {
-                write!(f, "line {line}: `{field}` is not a finite number")
+                write!(
+                    f,
+                    "line {line}: `{}` is not a finite number",
+                    crate::output::Shown(field)
+                )
             }
         }
     }
@@ -59,8 +63,10 @@ impl fmt::Display for CsvError {
 impl std::error::Error for CsvError {}
 
 impl Table {
-    /// Parses CSV text. Blank lines are skipped; fields are trimmed.
+    /// Parses CSV text. Blank lines are skipped; fields are trimmed; a byte-order mark at the
+    /// start (spreadsheets save one) is not part of the first column's name.
     pub fn parse(text: &str) -> Result<Table, CsvError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut lines = text
             .lines()
             .enumerate()
@@ -106,6 +112,13 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_header() {
+        let t = Table::parse("\u{feff}mean,std\n1,2\n").unwrap();
+        assert_eq!(t.header, ["mean", "std"]);
+        assert_eq!(t.rows, [[1.0, 2.0]]);
+    }
 
     #[test]
     fn parses_and_reports_errors() {

@@ -240,11 +240,12 @@ pub const OPTIMUM: f64 = 2.194_116_175_648_000_8;
 /// Runs the demo, printing progress to stdout; writes `demo.csv`, `demo.svg` and `demo.png`
 /// into `out`.
 pub fn run(options: &DemoOptions) -> Result<DemoResult, String> {
-    println!(
+    outln!(
         "costbo demo: dosing 5 nutrients into plant trays with {}, budget {}",
-        OURS.label, options.budget
+        OURS.label,
+        options.budget
     );
-    println!(
+    outln!(
         "control sets and costs: {}",
         control_sets()
             .iter()
@@ -274,7 +275,7 @@ pub fn run(options: &DemoOptions) -> Result<DemoResult, String> {
         };
         written.map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    println!(
+    outln!(
         "wrote {}, {} and {}",
         options.out.join("demo.csv").display(),
         options.out.join("demo.svg").display(),
@@ -293,7 +294,7 @@ fn compare(options: &DemoOptions) -> Result<Vec<Comparison>, String> {
     let jobs: Vec<(usize, u64)> = (0..contenders.len())
         .flat_map(|c| (0..options.seeds).map(move |k| (c, options.seed + k)))
         .collect();
-    println!(
+    outln!(
         "\ncomparing {} over seeds {}..={} ({} runs)",
         contenders.map(|c| c.label).join(", "),
         options.seed,
@@ -343,7 +344,7 @@ pub fn simulate(
 ) -> Result<RunResult, String> {
     let plant = Plant::shared().map_err(|e| format!("{e}"))?;
     let water = TruncatedNormal::with_truncated_variance(0.5, 0.04, 0.0, 1.0)
-        .map_err(|e| format!("{e:?}"))?;
+        .map_err(|e| format!("{e}"))?;
     // The source water: each nutrient a normal at the middle of its range, truncated to the
     // range, with variance 0.04 of the squared range (paper 000's middle setting).
     let mut variables = [Variable {
@@ -358,7 +359,7 @@ pub fn simulate(
             lo,
             hi,
         )
-        .map_err(|e| format!("{e:?}"))?;
+        .map_err(|e| format!("{e}"))?;
         *v = Variable {
             lower: lo,
             upper: hi,
@@ -366,7 +367,7 @@ pub fn simulate(
         };
     }
     let problem = Problem::<f64, D, M>::new(&variables, &control_sets(), Some(&COSTS))
-        .map_err(|e| format!("{e:?}"))?;
+        .map_err(|e| format!("{e}"))?;
     let mut settings = Settings {
         // The fitted contenders are refitted by `fit_model` below, not by the controller.
         refit: Refit::Never,
@@ -377,7 +378,7 @@ pub fn simulate(
     }
     let spec = ControllerSpec {
         problem,
-        kernel: Kernel::squared_exponential([0.2; D], 1.0).map_err(|e| format!("{e:?}"))?,
+        kernel: Kernel::squared_exponential([0.2; D], 1.0).map_err(|e| format!("{e}"))?,
         mean: 0.0,
         noise: 1e-4,
         when_full: WhenFull::DropOldest,
@@ -387,7 +388,7 @@ pub fn simulate(
     };
     let mut ctl: DemoController = spec
         .build(vec![0.0; tri_len(N)], vec![[0.0; D]; 128])
-        .map_err(|e| format!("{e:?}"))?;
+        .map_err(|e| format!("{e}"))?;
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(seed ^ 0x5EED);
     // The independent bank that measures regret: 4 096 i.i.d. draws of the source water.
     let draws: Vec<[f64; D]> = (0..4096)
@@ -404,7 +405,7 @@ pub fn simulate(
             &x,
             plant.value_and_gradient(&u).0 + noise * standard_normal::<f64, Platform>(&mut rng),
         )
-        .map_err(|e| format!("{e:?}"))?;
+        .map_err(|e| format!("{e}"))?;
     }
     // The fast factorised path and candidate screening need this much memory; without it
     // every candidate costs an exponential per bank point and training input.
@@ -420,7 +421,7 @@ pub fn simulate(
         let d = match ctl.suggest_with_workspace(&mut workspace) {
             Ok(d) => d,
             Err(DriverError::BudgetExhausted) => break,
-            Err(e) => return Err(format!("round {}: {e:?}", rounds.len() + 1)),
+            Err(e) => return Err(format!("round {}: {e}", rounds.len() + 1)),
         };
         // Dose the controlled nutrients; the source water brings the rest (measured).
         let x: [f64; D] = core::array::from_fn(|l| {
@@ -433,7 +434,7 @@ pub fn simulate(
         let growth =
             plant.value_and_gradient(&u).0 + noise * standard_normal::<f64, Platform>(&mut rng);
         ctl.observe(&x, growth, COSTS[d.set])
-            .map_err(|e| format!("{e:?}"))?;
+            .map_err(|e| format!("{e}"))?;
         let e = expected(d.control, &u);
         best = best.max(e);
         let r = Round {
@@ -445,7 +446,7 @@ pub fn simulate(
         if verbose {
             let per_round = start.elapsed().as_secs_f64() / (rounds.len() + 1) as f64;
             let left = (budget - ctl.spent()).max(0.0) / COSTS[d.set] * per_round;
-            println!(
+            outln!(
                 "round {:>3}  dose {:<22} spent {:>6.2}/{:<6}  expected growth {:>7.4} ({:>5.1} leaf area)  simple regret {:.4}  (~{:.0}s left)",
                 rounds.len() + 1,
                 set_name(d.control),
@@ -459,7 +460,7 @@ pub fn simulate(
         }
         rounds.push(r);
     }
-    let recommendation = ctl.recommend().map_err(|e| format!("{e:?}"))?;
+    let recommendation = ctl.recommend().map_err(|e| format!("{e}"))?;
     let ru: [f64; D] = ctl.problem().to_unit(&core::array::from_fn(|l| {
         recommendation.values[l].unwrap_or(NUTRIENTS[l].1)
     }));
@@ -484,42 +485,42 @@ fn shares(growth: f64) -> (f64, f64) {
 }
 
 fn print_run(r: &RunResult) {
-    println!();
-    println!("What was learned");
-    println!("  rounds played             {}", r.rounds.len());
-    println!("  budget spent              {:.2}", r.spent);
-    println!(
+    outln!();
+    outln!("What was learned");
+    outln!("  rounds played             {}", r.rounds.len());
+    outln!("  budget spent              {:.2}", r.spent);
+    outln!(
         "  recommended to dose       {}",
         set_name(r.recommendation.control)
     );
     for (l, v) in r.recommendation.values.iter().enumerate() {
         match v {
-            Some(v) => println!("    {:<14} {:>8.3}", NUTRIENTS[l].0, v),
-            None => println!("    {:<14} {:>8}", NUTRIENTS[l].0, "(water)"),
+            Some(v) => outln!("    {:<14} {:>8.3}", NUTRIENTS[l].0, v),
+            None => outln!("    {:<14} {:>8}", NUTRIENTS[l].0, "(water)"),
         }
     }
     let (pct, pct_area) = shares(r.recommended_expected);
-    println!(
+    outln!(
         "  expected growth           {:.4} standardised (model: {:.4}), leaf area {:.1}",
         r.recommended_expected,
         r.recommendation.score,
         leaf_area(r.recommended_expected)
     );
-    println!(
+    outln!(
         "  best achievable           {:.4} standardised, leaf area {:.1}",
         OPTIMUM,
         leaf_area(OPTIMUM)
     );
-    println!(
+    outln!(
         "  regret of recommendation  {:.4} standardised, leaf area {:.1}",
         OPTIMUM - r.recommended_expected,
         leaf_area(OPTIMUM) - leaf_area(r.recommended_expected)
     );
-    println!(
+    outln!(
         "  the recommendation reaches {pct:.0} % of the best achievable growth ({pct_area:.0} % of its leaf area)"
     );
     if let Some(last) = r.rounds.last() {
-        println!("  simple regret (played)    {:.4}", last.simple_regret);
+        outln!("  simple regret (played)    {:.4}", last.simple_regret);
     }
 }
 
@@ -527,8 +528,8 @@ fn print_comparison(r: &DemoResult, options: &DemoOptions) {
     if r.comparison.is_empty() {
         return;
     }
-    println!();
-    println!(
+    outln!();
+    outln!(
         "Over seeds {}..={}, budget {} (mean ± standard error; leaf area = standardised × {:.2} + {:.2}, data/plant/model.json):",
         options.seed,
         options.seed + options.seeds - 1,
@@ -536,9 +537,15 @@ fn print_comparison(r: &DemoResult, options: &DemoOptions) {
         LEAF_AREA_STD,
         LEAF_AREA_MEAN
     );
-    println!(
+    outln!(
         "  {:<38} {:>17} {:>17} {:>8} {:>7} {:>17} {:>9}",
-        "", "recommended", "leaf area", "of best", "≥ 90 %", "simple regret", "CPU s/run"
+        "",
+        "recommended",
+        "leaf area",
+        "of best",
+        "≥ 90 %",
+        "simple regret",
+        "CPU s/run"
     );
     for c in &r.comparison {
         let rec: Vec<f64> = c.runs.iter().map(|x| x.recommended_expected).collect();
@@ -554,7 +561,7 @@ fn print_comparison(r: &DemoResult, options: &DemoOptions) {
             mean_stderr(v).map_or("–".to_string(), |(m, s)| format!("{m:.3} ± {s:.3}"))
         };
         let (pct, _) = shares(mean_stderr(&rec).map_or(0.0, |(m, _)| m));
-        println!(
+        outln!(
             "  {:<38} {:>17} {:>17} {:>7.0}% {:>7} {:>17} {:>9.1}",
             c.contender.label,
             ms(&rec),
@@ -569,7 +576,7 @@ fn print_comparison(r: &DemoResult, options: &DemoOptions) {
             secs
         );
         // Each seed's share, so that a mean is not mistaken for a typical run.
-        println!(
+        outln!(
             "  {:<38} % of best per seed: {}",
             "",
             rec.iter()
@@ -593,7 +600,7 @@ fn write_csv(path: &Path, r: &RunResult) -> Result<(), String> {
             x.simple_regret
         );
     }
-    std::fs::write(path, s).map_err(|e| format!("{}: {e}", path.display()))
+    crate::experiment::write_atomic(path, &s)
 }
 
 fn trace(r: &RunResult) -> Trace {

@@ -194,6 +194,14 @@ fn open(endpoint: &Endpoint, deadline: Instant) -> Result<Box<dyn Link>, String>
         match r {
             Ok(l) => return Ok(l),
             Err(e) if Instant::now() >= deadline => return Err(format!("{endpoint:?}: {e}")),
+            // A serial device that is there but cannot be opened as a port (not a terminal,
+            // no permission) will not become one by waiting; one that is not there yet (a
+            // board that is still enumerating on USB) may.
+            Err(e) if matches!(endpoint, Endpoint::Serial(path, _) if path.exists()) => {
+                return Err(format!(
+                    "{endpoint:?}: cannot open it as a serial port: {e}"
+                ))
+            }
             Err(_) => std::thread::sleep(Duration::from_millis(50)),
         }
     }
@@ -230,7 +238,7 @@ impl Wire {
     fn send(&mut self, m: &HostMessage) -> Result<(), String> {
         let mut buf = [0u8; MAX_FRAME + 1];
         // A leading delimiter flushes whatever partial frame the device holds.
-        let n = encode(m, &mut buf[1..]).map_err(|e| format!("encode {m:?}: {e:?}"))?;
+        let n = encode(m, &mut buf[1..]).map_err(|e| format!("encode {m:?}: {e}"))?;
         if self
             .link
             .write_all(&buf[..n + 1])
@@ -258,7 +266,7 @@ impl Wire {
                         // A wrong baud rate damages every frame: say so a few times, not
                         // thousands.
                         if self.damaged <= 3 {
-                            eprintln!("costbo device: dropped a damaged frame ({e:?})");
+                            errln!("costbo device: dropped a damaged frame ({e})");
                         }
                     }
                     None => {}
@@ -406,7 +414,7 @@ fn session(
     let mut best = f64::NEG_INFINITY;
     let mut spent_sum = 0.0f64;
     wire.send(&HostMessage::Ping)?;
-    println!(
+    outln!(
         "costbo device: {} ({} variables, {} control sets, budget {}), link {:?}",
         spec.name,
         spec.variables.len(),
@@ -449,7 +457,7 @@ fn session(
                     return Err(format!("the device closed the link at round {host_round}"));
                 }
                 if options.verbose {
-                    println!("link closed at round {host_round}; waiting for the device");
+                    outln!("link closed at round {host_round}; waiting for the device");
                 }
                 std::thread::sleep(Duration::from_millis(100));
                 damaged += wire.damaged;
@@ -515,7 +523,7 @@ fn session(
                     ));
                 }
                 if options.verbose || !greeted {
-                    println!(
+                    outln!(
                         "device: hello, round {round}, spent {spent}/{budget}, config {config:#010x}"
                     );
                 }
@@ -787,18 +795,18 @@ fn session(
                 let e = expected(control, &u);
                 if !e.is_finite() {
                     return Err(format!(
-                        "the recommendation's expected growth is {e:?}: refused"
+                        "the recommendation's expected growth is {e}: refused"
                     ));
                 }
                 report.recommendation = Some((set, v, score));
                 report.recommended_expected = Some(e);
-                println!(
+                outln!(
                     "device: done after {round} rounds, spent {spent}; recommends set {set} \
                      (expected growth {e:.4}, optimum {optimum:.4}, regret {:.4})",
                     optimum - e
                 );
                 if let (Some(first), Some(last)) = (report.rounds.first(), report.rounds.last()) {
-                    println!(
+                    outln!(
                         "simple regret: {:.4} after round {} -> {:.4} after round {}; {} decisions \
                          identical to the host's",
                         first.simple_regret,
@@ -910,9 +918,12 @@ fn observe(
     spent_sum: &mut f64,
 ) -> Result<(), String> {
     if std::env::var("COSTBO_DEVICE_DEBUG").is_ok() {
-        eprintln!(
+        errln!(
             "observe round {}: x {:?} y {:?} cost {:?}",
-            f.round, f.x_device, f.y, f.cost
+            f.round,
+            f.x_device,
+            f.y,
+            f.cost
         );
     }
     if options.mirror {
@@ -945,7 +956,7 @@ fn observe(
         simple_regret: report.optimum - *best,
     };
     if options.verbose {
-        println!(
+        outln!(
             "round {:>3}  set {}  spent {:>6.2}  growth {:>7.4}{}  expected {:>7.4}  simple regret {:.4}",
             r.round,
             r.set,

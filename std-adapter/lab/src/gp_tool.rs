@@ -141,7 +141,7 @@ impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ToolError::Data(s) => write!(f, "{s}"),
-            ToolError::Gp(e) => write!(f, "GP error: {e:?}"),
+            ToolError::Gp(e) => write!(f, "GP error: {e}"),
         }
     }
 }
@@ -154,16 +154,37 @@ impl From<GpError> for ToolError {
     }
 }
 
-/// Splits a training table into inputs and the last column `y`.
+/// Splits a training table into the output, the column named `y`, and the inputs, every other
+/// column in order.
 fn split_train(train: &Table) -> Result<(Vec<Vec<f64>>, Vec<f64>), ToolError> {
+    let named_y: Vec<usize> = (0..train.width())
+        .filter(|&c| train.header[c] == "y")
+        .collect();
+    let y = match named_y[..] {
+        [y] => y,
+        [] => {
+            return Err(ToolError::Data(
+                "training data have no column `y` (the output; every other column is an input)"
+                    .into(),
+            ))
+        }
+        _ => {
+            return Err(ToolError::Data(
+                "training data have more than one column `y`".into(),
+            ))
+        }
+    };
     if train.width() < 2 {
         return Err(ToolError::Data(
-            "training data need at least one input column and `y`".into(),
+            "training data need at least one input column beside `y`".into(),
         ));
     }
-    let d = train.width() - 1;
-    let xs = train.rows.iter().map(|r| r[..d].to_vec()).collect();
-    let ys = train.rows.iter().map(|r| r[d]).collect();
+    let xs = train
+        .rows
+        .iter()
+        .map(|r| (0..r.len()).filter(|&c| c != y).map(|c| r[c]).collect())
+        .collect();
+    let ys = train.rows.iter().map(|r| r[y]).collect();
     Ok((xs, ys))
 }
 
@@ -224,7 +245,7 @@ fn kernel<R: Real, const D: usize>(spec: &GpSpec) -> Result<Kernel<R, D>, ToolEr
         }
     };
     Kernel::new(spec.shape, ls, R::from_f64(spec.outputscale))
-        .map_err(|e| ToolError::Data(format!("invalid kernel parameters: {e:?}")))
+        .map_err(|e| ToolError::Data(format!("invalid kernel parameters: {e}")))
 }
 
 fn point<R: Real, const D: usize>(row: &[f64]) -> [R; D] {
@@ -293,7 +314,24 @@ pub fn predict(
         ys,
         test: test.rows.clone(),
     };
-    dispatch(job, precision, n, d)
+    let predictions = dispatch(job, precision, n, d)?;
+    // Outputs near the edge of the precision's range (|y| of 1e308 in f64, 1e38 in f32)
+    // overflow the model's sums: refused, never printed as NaN or infinity.
+    if let Some(row) = predictions
+        .iter()
+        .position(|(m, v)| !m.is_finite() || !v.is_finite())
+    {
+        return Err(ToolError::Data(format!(
+            "the prediction at test row {} is not finite: the outputs are too large for {} \
+             arithmetic (rescale `y`)",
+            row + 1,
+            match precision {
+                Precision::F32 => "f32",
+                Precision::F64 => "f64",
+            }
+        )));
+    }
+    Ok(predictions)
 }
 
 struct FitJob {

@@ -7,6 +7,9 @@
 //! ask/tell optimizer uses `costbo-std`, which this crate builds on.
 #![deny(missing_docs)]
 
+#[macro_use]
+pub mod output;
+
 pub mod acq_tool;
 pub mod causal;
 pub mod csv_matrix;

@@ -11,6 +11,7 @@ use costbo_lab::experiment::{Shard, ShardError};
 use costbo_lab::gp_tool::{self, FitOptions, GpSpec, Precision};
 use costbo_lab::objectives::{self, Options, CATALOGUE};
 use costbo_lab::reproduce::{self, ReproduceOptions, Study};
+use costbo_lab::{errln, outln};
 
 #[derive(Parser)]
 #[command(
@@ -66,6 +67,10 @@ struct PandoraArgs {
     /// (see costbo_lab::objectives::external); --dim is required.
     #[arg(long)]
     command: Option<String>,
+    /// With `--objective external`: seconds to wait for each answer before giving up
+    /// (default 600; a line on stderr every 30 s of waiting).
+    #[arg(long)]
+    timeout: Option<f64>,
     /// Input dimension.
     #[arg(long)]
     dim: Option<usize>,
@@ -100,6 +105,19 @@ enum AcqCommand {
     Pbgi(AcqArgs),
     /// Log expected improvement: reads columns `mean,std,best`, prints `log_ei`.
     LogEi(AcqArgs),
+    /// Max-value entropy search: reads columns `mean,std` and the samples of the maximum
+    /// (column `max_value` of --max-values), prints `mes` for each row.
+    Mes(MesArgs),
+}
+
+#[derive(Args)]
+struct MesArgs {
+    /// CSV file with columns `mean` and `std` (one point per row).
+    #[arg(long)]
+    input: PathBuf,
+    /// CSV file with a column `max_value`: the samples of the maximum, shared by every point.
+    #[arg(long)]
+    max_values: PathBuf,
 }
 
 #[derive(Args)]
@@ -456,6 +474,7 @@ fn run(cli: Cli) -> Result<(), String> {
                     a.budget
                 ));
             }
+            costbo_lab::experiment::ensure_writable(&a.out)?;
             let options = costbo_lab::demo::DemoOptions {
                 budget: a.budget,
                 seed: a.seed,
@@ -478,12 +497,13 @@ fn run(cli: Cli) -> Result<(), String> {
                 PathBuf::from("results").join(stem.as_ref())
             });
             let jobs = worker_threads(a.jobs)?;
+            costbo_lab::experiment::ensure_writable(&out)?;
             if a.no_run {
                 let summary = costbo_lab::experiment::merge(&settings, &out)?;
                 let done = summary.jobs.len();
                 let total = settings.cells()?.len() * settings.seed_list().len();
-                println!("{done} of {total} jobs finished (none run)");
-                println!("wrote {}", out.join("summary.json").display());
+                outln!("{done} of {total} jobs finished (none run)");
+                outln!("wrote {}", out.join("summary.json").display());
                 return Ok(());
             }
             let options = costbo_lab::experiment::RunOptions {
@@ -498,7 +518,7 @@ fn run(cli: Cli) -> Result<(), String> {
             } else {
                 format!(" (shard {shard})")
             };
-            println!(
+            outln!(
                 "{} jobs{share}: {} run, {} skipped (already done), {} failed, in {:.1}s",
                 report.total,
                 report.ran,
@@ -508,15 +528,16 @@ fn run(cli: Cli) -> Result<(), String> {
             );
             for c in &report.summary.cells {
                 match (c.mean_simple_regret, c.stderr_simple_regret) {
-                    (Some(m), Some(s)) => println!(
+                    (Some(m), Some(s)) => outln!(
                         "  {:<50} simple regret {m:.4} ± {s:.4} ({} seeds)",
-                        c.cell, c.seeds
+                        c.cell,
+                        c.seeds
                     ),
-                    _ if c.seeds == 0 => println!("  {:<50} no finished job", c.cell),
-                    _ => println!("  {:<50} no rounds played", c.cell),
+                    _ if c.seeds == 0 => outln!("  {:<50} no finished job", c.cell),
+                    _ => outln!("  {:<50} no rounds played", c.cell),
                 }
             }
-            println!(
+            outln!(
                 "wrote {}",
                 costbo_lab::experiment::summary_path(&out, shard).display()
             );
@@ -545,6 +566,7 @@ fn run(cli: Cli) -> Result<(), String> {
             } else {
                 PathBuf::from("docs/results/pandora.md")
             };
+            check_outputs(&out, &report)?;
             let options = PandoraOptions {
                 out,
                 report,
@@ -557,12 +579,12 @@ fn run(cli: Cli) -> Result<(), String> {
             let start = std::time::Instant::now();
             if !shard.is_whole() {
                 costbo_lab::pandora::study::run_shard(&options, shard)?;
-                println!("{}", shard_done(shard, start));
+                outln!("{}", shard_done(shard, start));
                 return Ok(());
             }
             let written = reproduce(&options)?;
-            println!("wrote {}", written.display());
-            println!("in {:.1}s", start.elapsed().as_secs_f64());
+            outln!("wrote {}", written.display());
+            outln!("in {:.1}s", start.elapsed().as_secs_f64());
         }
         Command::Reproduce(a) if matches!(a.study, StudyChoice::Causal) => {
             use costbo_lab::causal::study::{reproduce, CausalStudyOptions};
@@ -585,6 +607,7 @@ fn run(cli: Cli) -> Result<(), String> {
             if a.quick {
                 command += " --quick";
             }
+            check_outputs(&out, &report)?;
             let options = CausalStudyOptions {
                 out,
                 report,
@@ -599,9 +622,9 @@ fn run(cli: Cli) -> Result<(), String> {
             };
             let start = std::time::Instant::now();
             for path in reproduce(&options)? {
-                println!("wrote {}", path.display());
+                outln!("wrote {}", path.display());
             }
-            println!("in {:.1}s", start.elapsed().as_secs_f64());
+            outln!("in {:.1}s", start.elapsed().as_secs_f64());
         }
         Command::Reproduce(a) if matches!(a.study, StudyChoice::CostlyFeedback) => {
             let shard = parse_shard(a.shard.as_deref())?;
@@ -624,6 +647,7 @@ fn run(cli: Cli) -> Result<(), String> {
                     PathBuf::from("docs/results/costly-feedback.json"),
                 )
             };
+            check_outputs(&out, &report)?;
             let options = FeedbackOptions {
                 quick: a.quick,
                 trials: a.seeds.unwrap_or(if a.quick { 3 } else { 50 }) as usize,
@@ -638,13 +662,13 @@ fn run(cli: Cli) -> Result<(), String> {
             let start = std::time::Instant::now();
             if !shard.is_whole() {
                 costbo_lab::feedback::study::reproduce_shard(&options, shard)?;
-                println!("{}", shard_done(shard, start));
+                outln!("{}", shard_done(shard, start));
                 return Ok(());
             }
             for path in reproduce(&options)? {
-                println!("wrote {}", path.display());
+                outln!("wrote {}", path.display());
             }
-            println!("in {:.1}s", start.elapsed().as_secs_f64());
+            outln!("in {:.1}s", start.elapsed().as_secs_f64());
         }
         Command::Reproduce(a) => {
             let StudyChoice::Runner(study) = a.study else {
@@ -663,6 +687,7 @@ fn run(cli: Cli) -> Result<(), String> {
             } else {
                 PathBuf::from("docs/results").join(format!("{}.md", study.name()))
             };
+            check_outputs(&out, &report)?;
             let options = ReproduceOptions {
                 study,
                 quick: a.quick,
@@ -679,15 +704,15 @@ fn run(cli: Cli) -> Result<(), String> {
             let start = std::time::Instant::now();
             let outcome = costbo_lab::reproduce::reproduce_shard(&options, shard)?;
             if !shard.is_whole() {
-                println!("{}", shard_done(shard, start));
+                outln!("{}", shard_done(shard, start));
             }
             for v in &outcome.verdicts {
-                println!("{} {}: {}", v.id, v.status, v.claim);
+                outln!("{} {}: {}", v.id, v.status, v.claim);
             }
             for f in &outcome.written {
-                println!("wrote {}", f.display());
+                outln!("wrote {}", f.display());
             }
-            println!("in {:.1}s", start.elapsed().as_secs_f64());
+            outln!("in {:.1}s", start.elapsed().as_secs_f64());
             let failed: Vec<&String> = outcome.parts.iter().flat_map(|p| &p.failed).collect();
             if !failed.is_empty() {
                 return Err(failed
@@ -703,9 +728,9 @@ fn run(cli: Cli) -> Result<(), String> {
             let precision = a.model.precision();
             let out =
                 gp_tool::predict(&spec, &train, &test, precision).map_err(|e| e.to_string())?;
-            println!("mean,variance");
+            outln!("mean,variance");
             for (m, v) in out {
-                println!("{},{}", full(m, precision), full(v, precision));
+                outln!("{},{}", full(m, precision), full(v, precision));
             }
         }
         Command::Gp(GpCommand::Fit(a)) => {
@@ -728,7 +753,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 .iter()
                 .map(|v| full(*v, precision))
                 .collect();
-            println!(
+            outln!(
                 "kernel,{}",
                 match s.spec.shape {
                     Shape::SquaredExponential => "se",
@@ -736,15 +761,15 @@ fn run(cli: Cli) -> Result<(), String> {
                     Shape::Matern32 => "matern32",
                 }
             );
-            println!("lengthscales,{}", ls.join(","));
-            println!("outputscale,{}", full(s.spec.outputscale, precision));
-            println!("noise,{}", full(s.spec.noise, precision));
-            println!("mean,{}", full(s.spec.mean, precision));
-            println!(
+            outln!("lengthscales,{}", ls.join(","));
+            outln!("outputscale,{}", full(s.spec.outputscale, precision));
+            outln!("noise,{}", full(s.spec.noise, precision));
+            outln!("mean,{}", full(s.spec.mean, precision));
+            outln!(
                 "log_marginal_likelihood,{}",
                 full(s.log_marginal_likelihood, precision)
             );
-            println!("evaluations,{}", s.evaluations);
+            outln!("evaluations,{}", s.evaluations);
         }
         Command::Objective(ObjectiveCommand::Eval(a)) => {
             let options = Options {
@@ -764,29 +789,42 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             let values = objectives::eval_rows(f.as_ref(), &points.rows)
                 .map_err(|e| format!("{}: {e}", a.points.display()))?;
-            println!("value");
+            outln!("value");
             for v in values {
-                println!("{v:?}");
+                outln!("{v:?}");
+            }
+        }
+        Command::Acq(AcqCommand::Mes(a)) => {
+            let table = read(&a.input)?;
+            let samples = read(&a.max_values)?;
+            let values = costbo_lab::acq_tool::mes(&table, &samples).map_err(|e| {
+                format!("{} with {}: {e}", a.input.display(), a.max_values.display())
+            })?;
+            outln!("mes");
+            for v in values {
+                outln!("{v:?}");
             }
         }
         Command::Acq(c) => {
             let (a, column) = match &c {
                 AcqCommand::Pbgi(a) => (a, "index"),
                 AcqCommand::LogEi(a) => (a, "log_ei"),
+                AcqCommand::Mes(_) => return Ok(()),
             };
             let table = read(&a.input)?;
             let values = match c {
                 AcqCommand::Pbgi(_) => costbo_lab::acq_tool::pbgi(&table),
                 AcqCommand::LogEi(_) => costbo_lab::acq_tool::log_ei(&table),
+                AcqCommand::Mes(_) => return Ok(()),
             }
             .map_err(|e| format!("{}: {e}", a.input.display()))?;
-            println!("{column}");
+            outln!("{column}");
             for v in values {
-                println!("{v:?}");
+                outln!("{v:?}");
             }
         }
         Command::Pandora(a) => {
-            use costbo_lab::pandora::{run_box, BoxCost, BoxModel, BoxRun};
+            use costbo_lab::pandora::{run_box_watched, BoxCost, BoxModel, BoxRun};
             // Before anything is built or spawned (an external objective is a process).
             if !(a.budget > 0.0 && a.budget <= MAX_PANDORA_BUDGET) {
                 return Err(format!(
@@ -804,10 +842,25 @@ fn run(cli: Cli) -> Result<(), String> {
                     let Some(d) = a.dim else {
                         return Err("--objective external needs --dim".into());
                     };
+                    let timeout = match a.timeout {
+                        None => objectives::external::DEFAULT_TIMEOUT,
+                        Some(t) if t.is_finite() && t > 0.0 && t <= MAX_EXTERNAL_TIMEOUT => {
+                            std::time::Duration::from_secs_f64(t)
+                        }
+                        Some(t) => {
+                            return Err(format!(
+                                "--timeout {t:?}: must be in (0, {MAX_EXTERNAL_TIMEOUT}] seconds"
+                            ))
+                        }
+                    };
                     Box::new(
                         objectives::external::External::spawn(command, d)
-                            .map_err(|e| e.to_string())?,
+                            .map_err(|e| e.to_string())?
+                            .with_timeout(timeout),
                     )
+                }
+                (_, None) if a.timeout.is_some() => {
+                    return Err("--timeout applies only to --objective external".into())
                 }
                 ("external", None) => return Err("--objective external needs --command".into()),
                 (_, Some(_)) => return Err("--command applies only to --objective external".into()),
@@ -832,27 +885,39 @@ fn run(cli: Cli) -> Result<(), String> {
                 model,
                 paper_optimiser: !a.fast,
             };
-            let rounds = run_box(f.as_ref(), &run)?.rounds;
-            println!("round,spent,y,best,regret,decide_seconds");
-            for (i, r) in rounds.iter().enumerate() {
-                println!(
+            // Each round is printed as it ends, so the rounds before a failure (an external
+            // program that crashes) are kept.
+            outln!("round,spent,y,best,regret,decide_seconds");
+            let optimum = f.optimum();
+            let print = |i: usize, r: &costbo_lab::pandora::BoxRound| {
+                outln!(
                     "{},{},{},{},{},{:.6}",
-                    i + 1,
+                    i,
                     r.spent,
                     r.y,
                     r.best,
-                    f.optimum() - r.best,
+                    optimum - r.best,
                     r.decide_seconds
+                );
+            };
+            let trace = run_box_watched(f.as_ref(), &run, None, Some(&print))?;
+            let spent = trace.rounds.last().map_or(0.0, |r| r.spent);
+            if trace.model_full && spent < a.budget {
+                errln!(
+                    "costbo: stopped after {} rounds with {spent} of the budget {} spent: the \
+                     model holds at most {MAX_PANDORA_BUDGET} observations",
+                    trace.rounds.len(),
+                    a.budget
                 );
             }
         }
         Command::Causal(c) => costbo_lab::causal::cli::run(c)?,
         Command::Objective(ObjectiveCommand::List) => {
-            println!("name,dim,dims,optimum,summary");
+            outln!("name,dim,dims,optimum,summary");
             for e in CATALOGUE {
                 let f =
                     objectives::build(e.name, &Options::default()).map_err(|e| e.to_string())?;
-                println!(
+                outln!(
                     "{},{},{},{:?},\"{}\"",
                     e.name,
                     e.default_dim,
@@ -887,16 +952,32 @@ fn parse_cli() -> Cli {
         .and_then(|m| Cli::from_arg_matches(&m));
     match matches {
         Ok(cli) => cli,
-        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) if !e.use_stderr() => {
+            // Help and version: printed in full, under the output policy.
+            if let Err(io) = e.print() {
+                costbo_lab::output::fail(&io);
+            }
+            costbo_lab::output::flush();
+            std::process::exit(e.exit_code())
+        }
         Err(e) => {
             let text = e.to_string();
             let first = text.lines().next().unwrap_or("invalid arguments");
-            eprintln!(
+            errln!(
                 "costbo: {} (see --help)",
                 first.strip_prefix("error: ").unwrap_or(first)
             );
             std::process::exit(2)
         }
+    }
+}
+
+/// Checks before any job runs that a study can write its results directory and its report.
+fn check_outputs(out: &Path, report: &Path) -> Result<(), String> {
+    costbo_lab::experiment::ensure_writable(out)?;
+    match report.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => costbo_lab::experiment::ensure_writable(dir),
+        _ => Ok(()),
     }
 }
 
@@ -912,6 +993,8 @@ fn worker_threads(jobs: Option<usize>) -> Result<usize, String> {
     }
 }
 
+/// Longest `costbo pandora --timeout` for an external program's answer: a day.
+const MAX_EXTERNAL_TIMEOUT: f64 = 86_400.0;
 /// Most worker threads (`--jobs`).
 const MAX_THREADS: usize = 1024;
 /// Most seeds (or trials) of `costbo reproduce --seeds`: the runner's grid limit.
@@ -924,9 +1007,12 @@ const MAX_PANDORA_BUDGET: f64 = costbo_lab::pandora::run::CAPACITY as f64;
 
 fn main() -> ExitCode {
     match run(parse_cli()) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => {
+            costbo_lab::output::flush();
+            ExitCode::SUCCESS
+        }
         Err(e) => {
-            eprintln!("costbo: {e}");
+            errln!("costbo: {e}");
             ExitCode::FAILURE
         }
     }

@@ -197,22 +197,32 @@ impl Figure {
         Ok(())
     }
 
-    /// Writes the figure as a PNG file.
+    /// Writes the figure as a PNG file, whole or not at all (written beside `path` and renamed).
     pub fn write_png(&self, path: &Path) -> Result<(), PlotError> {
         self.check()?;
         register_font()?;
-        let root = BitMapBackend::new(path, self.size()).into_drawing_area();
-        self.draw(&root)?;
-        root.present().map_err(backend)
+        let mut drawn = Ok(());
+        crate::experiment::write_atomic_with(path, |tmp| {
+            let root = BitMapBackend::new(tmp, self.size()).into_drawing_area();
+            drawn = self.draw(&root);
+            drawn.clone().map_err(|e| e.to_string())?;
+            root.present().map_err(|e| e.to_string())
+        })
+        .map_err(|e| drawn.err().unwrap_or(PlotError::Backend(e)))
     }
 
-    /// Writes the figure as an SVG file.
+    /// Writes the figure as an SVG file, whole or not at all (drawn in memory, then written
+    /// beside `path` and renamed).
     pub fn write_svg(&self, path: &Path) -> Result<(), PlotError> {
         self.check()?;
         register_font()?;
-        let root = SVGBackend::new(path, self.size()).into_drawing_area();
-        self.draw(&root)?;
-        root.present().map_err(backend)
+        let mut text = String::new();
+        {
+            let root = SVGBackend::with_string(&mut text, self.size()).into_drawing_area();
+            self.draw(&root)?;
+            root.present().map_err(backend)?;
+        }
+        crate::experiment::write_atomic(path, &text).map_err(PlotError::Backend)
     }
 
     fn colour_of(&self, label: &str) -> RGBColor {

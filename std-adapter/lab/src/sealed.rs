@@ -98,13 +98,13 @@ pub fn read_job<T>(path: &Path, parse: impl FnOnce(&str) -> Option<T>) -> Option
     match read_sealed(path) {
         Sealed::Missing => None,
         Sealed::Damaged(why) => {
-            eprintln!("costbo: {}: {why}; running the job again", path.display());
+            errln!("costbo: {}: {why}; running the job again", path.display());
             None
         }
         Sealed::Intact(body) => {
             let parsed = parse(&body);
             if parsed.is_none() {
-                eprintln!(
+                errln!(
                     "costbo: {}: sealed but not a finished job of these settings; running \
                      the job again",
                     path.display()

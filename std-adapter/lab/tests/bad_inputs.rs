@@ -3,6 +3,8 @@
 //! flag, malformed values. Every one must end within seconds in a non-zero exit and a single
 //! line on stderr that names the setting, never a panic, an abort or a hang.
 
+mod common;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -49,18 +51,7 @@ fn costbo(args: &[String], dir: &Path) -> (Option<i32>, String, String, f64) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = start + Duration::from_secs(20);
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("costbo {args:?} did not finish within 20 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = common::wait_within(&mut child, Duration::from_secs(20), &format!("{args:?}"));
     let (mut out, mut err) = (String::new(), String::new());
     child
         .stdout
@@ -212,6 +203,16 @@ fn cases() -> Vec<Case> {
             "--noise",
         ),
         cli(
+            "gp predict --train huge.csv --test test.csv --kernel se --lengthscales 0.5 \
+             --outputscale 1 --noise 0.01",
+            "not finite",
+        ),
+        cli(
+            "gp predict --train noy.csv --test test.csv --kernel se --lengthscales 0.5 \
+             --outputscale 1 --noise 0.01",
+            "column `y`",
+        ),
+        cli(
             "gp fit --train train.csv --kernel se --starts 0",
             "--starts",
         ),
@@ -291,7 +292,32 @@ fn cases() -> Vec<Case> {
         // `costbo causal`.
         cli("causal pomps --graph missing.toml", "missing.toml"),
         cli("causal pomps", "--graph"),
+        // An output directory that cannot be written fails before any job runs (train.csv is
+        // a file).
+        cli(
+            "reproduce pandora --quick --out train.csv/out",
+            "train.csv/out",
+        ),
+        cli(
+            "reproduce ucb-cvs --quick --out train.csv/out",
+            "train.csv/out",
+        ),
+        cli(
+            "reproduce costly-feedback --quick --out train.csv/out",
+            "train.csv/out",
+        ),
+        cli(
+            "reproduce causal --quick --out train.csv/out",
+            "train.csv/out",
+        ),
+        cli("demo --seeds 0 --out train.csv/out", "train.csv/out"),
+        Case {
+            args: "run --config {config} --out train.csv/out --jobs 1",
+            config: Some(config("")),
+            names: "train.csv/out",
+        },
         cli("causal envs --samples 0", "--samples"),
+        cli("causal envs --samples 1", "--samples"),
         cli("causal envs --samples 18446744073709551615", "--samples"),
         cli("causal envs --samples -5", "--samples"),
     ]
@@ -307,6 +333,12 @@ fn every_bad_input_ends_in_one_line_naming_the_setting_and_a_non_zero_exit() {
     .unwrap();
     std::fs::write(dir.join("test.csv"), "x1,x2\n0.3,0.3\n").unwrap();
     std::fs::write(dir.join("bad.csv"), "x1,y\n0.1,nan\n").unwrap();
+    std::fs::write(dir.join("noy.csv"), "x1,x2,z\n0.1,0.2,1\n").unwrap();
+    std::fs::write(
+        dir.join("huge.csv"),
+        "x1,x2,y\n0.1,0.2,1e308\n0.5,0.5,-1e308\n0.9,0.1,1e308\n",
+    )
+    .unwrap();
     let cases = cases();
     let mut failures = Vec::new();
     for (i, case) in cases.iter().enumerate() {
@@ -435,4 +467,116 @@ fn long_decimals_give_bounded_file_names() {
             .count()
             >= 3
     );
+}
+
+/// `costbo gp predict` takes the output from the column named `y`, wherever it stands: the
+/// same data with `y` first and `y` last give the same predictions.
+#[test]
+fn gp_predict_reads_y_by_its_name() {
+    let dir = scratch().join("y-by-name");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("last.csv"),
+        "x1,x2,y\n0.1,0.2,1\n0.5,0.5,2\n0.9,0.1,0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("first.csv"),
+        "y,x1,x2\n1,0.1,0.2\n2,0.5,0.5\n0,0.9,0.1\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("test.csv"), "x1,x2\n0.3,0.3\n0.9,0.1\n").unwrap();
+    let predict = |train: &str| {
+        let args: Vec<String> = format!(
+            "gp predict --train {train} --test test.csv --kernel se --lengthscales 0.5 \
+             --outputscale 1 --noise 0.01"
+        )
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+        let (code, out, err, _) = costbo(&args, &dir);
+        assert_eq!(code, Some(0), "{err}");
+        out
+    };
+    let last = predict("last.csv");
+    assert_eq!(predict("first.csv"), last);
+    // At a training input the mean is close to its output (noise 0.01 against outputscale 1).
+    let second: f64 = last
+        .lines()
+        .nth(2)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((second - 0.0).abs() < 0.1, "{last}");
+}
+
+/// Text from a user's file is shown escaped and cut in an error: a graph whose node name holds
+/// terminal control codes, or is a megabyte long, is refused with one line that carries
+/// neither; a CSV field of a megabyte is cut in the message.
+#[test]
+fn hostile_names_and_values_are_escaped_and_cut_in_errors() {
+    let dir = scratch().join("hostile-names");
+    std::fs::create_dir_all(&dir).unwrap();
+    let graph = |name: &str| {
+        format!(
+            "nodes = [\"{name}\", \"Y\"]\ntarget = \"Y\"\nintervenable = [\"{name}\"]\n\
+             edges = [[\"{name}\", \"Y\"]]\n"
+        )
+    };
+    std::fs::write(dir.join("escape.toml"), graph("X\\u001b[31mred")).unwrap();
+    std::fs::write(dir.join("long.toml"), graph(&"X".repeat(1 << 20))).unwrap();
+    std::fs::write(dir.join("ok.toml"), graph("X")).unwrap();
+    let field = "9".repeat(1 << 20) + "x";
+    std::fs::write(dir.join("big.csv"), format!("mean,std,best\n{field},1,0\n")).unwrap();
+    for (args, names) in [
+        ("causal pomps --graph escape.toml", "nodes"),
+        ("causal pomps --graph long.toml", "nodes"),
+        ("acq log-ei --input big.csv", "line 2"),
+    ] {
+        let args: Vec<String> = args.split_whitespace().map(String::from).collect();
+        let (code, _, err, _) = costbo(&args, &dir);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err:?}");
+        assert!(err.contains(names), "{args:?}: {err:?}");
+        assert!(
+            !err.contains('\u{1b}'),
+            "{args:?}: a raw escape code: {err:?}"
+        );
+        assert!(err.len() < 400, "{args:?}: {} bytes of error", err.len());
+    }
+    let ok: Vec<String> = "causal pomps --graph ok.toml"
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    let (code, _, err, _) = costbo(&ok, &dir);
+    assert_eq!(
+        code,
+        Some(0),
+        "the same graph with a plain name is accepted: {err}"
+    );
+}
+
+/// A serial path that exists but is not a serial port fails at once, not after `--timeout`.
+#[test]
+fn a_serial_path_that_is_not_a_port_fails_at_once() {
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../firmware/experiment.toml");
+    let args: Vec<String> = [
+        "device",
+        "--config",
+        &config.display().to_string(),
+        "--serial",
+        "/dev/null",
+        "--timeout",
+        "60",
+    ]
+    .map(String::from)
+    .to_vec();
+    let (code, _, err, seconds) = costbo(&args, &scratch());
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(err.contains("cannot open it as a serial port"), "{err}");
+    assert!(seconds < 5.0, "{seconds} s");
 }

@@ -106,14 +106,34 @@ fn bump_constructions_pay_the_bump_cost() {
 
 /// A Python program answering `y = −Σ(x − 0.3)²`, `cost = 1 + Σx` (and misbehaving on cue).
 const SIMULATOR: &str = r#"
-import json, sys
+import json, os, sys, time
 mode = sys.argv[1] if len(sys.argv) > 1 else "good"
 for n, line in enumerate(sys.stdin):
-    x = json.loads(line)["x"]
+    request = json.loads(line)
+    x = request["x"]
     y = -sum((v - 0.3) ** 2 for v in x)
     if mode == "exit" and n == 1:
         sys.exit(3)
-    if mode == "garbage":
+    if mode == "endless":
+        while True:
+            sys.stdout.write("9" * 65536)
+    if mode == "silent":
+        time.sleep(60)
+    if mode == "unended":
+        sys.stdout.write(json.dumps({"y": y}))
+        sys.stdout.flush()
+        time.sleep(60)
+    if mode == "closed":
+        os.close(1)
+        time.sleep(60)
+    if mode == "twice":
+        print(json.dumps({"y": y}), flush=True)
+        print(json.dumps({"y": y}), flush=True)
+    elif mode == "wrong-id":
+        print(json.dumps({"y": y, "id": request["id"] + 1}), flush=True)
+    elif mode == "id":
+        print(json.dumps({"y": y, "id": request["id"]}), flush=True)
+    elif mode == "garbage":
         print("hello", flush=True)
     elif mode == "no-y":
         print(json.dumps({"cost": 1.0}), flush=True)
@@ -258,5 +278,101 @@ fn cli_runs_an_external_program_and_reports_its_failures_in_one_line() {
     assert!(stderr.contains("is not a JSON object"), "{stderr}");
     let (ok, _, stderr) = costbo(&[]);
     assert!(!ok && stderr.contains("needs --command"), "{stderr}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A misbehaving program ends the run with a clear error within its timeout, never a hang, an
+/// allocation of the whole line or an answer matched to the wrong point.
+#[test]
+fn misbehaving_external_programs_are_caught() {
+    use std::time::{Duration, Instant};
+    let dir = temp("external-hostile");
+    let command = simulator(&dir);
+    let first = |mode: &str| {
+        let f = External::spawn(&format!("{command} {mode}"), 1)
+            .unwrap()
+            .with_timeout(Duration::from_secs(2));
+        let started = Instant::now();
+        let answers = (f.evaluate(&[0.5]), f.evaluate(&[0.25]));
+        let seconds = started.elapsed().as_secs_f64();
+        let dropped = Instant::now();
+        drop(f);
+        // A program that will not end on end of input is killed after a second.
+        assert!(
+            dropped.elapsed() < Duration::from_secs(3),
+            "{mode}: dropping took too long"
+        );
+        (answers, seconds)
+    };
+    let external = |r: &Result<Evaluation, ObjectiveError>| match r {
+        Err(ObjectiveError::External(e)) => e.clone(),
+        other => panic!("{other:?}"),
+    };
+    // An endless line: refused at the bound, not read whole.
+    let ((a, _), _) = first("endless");
+    assert_eq!(external(&a), ExternalError::TooLong);
+    // No answer, or an answer whose line never ends (as one never flushed looks from here): a
+    // timeout, in about the timeout.
+    for mode in ["silent", "unended"] {
+        let ((a, b), seconds) = first(mode);
+        assert_eq!(
+            external(&a),
+            ExternalError::Timeout {
+                id: 0,
+                seconds: 2.0
+            },
+            "{mode}"
+        );
+        assert_eq!(external(&b), ExternalError::Failed, "{mode}");
+        assert!((1.9..10.0).contains(&seconds), "{mode}: {seconds} s");
+    }
+    // Output closed while the program runs on: an error at once.
+    let ((a, _), seconds) = first("closed");
+    assert_eq!(external(&a), ExternalError::Exited { status: None });
+    assert!(seconds < 2.0, "{seconds} s");
+    // Two answers to one point: the second is not taken as the next point's.
+    let f = External::spawn(&format!("{command} twice"), 1).unwrap();
+    assert!(f.evaluate(&[0.5]).is_ok());
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(matches!(
+        f.evaluate(&[0.25]),
+        Err(ObjectiveError::External(ExternalError::Unasked {
+            id: 1,
+            ..
+        }))
+    ));
+    drop(f);
+    // An answer for another point.
+    let ((a, _), _) = first("wrong-id");
+    assert_eq!(
+        external(&a),
+        ExternalError::WrongId {
+            asked: 0,
+            answered: "1".into()
+        }
+    );
+    // Echoing the id is accepted, point after point.
+    let f = External::spawn(&format!("{command} id"), 1).unwrap();
+    for x in [0.5, 0.25, 0.125] {
+        assert_eq!(f.evaluate(&[x]).unwrap().value, -(x - 0.3f64).powi(2));
+    }
+    // Every message is one line.
+    for e in [
+        ExternalError::TooLong,
+        ExternalError::Timeout {
+            id: 3,
+            seconds: 2.0,
+        },
+        ExternalError::Unasked {
+            id: 1,
+            line: "x".into(),
+        },
+        ExternalError::WrongId {
+            asked: 0,
+            answered: "1".into(),
+        },
+    ] {
+        assert_eq!(e.to_string().lines().count(), 1, "{e}");
+    }
     let _ = std::fs::remove_dir_all(dir);
 }

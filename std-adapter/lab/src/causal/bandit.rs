@@ -225,7 +225,7 @@ impl Trace {
 
 /// The arms of `g`'s POMPS, by node.
 pub fn pomps_arms(g: &CausalGraph) -> Result<Vec<RunArm>, String> {
-    let p = pomps(g, PompsOptions::default()).map_err(|e| format!("{e:?}"))?;
+    let p = pomps(g, PompsOptions::default()).map_err(|e| format!("{e}"))?;
     Ok(group_into_arms(&p.scopes)
         .iter()
         .map(|a| arm(g, a.actions, a.contexts))
@@ -236,7 +236,7 @@ pub fn pomps_arms(g: &CausalGraph) -> Result<Vec<RunArm>, String> {
 /// differed only in their contexts become two identical arms, as deleting the contexts from
 /// the paper's scopes leaves them).
 pub fn context_free_pomps_arms(g: &CausalGraph) -> Result<Vec<RunArm>, String> {
-    let p = pomps(g, PompsOptions::default()).map_err(|e| format!("{e:?}"))?;
+    let p = pomps(g, PompsOptions::default()).map_err(|e| format!("{e}"))?;
     Ok(group_into_arms(&p.scopes)
         .iter()
         .map(|a| arm(g, a.actions, NodeSet::EMPTY))
@@ -276,8 +276,8 @@ pub fn cobo_arm_measured_first(g: &CausalGraph) -> RunArm {
 
 /// The arms of a hand-written table (`[[arm]]` entries; boxes come from the graph).
 pub fn table_arms(g: &CausalGraph, toml: &str) -> Result<Vec<RunArm>, String> {
-    let t = super::arms::ArmTable::from_toml(toml).map_err(|e| format!("{e:?}"))?;
-    t.check_against(g).map_err(|e| format!("{e:?}"))?;
+    let t = super::arms::ArmTable::from_toml(toml).map_err(|e| format!("{e}"))?;
+    t.check_against(g).map_err(|e| format!("{e}"))?;
     let nodes = |vars: &[(String, Option<(f64, f64)>)]| -> Result<NodeSet, String> {
         g.nodes_of(&vars.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>())
     };
@@ -333,7 +333,7 @@ fn core_table<R: Real, const A: usize, const D: usize>(
     };
     for a in arms {
         t.push(&boxed(&a.actions)?, &boxed(&a.contexts)?)
-            .map_err(|e| format!("arm {}: {e:?}", a.label))?;
+            .map_err(|e| format!("arm {}: {e}", a.label))?;
     }
     Ok(t)
 }
@@ -359,7 +359,7 @@ fn gp_for<R: Real, const A: usize, const D: usize>(
         Backend::Matern52 => Kernel::matern52(ls, scale),
         Backend::SquaredExponential | Backend::F32 => Kernel::squared_exponential(ls, scale),
     }
-    .map_err(|e| format!("{e:?}"))?;
+    .map_err(|e| format!("{e}"))?;
     Gp::new(
         kernel,
         R::ZERO,
@@ -367,7 +367,7 @@ fn gp_for<R: Real, const A: usize, const D: usize>(
         WhenFull::Reject,
         vec![R::ZERO; tri_len(CAPACITY)],
     )
-    .map_err(|e| format!("{e:?}"))
+    .map_err(|e| format!("{e}"))
 }
 
 fn schedule<R: Real>(s: Schedule<f64>) -> Schedule<R> {
@@ -470,7 +470,7 @@ fn run_with<R: Real, const A: usize, const D: usize>(
             settings,
             Xoshiro256PlusPlus::seed_from_u64(o.seed ^ CONTROLLER_SEED),
         )
-        .map_err(|e| format!("{e:?}"))?,
+        .map_err(|e| format!("{e}"))?,
     );
     let mut rng = Rng::new(o.seed);
     // A separate stream, so that the SCM's draws are the same at every noise level.
@@ -490,7 +490,7 @@ fn run_with<R: Real, const A: usize, const D: usize>(
     let mut contexts: Vec<R> = Vec::with_capacity(g.names().len());
     for t in 0..o.rounds {
         let started = std::time::Instant::now();
-        let choice = ctl.next_arm().map_err(|e| format!("round {t}: {e:?}"))?;
+        let choice = ctl.next_arm().map_err(|e| format!("round {t}: {e}"))?;
         let a = &trace.arms[choice.arm];
         let intervened = NodeSet::from_nodes(a.actions.iter().copied());
         let mut decided: Option<Result<_, CausalError>> = None;
@@ -519,7 +519,7 @@ fn run_with<R: Real, const A: usize, const D: usize>(
         });
         let ask = decided
             .ok_or_else(|| format!("round {t}: the SCM never reached the arm's actions"))?
-            .map_err(|e| format!("round {t}, arm {}: {e:?}", a.label))?;
+            .map_err(|e| format!("round {t}, arm {}: {e}", a.label))?;
         let y = values[target];
         let told = if o.extra_noise_sd > 0.0 {
             y + feedback_noise.normal(0.0, o.extra_noise_sd)
@@ -527,7 +527,7 @@ fn run_with<R: Real, const A: usize, const D: usize>(
             y
         };
         ctl.tell(R::from_f64(if env.minimise { -told } else { told }))
-            .map_err(|e| format!("round {t}: {e:?}"))?;
+            .map_err(|e| format!("round {t}: {e}"))?;
         trace.chosen.push(choice.arm);
         trace.outcomes.push(y);
         trace.regret.push(if env.minimise {

@@ -145,9 +145,9 @@ pub fn run(cmd: CausalCommand) -> Result<(), String> {
                             .collect()
                     })
                     .collect();
-                println!("{}", serde_json::Value::Array(json));
+                outln!("{}", serde_json::Value::Array(json));
             } else {
-                println!(
+                outln!(
                     "{} POMPS (target {}; intervenable {}; contexts {}):",
                     p.scopes.len(),
                     g.name(g.target()),
@@ -155,17 +155,17 @@ pub fn run(cmd: CausalCommand) -> Result<(), String> {
                     g.names_of(g.contexts()).join(", ")
                 );
                 for s in &p.scopes {
-                    println!("  {}", s.display(&g));
+                    outln!("  {}", s.display(&g));
                 }
                 let arms = group_into_arms(&p.scopes);
-                println!(
+                outln!(
                     "{} arm(s) (scopes grouped by actions and contexts)",
                     arms.len()
                 );
             }
             if a.time {
                 let c = p.counts;
-                eprintln!(
+                errln!(
                     "enumerated {} scopes in {:.3} ms: {} cyclic, {} irrelevant action, {} \
                      dominated, {} irrelevant context, {} not maximal, {} empty dropped, {} kept",
                     c.enumerated,
@@ -206,23 +206,23 @@ pub fn run(cmd: CausalCommand) -> Result<(), String> {
                 (None, None) => return Err("give --graph or --table".into()),
             };
             if a.json {
-                println!("{}", table.to_json());
+                outln!("{}", table.to_json());
             } else if a.experiment {
-                print!("{}", table.to_experiment_toml(&source));
+                out!("{}", table.to_experiment_toml(&source));
             } else {
-                print!("{}", table.render());
+                out!("{}", table.render());
             }
             Ok(())
         }
         CausalCommand::Envs(a) => {
-            if !(1..=MAX_SAMPLES).contains(&a.samples) {
+            if !(2..=MAX_SAMPLES).contains(&a.samples) {
                 return Err(format!(
-                    "--samples {}: must be in 1..={MAX_SAMPLES} (Monte Carlo draws per entry; \
+                    "--samples {}: must be in 2..={MAX_SAMPLES} (Monte Carlo draws per entry; \
                      the default 200 000 takes about a second)",
                     a.samples
                 ));
             }
-            print!("{}", super::envs::render_all(a.samples, a.seed));
+            out!("{}", super::envs::render_all(a.samples, a.seed));
             Ok(())
         }
     }

@@ -106,14 +106,24 @@ impl fmt::Display for GraphError {
             GraphError::BadName { field, name } => {
                 write!(
                     f,
-                    "`{field}`: invalid variable name {name:?} (empty or padded with spaces)"
+                    "`{field}`: invalid variable name {} (empty, padded with spaces, holding a \
+                     control character or longer than {MAX_NAME_BYTES} bytes)",
+                    crate::output::Shown(name)
                 )
             }
             GraphError::DuplicateName { field, name } => {
-                write!(f, "`{field}`: variable `{name}` is listed twice")
+                write!(
+                    f,
+                    "`{field}`: variable `{}` is listed twice",
+                    crate::output::Shown(name)
+                )
             }
             GraphError::UnknownName { field, name } => {
-                write!(f, "`{field}`: unknown variable `{name}` (not in `nodes`)")
+                write!(
+                    f,
+                    "`{field}`: unknown variable `{}` (not in `nodes`)",
+                    crate::output::Shown(name)
+                )
             }
             GraphError::NotAPair { field, index, len } => write!(
                 f,
@@ -260,8 +270,17 @@ impl CausalGraph {
     }
 }
 
+/// Longest variable name of a graph, in bytes.
+pub const MAX_NAME_BYTES: usize = 64;
+
 fn check_name(field: &'static str, name: &str) -> Result<(), GraphError> {
-    if name.is_empty() || name.trim() != name {
+    // Names are printed in tables and on the terminal: control characters would move the
+    // cursor or recolour it, and a name of megabytes would flood it.
+    if name.is_empty()
+        || name.trim() != name
+        || name.chars().any(char::is_control)
+        || name.len() > MAX_NAME_BYTES
+    {
         return Err(GraphError::BadName {
             field,
             name: name.to_string(),

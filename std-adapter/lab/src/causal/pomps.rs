@@ -262,6 +262,9 @@ fn dominated(g: &CausalGraph, s: &Scope) -> bool {
     false
 }
 
+/// Seconds between progress lines of a long enumeration (on standard error).
+const PROGRESS_SECONDS: u64 = 5;
+
 /// Enumerates the mixed policy scopes of `g` and keeps the possibly-optimal ones.
 pub fn pomps(g: &CausalGraph, options: PompsOptions) -> Result<Pomps, PompsError> {
     let cands = candidates(g);
@@ -281,7 +284,20 @@ pub fn pomps(g: &CausalGraph, options: PompsOptions) -> Result<Pomps, PompsError
     // Mixed-radix counter: digit i is 0 (action i absent) or 1 + index of its context subset.
     let radix: Vec<u128> = cands.iter().map(|(_, a)| 1 + (1u128 << a.len())).collect();
     let mut digit = vec![0u128; cands.len()];
+    // A large graph makes each scope slow to check: say how far the enumeration is every few
+    // seconds rather than run on in silence.
+    let started = std::time::Instant::now();
+    let mut noted = started;
     loop {
+        if counts.enumerated % 1024 == 0 && noted.elapsed().as_secs() >= PROGRESS_SECONDS {
+            noted = std::time::Instant::now();
+            crate::errln!(
+                "costbo: policy scopes: {} of {} checked ({:.0} s)",
+                counts.enumerated,
+                count.unwrap_or(0),
+                started.elapsed().as_secs_f64()
+            );
+        }
         let comps: Vec<Component> = cands
             .iter()
             .zip(&digit)

@@ -408,7 +408,7 @@ pub fn reproduce(o: &CausalStudyOptions) -> Result<Vec<PathBuf>, String> {
             }
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
             if o.progress {
-                eprintln!(
+                errln!(
                     "[{n}/{}] {} {}{} seed {seed} ({:.0} s)",
                     jobs.len(),
                     cell.env.name,

@@ -109,7 +109,7 @@ fn session<const A: usize, const N: usize>(
     config_id: u32,
     options: &DeviceOptions,
 ) -> Result<DeviceReport, String> {
-    let err = |e: costbo_experiment::SpecError| format!("{e:?}");
+    let err = |e: costbo_experiment::SpecError| format!("{e}");
     let storage: [Vec<f32>; A] = core::array::from_fn(|_| vec![0.0; tri_len(N)]);
     // Seeded as the firmware seeds its own (`experiment::causal_rng`).
     let mut mirror: Mirror<A, N> = spec
@@ -140,7 +140,7 @@ fn session<const A: usize, const N: usize>(
     let mut spent = 0.0f64;
     let mut best = f64::NEG_INFINITY;
     wire.send(&HostMessage::Ping)?;
-    println!(
+    outln!(
         "costbo device: {} (contextual causal: {} arms, contexts {:?}, budget {}), link {:?}",
         spec.name,
         A,
@@ -180,7 +180,7 @@ fn session<const A: usize, const N: usize>(
                     return Err(format!("the device closed the link at round {host_round}"));
                 }
                 if options.verbose {
-                    println!("link closed at round {host_round}; waiting for the device");
+                    outln!("link closed at round {host_round}; waiting for the device");
                 }
                 std::thread::sleep(Duration::from_millis(100));
                 wire = Wire::new(open(&options.endpoint, deadline).map_err(|e| {
@@ -238,7 +238,7 @@ fn session<const A: usize, const N: usize>(
                     ));
                 }
                 if options.verbose || !greeted {
-                    println!("device: hello, round {round}, config {config:#010x}");
+                    outln!("device: hello, round {round}, config {config:#010x}");
                 }
                 greeted = true;
                 wire.send(&HostMessage::Start)?;
@@ -296,7 +296,7 @@ fn session<const A: usize, const N: usize>(
                 if options.mirror {
                     let mine = mirror.next_arm().map_err(|e| {
                         format!(
-                            "round {round}: the device chose an arm, the host's controller: {e:?}"
+                            "round {round}: the device chose an arm, the host's controller: {e}"
                         )
                     })?;
                     if mine.arm != arm {
@@ -373,7 +373,7 @@ fn session<const A: usize, const N: usize>(
                         }
                     });
                     let mine = mirror.ask(&unit).map_err(|e| {
-                        format!("round {round}: the device decided, the host's controller: {e:?}")
+                        format!("round {round}: the device decided, the host's controller: {e}")
                     })?;
                     let actions = mirror.table().get(f.arm).map(|a| a.actions().to_vec());
                     let ours: [f32; D] = core::array::from_fn(|l| {
@@ -482,7 +482,7 @@ fn session<const A: usize, const N: usize>(
                     }
                 }
                 report.recommendation = Some((set as usize, vec![f32::NAN; D], score));
-                println!(
+                outln!(
                     "device: done after {round} rounds, spent {device_spent}; best arm's control set {set} (mean growth {score}); {} decisions identical to the host's",
                     report.decisions_checked
                 );
@@ -514,7 +514,7 @@ fn close_round<const A: usize, const N: usize>(
     if options.mirror {
         mirror
             .tell(f.y)
-            .map_err(|e| format!("round {}: the host's controller: {e:?}", f.round))?;
+            .map_err(|e| format!("round {}: the host's controller: {e}", f.round))?;
     }
     *spent += f64::from(f.cost);
     let e = growth(&f.tray);
@@ -533,7 +533,7 @@ fn close_round<const A: usize, const N: usize>(
             .filter(|&l| spec.arm_contexts(f.arm).unwrap_or(0) & (1 << l) != 0)
             .map(|l| format!("{}={:.3}", spec.variables[l].name, f.water[l]))
             .collect();
-        println!(
+        outln!(
             "round {:>3}  arm {}  contexts [{}]  set {}  spent {:>5.2}  growth {:>7.4}  noiseless {:>7.4}",
             r.round,
             f.arm,

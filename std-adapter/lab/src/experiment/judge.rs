@@ -30,14 +30,14 @@ pub(crate) fn fnv(s: &str) -> u64 {
 /// needs a control set; the judge's bank does not use it.)
 fn centred_problem<const D: usize>(variance: f64) -> Result<Problem<f64, D, 1>, String> {
     let tn = TruncatedNormal::with_truncated_variance(0.5, variance, 0.0, 1.0)
-        .map_err(|e| format!("variance {variance}: {e:?}"))?;
+        .map_err(|e| format!("variance {variance}: {e}"))?;
     let variable = Variable {
         lower: 0.0,
         upper: 1.0,
         uncontrolled: Distribution::TruncatedNormal(tn),
     };
     Problem::new(&[variable; D], &[ControlSet::full(D)], None)
-        .map_err(|e| format!("variance {variance}: {e:?}"))
+        .map_err(|e| format!("variance {variance}: {e}"))
 }
 
 /// The independent bank that measures regret: the core's [`SampleBank`] of draws of every
@@ -74,7 +74,7 @@ impl<const D: usize> Judge<D> {
         let problem = centred_problem::<D>(variance)?;
         let mut rng = Xoshiro128PlusPlus::seed_from_u64(fnv(key) ^ 0x4A55_4447_4500_0000);
         let bank = SampleBank::iid(&problem, vec![[0.0; D]; size], &mut rng)
-            .map_err(|e| format!("a judge of {size} points: {e:?}"))?;
+            .map_err(|e| format!("a judge of {size} points: {e}"))?;
         Ok(Judge { bank })
     }
 
@@ -90,7 +90,7 @@ impl<const D: usize> Judge<D> {
             vec![[0.0; D]; size],
             fnv(key) ^ 0x534F_424F_4C00_0000,
         )
-        .map_err(|e| format!("Sobol points in {D} variables: {e:?}"))?;
+        .map_err(|e| format!("Sobol points in {D} variables: {e}"))?;
         Ok(Judge { bank })
     }
 

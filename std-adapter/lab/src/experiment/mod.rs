@@ -100,6 +100,52 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
     sync_directory(path.parent().unwrap_or(Path::new(".")))
 }
 
+/// Writes a file through `write`, which is handed a temporary path beside `path` with the same
+/// extension (a writer that picks its format by the extension, as the figures' PNG encoder
+/// does, sees the right one); then syncs the file and renames it to `path`, so `path` holds the
+/// whole file or what it held before, never a file cut short (a full disk, a crash).
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&Path) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut tmp = temporary_name(path);
+    if let Some(extension) = path.extension() {
+        tmp = tmp.with_extension(format!("tmp.{}", extension.to_string_lossy()));
+    }
+    let written = write(&tmp).and_then(|()| {
+        std::fs::File::open(&tmp)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| format!("{}: {e}", tmp.display()))
+    });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    if let Err(e) = std::fs::rename(&tmp, path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(format!("{}: {e}", path.display()));
+    }
+    sync_directory(path.parent().unwrap_or(Path::new(".")))
+}
+
+/// Creates `dir` and checks that a file can be written in it, so that a command fails at
+/// once, not after its jobs have run, when its output directory cannot be written (a file
+/// where a directory should be, no permission, a read-only file system).
+pub fn ensure_writable(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("{}: cannot create the output directory: {e}", dir.display()))?;
+    let probe = temporary_name(&dir.join("write-probe"));
+    std::fs::File::create(&probe)
+        .and_then(|mut f| f.write_all(b"probe"))
+        .map_err(|e| {
+            format!(
+                "{}: cannot write in the output directory: {e}",
+                dir.display()
+            )
+        })?;
+    std::fs::remove_file(&probe).map_err(|e| format!("{}: {e}", probe.display()))
+}
+
 /// A temporary name beside `path`, unique to this machine, process and call.
 pub(crate) fn temporary_name(path: &Path) -> PathBuf {
     static CALLS: AtomicU64 = AtomicU64::new(0);
@@ -692,7 +738,7 @@ fn summarise(
                 JobFile::Finished(text) => text,
                 JobFile::Missing => continue,
                 JobFile::Damaged(why) => {
-                    eprintln!(
+                    errln!(
                         "costbo: {}: {why}; not counted (a run will redo the job)",
                         path.display()
                     );
@@ -860,7 +906,7 @@ pub fn run_shard(
                 JobFile::Finished(_) => {}
                 JobFile::Missing => pending.push((ci, seed)),
                 JobFile::Damaged(why) => {
-                    eprintln!(
+                    errln!(
                         "costbo: {}: {why}; running the job again",
                         job_path(out, cell, seed).display()
                     );
@@ -950,13 +996,7 @@ pub fn run_shard(
                     if last.elapsed() >= period {
                         last = Instant::now();
                         let line = progress_line(progress, n, skipped, start);
-                        let mut o = std::io::stdout().lock();
-                        let _ = if terminal {
-                            write!(o, "\r{line}\x1b[K")
-                        } else {
-                            writeln!(o, "{line}")
-                        };
-                        let _ = o.flush();
+                        crate::output::progress(&line, terminal);
                     }
                 }
             });
@@ -969,10 +1009,10 @@ pub fn run_shard(
     })?;
     if options.progress && !pending.is_empty() {
         let line = progress_line(&progress, pending.len(), skipped, start);
-        if std::io::stdout().is_terminal() {
-            println!("\r{line}\x1b[K");
-        } else {
-            println!("{line}");
+        let terminal = std::io::stdout().is_terminal();
+        crate::output::progress(&line, terminal);
+        if terminal {
+            crate::output::progress("", false);
         }
     }
     let summary = summarise(settings, &cells, &prepared, out, shard)?;

@@ -98,7 +98,7 @@ pub fn run<const N: usize, const D: usize>(
     input: &JobInput<'_>,
     progress: &Progress,
 ) -> Result<Vec<Round>, String> {
-    let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
+    let err = |e: &dyn std::fmt::Display| format!("{e}");
     let f = input.objective;
     let tn = TruncatedNormal::with_truncated_variance(0.5, input.variance, 0.0, 1.0)
         .map_err(|e| err(&e))?;
@@ -164,7 +164,7 @@ pub fn run<const N: usize, const D: usize>(
         let d = match ctl.suggest_with_workspace(&mut workspace) {
             Ok(d) => d,
             Err(DriverError::BudgetExhausted) => break,
-            Err(e) => return Err(format!("round {}: {e:?}", rounds.len() + 1)),
+            Err(e) => return Err(format!("round {}: {e}", rounds.len() + 1)),
         };
         // Unit cube: physical and unit coordinates coincide.
         let x: [f64; D] = core::array::from_fn(|l| {

@@ -267,7 +267,7 @@ impl std::fmt::Display for TrialError {
             TrialError::NoiseVariance => {
                 write!(f, "the noise variance must be finite and non-negative")
             }
-            TrialError::Bandit(e) => write!(f, "the baseline refused: {e:?}"),
+            TrialError::Bandit(e) => write!(f, "the baseline refused: {e}"),
         }
     }
 }

@@ -348,8 +348,9 @@ impl BanditMethod {
 
     fn run(&self, curve: BanditCurve, seed: u64) -> Result<bandits::Trial, String> {
         match self {
-            BanditMethod::Classic(b) => bandits::run_trial(&TrialConfig::paper(curve, *b, seed))
-                .map_err(|e| format!("{e:?}")),
+            BanditMethod::Classic(b) => {
+                bandits::run_trial(&TrialConfig::paper(curve, *b, seed)).map_err(|e| format!("{e}"))
+            }
             BanditMethod::Gp(l, eps) => {
                 bandits::run_gp_trial(curve, *l, *eps, bandits::HORIZON, seed)
             }
@@ -585,7 +586,7 @@ pub fn reproduce_shard(
                     }
                     let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                     if options.progress {
-                        eprintln!(
+                        errln!(
                             "[{n}/{}] synthetic ε {epsilon} trial {trial} ({:.0} s)",
                             jobs.len(),
                             start.elapsed().as_secs_f64()
@@ -730,7 +731,7 @@ fn write_outputs(
     let figure = trade_off_figure(spec, rows);
     figure
         .write_png(&figure_path)
-        .map_err(|e| format!("{}: {e:?}", figure_path.display()))?;
+        .map_err(|e| format!("{}: {e}", figure_path.display()))?;
     written.push(figure_path.clone());
     let tuning = super::tuning_study::section(if options.quick { 3 } else { 20 })?;
     let mut md = report(options, spec, rows, &figure_path);

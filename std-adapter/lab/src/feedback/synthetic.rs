@@ -258,7 +258,7 @@ pub fn run_trial(
         Method::Bernoulli(p) => (epsilon, bernoulli(p)?, Chooser::Ucb, None),
         Method::Confidence(k) => (
             epsilon,
-            QueryRule::confidence(k).map_err(|e| format!("κ {k}: {e:?}"))?,
+            QueryRule::confidence(k).map_err(|e| format!("κ {k}: {e}"))?,
             Chooser::Ucb,
             None,
         ),
@@ -274,7 +274,7 @@ pub fn run_trial(
         NOISE_VARIANCE,
         model_epsilon,
     )
-    .map_err(|e| format!("posterior: {e:?}"))?;
+    .map_err(|e| format!("posterior: {e}"))?;
     let settings = FeedbackSettings {
         beta: SYNTHETIC_BETA,
         chooser,
@@ -285,13 +285,13 @@ pub fn run_trial(
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut noise = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x9e37_79b9_7f4a_7c15);
     let mut controller = CandidateController::new(posterior, settings, &mut rng)
-        .map_err(|e| format!("controller: {e:?}"))?;
+        .map_err(|e| format!("controller: {e}"))?;
     let mut regret = 0.0;
     for t in 0..rounds {
         let ft = &f[t * m..(t + 1) * m];
         let ask = controller
             .ask()
-            .map_err(|e| format!("round {}: {e:?}", t + 1))?;
+            .map_err(|e| format!("round {}: {e}", t + 1))?;
         let best = ft.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         regret += best - ft[ask.candidate];
         if ask.query.pay {
@@ -299,11 +299,11 @@ pub fn run_trial(
                 + NOISE_VARIANCE.sqrt() * standard_normal::<f64, Platform>(&mut noise);
             controller
                 .tell(y)
-                .map_err(|e| format!("round {}: {e:?}", t + 1))?;
+                .map_err(|e| format!("round {}: {e}", t + 1))?;
         } else {
             controller
                 .skip()
-                .map_err(|e| format!("round {}: {e:?}", t + 1))?;
+                .map_err(|e| format!("round {}: {e}", t + 1))?;
         }
     }
     Ok(Trial {
@@ -313,7 +313,7 @@ pub fn run_trial(
 }
 
 fn bernoulli(p: f64) -> Result<QueryRule<f64>, String> {
-    QueryRule::bernoulli(p).map_err(|e| format!("p {p}: {e:?}"))
+    QueryRule::bernoulli(p).map_err(|e| format!("p {p}: {e}"))
 }
 
 #[cfg(test)]

@@ -76,7 +76,7 @@ pub fn tuned_run(
     let mut task =
         LearningRateTuning::new(seed, TuningConfig::default()).map_err(|e| e.to_string())?;
     let xs: Vec<f64> = (0..GRID).map(|i| i as f64 / (GRID - 1) as f64).collect();
-    let kernel = Kernel::matern52([LENGTHSCALE], 1.0).map_err(|e| format!("{e:?}"))?;
+    let kernel = Kernel::matern52([LENGTHSCALE], 1.0).map_err(|e| format!("{e}"))?;
     let posterior = CandidatePosterior::new(
         vec![0.0; CandidatePosterior::<f64, Vec<f64>>::storage_len(GRID)],
         GRID,
@@ -85,13 +85,13 @@ pub fn tuned_run(
         NOISE,
         EPSILON,
     )
-    .map_err(|e| format!("{e:?}"))?;
+    .map_err(|e| format!("{e}"))?;
     let rule = match validating {
         Validating::Full => Ok(QueryRule::full()),
         Validating::Bernoulli(p) => QueryRule::bernoulli(p),
         Validating::Confidence(k) => QueryRule::confidence(k),
     }
-    .map_err(|e| format!("{e:?}"))?;
+    .map_err(|e| format!("{e}"))?;
     let settings = FeedbackSettings {
         beta: Beta::Constant(1.0),
         chooser: Chooser::Ucb,
@@ -104,16 +104,16 @@ pub fn tuned_run(
         settings,
         Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5eed),
     )
-    .map_err(|e| format!("{e:?}"))?;
+    .map_err(|e| format!("{e}"))?;
     for _ in 0..rounds {
-        let ask = controller.ask().map_err(|e| format!("{e:?}"))?;
+        let ask = controller.ask().map_err(|e| format!("{e}"))?;
         task.train_round(xs[ask.candidate])
             .map_err(|e| e.to_string())?;
         if ask.query.pay {
             let reward = task.validate().map_err(|e| e.to_string())?;
-            controller.tell(reward).map_err(|e| format!("{e:?}"))?;
+            controller.tell(reward).map_err(|e| format!("{e}"))?;
         } else {
-            controller.skip().map_err(|e| format!("{e:?}"))?;
+            controller.skip().map_err(|e| format!("{e}"))?;
         }
     }
     Ok(TuningOutcome {

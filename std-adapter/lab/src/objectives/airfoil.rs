@@ -71,7 +71,7 @@ impl Model {
             .try_into()
             .map_err(|_| data("5 lengthscales needed".into()))?;
         let kernel =
-            Kernel::matern52(ls, m.outputscale).map_err(|e| data(format!("kernel {e:?}")))?;
+            Kernel::matern52(ls, m.outputscale).map_err(|e| data(format!("kernel {e}")))?;
         let mut gp = Box::new(
             AirfoilGp::new(
                 kernel,
@@ -80,11 +80,11 @@ impl Model {
                 WhenFull::Reject,
                 vec![0.0; tri_len(CAPACITY)],
             )
-            .map_err(|e| data(format!("{e:?}")))?,
+            .map_err(|e| data(format!("{e}")))?,
         );
         for r in &table.rows {
             gp.push(&core::array::from_fn(|i| r[i]), r[5])
-                .map_err(|e| data(format!("{e:?}")))?;
+                .map_err(|e| data(format!("{e}")))?;
         }
         if gp.jitters().iter().any(|j| *j != 0.0) {
             return Err(data("the kernel matrix needed jitter".into()));

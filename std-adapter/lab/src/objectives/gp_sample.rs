@@ -117,7 +117,7 @@ impl<const D: usize> GpSample<D> {
             return bad("needs at least one point and a finite non-negative jitter");
         }
         let kernel = Kernel::squared_exponential([config.lengthscale; D], config.outputscale)
-            .map_err(|e| ObjectiveError::Data(format!("gp-sample kernel: {e:?}")))?;
+            .map_err(|e| ObjectiveError::Data(format!("gp-sample kernel: {e}")))?;
         let n = config.points;
         let mut rng = IidUniform::<D>::new(config.seed);
         let support: Vec<[f64; D]> = (0..n).map(|_| rng.next_point()).collect();

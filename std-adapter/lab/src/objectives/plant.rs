@@ -77,7 +77,7 @@ impl Model {
         }
         let kernel =
             Kernel::squared_exponential(five(&m.lengthscales, "lengthscales")?, m.variance)
-                .map_err(|e| data(format!("kernel {e:?}")))?;
+                .map_err(|e| data(format!("kernel {e}")))?;
         let (lower, upper) = (five(&m.lower, "lower")?, five(&m.upper, "upper")?);
         Ok(Model {
             kernel,

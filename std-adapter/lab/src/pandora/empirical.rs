@@ -299,7 +299,7 @@ pub fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> 
     if all.is_empty() {
         return Ok(());
     }
-    eprintln!(
+    errln!(
         "pandora {KEY}: {} jobs, {} finished, {} to run on {} threads{}",
         all.len(),
         all.len() - pending.len(),
@@ -325,7 +325,7 @@ pub fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> 
             job.seed
         );
         match result {
-            Ok(()) => eprintln!(
+            Ok(()) => errln!(
                 "[{}/{}] {what} ({:.0} s elapsed)",
                 i + 1,
                 missing.len(),
@@ -669,7 +669,7 @@ pub fn section(
             .map_err(|e| format!("{}: {e}", figures_dir.display()))?;
         figure
             .write_png(&png)
-            .map_err(|e| format!("{}: {e:?}", png.display()))?;
+            .map_err(|e| format!("{}: {e}", png.display()))?;
         let _ = writeln!(md, "![Fig. 6](figures/{stem}.png)\n");
     }
     md.push_str(&table);

@@ -14,4 +14,6 @@ pub mod onedim;
 pub mod run;
 pub mod study;
 
-pub use run::{run_box, run_box_from, BoxCost, BoxModel, BoxRound, BoxRun, BoxTrace, BOX_DIMS};
+pub use run::{
+    run_box, run_box_from, run_box_watched, BoxCost, BoxModel, BoxRound, BoxRun, BoxTrace, BOX_DIMS,
+};

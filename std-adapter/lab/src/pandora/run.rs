@@ -163,6 +163,8 @@ pub struct BoxTrace {
     pub initial_best: f64,
     /// The rounds decided by the rule.
     pub rounds: Vec<BoxRound>,
+    /// The run ended because the model was full ([`CAPACITY`] observations), below its budget.
+    pub model_full: bool,
 }
 
 /// The initial design's size for dimension `d`: `2(d + 1)`.
@@ -183,6 +185,20 @@ pub fn run_box_from(
     run: &BoxRun,
     initial: Option<&[Vec<f64>]>,
 ) -> Result<BoxTrace, String> {
+    run_box_watched(objective, run, initial, None)
+}
+
+/// What [`run_box_watched`] calls as each round ends: the round's number (from 1) and the round.
+pub type RoundWatcher<'a> = &'a (dyn Fn(usize, &BoxRound) + Sync);
+
+/// Like [`run_box_from`], calling `watch` as each round ends (to print it at once, so that the
+/// rounds before a failure are kept).
+pub fn run_box_watched(
+    objective: &dyn Objective,
+    run: &BoxRun,
+    initial: Option<&[Vec<f64>]>,
+    watch: Option<RoundWatcher<'_>>,
+) -> Result<BoxTrace, String> {
     if let Some(points) = initial {
         if points.is_empty() || points.iter().any(|p| p.len() != objective.dim()) {
             return Err(format!(
@@ -194,7 +210,7 @@ pub fn run_box_from(
     macro_rules! dispatch {
         ($($d:literal),*) => {
             match objective.dim() {
-                $($d => run_dim::<$d>(objective, run, initial),)*
+                $($d => run_dim::<$d>(objective, run, initial, watch),)*
                 d => Err(format!(
                     "dimension {d} is not compiled in (supported: {BOX_DIMS:?})"
                 )),
@@ -292,14 +308,15 @@ fn run_dim<const D: usize>(
     objective: &dyn Objective,
     run: &BoxRun,
     initial: Option<&[Vec<f64>]>,
+    watch: Option<RoundWatcher<'_>>,
 ) -> Result<BoxTrace, String> {
     let v = Variable {
         lower: 0.0,
         upper: 1.0,
-        uncontrolled: Distribution::Uniform(Uniform::new(0.0, 1.0).map_err(|e| format!("{e:?}"))?),
+        uncontrolled: Distribution::Uniform(Uniform::new(0.0, 1.0).map_err(|e| format!("{e}"))?),
     };
     let problem = Problem::new(&[v; D], &[ControlSet::full(D)], Some(&[1.0]))
-        .map_err(|e| format!("problem: {e:?}"))?;
+        .map_err(|e| format!("problem: {e}"))?;
     match (run.cost, D) {
         (BoxCost::PestControl, 25) | (BoxCost::Bump, 1) => {}
         (BoxCost::PestControl | BoxCost::Bump, _) => {
@@ -321,14 +338,14 @@ fn run_dim<const D: usize>(
         BoxCost::Bump => problem.with_costs(Costs::Function(CostFunction(bump_cost::<D>))),
         BoxCost::MeanLinearLearned | BoxCost::External => problem.with_costs(Costs::Unknown),
     }
-    .map_err(|e| format!("problem: {e:?}"))?;
+    .map_err(|e| format!("problem: {e}"))?;
     let maximiser = if run.paper_optimiser {
         Maximiser::Restarts(RestartConfig::paper_002(D))
     } else {
         Maximiser::Pool
     };
     let policy = PolicySpec::parse(&run.rule, &RuleDefaults::new(0.0).with_maximiser(maximiser))
-        .map_err(|e| format!("rule `{}`: {e:?}", run.rule))?;
+        .map_err(|e| format!("rule `{}`: {e}", run.rule))?;
     let mut settings = Settings::new(run.budget, run.seed);
     settings.budget_rule = BudgetRule::WhileBelow;
     let (kernel, mean) = match run.model {
@@ -364,7 +381,7 @@ fn run_dim<const D: usize>(
     };
     let spec = ControllerSpec {
         problem,
-        kernel: kernel.map_err(|e| format!("kernel: {e:?}"))?,
+        kernel: kernel.map_err(|e| format!("kernel: {e}"))?,
         mean,
         noise: 1e-4,
         when_full: WhenFull::Reject,
@@ -388,15 +405,15 @@ fn run_dim<const D: usize>(
                 )
             })
     }
-    .map_err(|e| format!("controller: {e:?}"))?;
+    .map_err(|e| format!("controller: {e}"))?;
     let mut ctl = match run.cost {
         c if c.is_learned() => Either::Learned(Box::new(
             plain
                 .with_cost_model(
                     spec.model(vec![0.0; tri_len(CAPACITY)])
-                        .map_err(|e| format!("cost model: {e:?}"))?,
+                        .map_err(|e| format!("cost model: {e}"))?,
                 )
-                .map_err(|e| format!("cost model: {e:?}"))?,
+                .map_err(|e| format!("cost model: {e}"))?,
         )),
         _ => Either::Plain(Box::new(plain)),
     };
@@ -419,15 +436,17 @@ fn run_dim<const D: usize>(
             Either::Plain(c_) => c_.observe_initial(&u, y),
             Either::Learned(c_) => c_.observe_initial_with_cost(&u, y, c),
         }
-        .map_err(|e| format!("initial design: {e:?}"))?;
+        .map_err(|e| format!("initial design: {e}"))?;
     }
     let initial_best = best;
     let mut workspace = vec![0.0; on_either!(&ctl, c_ => c_.fast_workspace_len())];
     let mut rounds = Vec::new();
+    let mut model_full = false;
     loop {
         // A model that is full cannot take the next observation: the run ends here, below
         // its budget (cheap points can outlast the capacity, e.g. Robot Pushing's 0.1).
         if initial_points(D) + rounds.len() >= CAPACITY {
+            model_full = true;
             break;
         }
         let started = cpu_seconds();
@@ -436,13 +455,13 @@ fn run_dim<const D: usize>(
         let decision = match step {
             Ok(Step::Play(d)) => d,
             Ok(Step::Stop) | Err(DriverError::BudgetExhausted) | Err(DriverError::Stopped) => break,
-            Err(e) => return Err(format!("round {}: {e:?}", rounds.len() + 1)),
+            Err(e) => return Err(format!("round {}: {e}", rounds.len() + 1)),
         };
         let u: [f64; D] = core::array::from_fn(|l| decision.values[l].unwrap_or(0.5));
         let (y, c) = evaluate(objective, run.cost, &u)
             .map_err(|e| format!("round {}: {e}", rounds.len() + 1))?;
         on_either!(&mut ctl, c_ => c_.observe(&u, y, c))
-            .map_err(|e| format!("round {}: {e:?}", rounds.len() + 1))?;
+            .map_err(|e| format!("round {}: {e}", rounds.len() + 1))?;
         best = best.max(y);
         rounds.push(BoxRound {
             spent: on_either!(&ctl, c_ => c_.spent()),
@@ -450,10 +469,14 @@ fn run_dim<const D: usize>(
             best,
             decide_seconds,
         });
+        if let (Some(watch), Some(round)) = (watch, rounds.last()) {
+            watch(rounds.len(), round);
+        }
     }
     Ok(BoxTrace {
         initial_best,
         rounds,
+        model_full,
     })
 }
 

@@ -418,8 +418,7 @@ pub fn reproduce(options: &PandoraOptions) -> Result<PathBuf, String> {
     if let Some(dir) = options.report.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    std::fs::write(&options.report, report)
-        .map_err(|e| format!("{}: {e}", options.report.display()))?;
+    crate::experiment::write_atomic(&options.report, &report)?;
     Ok(options.report.clone())
 }
 
@@ -490,7 +489,7 @@ fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> {
     // Seed by seed (the grid's order within a seed), so that a run stopped part way leaves
     // every rule of a cell with the same seeds but those in flight.
     missing.sort_by_key(|j| j.seed);
-    eprintln!(
+    errln!(
         "pandora: {} jobs, {} finished, {} to run on {} threads",
         all.len(),
         all.len() - missing.len(),
@@ -507,7 +506,7 @@ fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> {
     )
     .and_then(|t| write_trace(&job.path(&options.out), &t))
     {
-        Ok(()) => eprintln!(
+        Ok(()) => errln!(
             "[{}/{}] {} {} {} {} seed {} ({:.0} s elapsed)",
             i + 1,
             missing.len(),
@@ -711,7 +710,7 @@ fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<
             std::fs::create_dir_all(png.parent().unwrap_or(dir)).map_err(|e| e.to_string())?;
             figure
                 .write_png(&png)
-                .map_err(|e| format!("{}: {e:?}", png.display()))?;
+                .map_err(|e| format!("{}: {e}", png.display()))?;
             let _ = writeln!(md, "![{}](figures/{stem}.png)\n", f.title);
         }
         md.push_str(&table);

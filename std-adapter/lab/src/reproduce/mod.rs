@@ -293,7 +293,7 @@ pub fn reproduce_shard(options: &ReproduceOptions, shard: Shard) -> Result<Outco
         }
         let (summary, failed) = if options.run {
             if options.progress {
-                println!("{}: {} → {}", part.dir, part.about, dir.display());
+                outln!("{}: {} → {}", part.dir, part.about, dir.display());
             }
             let r = experiment::run_shard(
                 &part.settings,

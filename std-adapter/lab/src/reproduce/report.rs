@@ -600,8 +600,7 @@ pub fn write(
     if let Some(dir) = options.report.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    std::fs::write(&options.report, md)
-        .map_err(|e| format!("{}: {e}", options.report.display()))?;
+    crate::experiment::write_atomic(&options.report, &md)?;
     written.insert(0, options.report.clone());
     Ok((verdicts, written))
 }

@@ -1,0 +1,145 @@
+//! The terminal: one policy for everything the `costbo` command prints.
+//!
+//! Standard output carries results (CSV rows, tables, TOML), so a failure to write it ends the
+//! command: a reader that closed the pipe early (`costbo acq pbgi --input big.csv | head -1`)
+//! has all it asked for, and the process ends at once, with no message and the status a shell
+//! reports for a Unix tool ended by SIGPIPE ([`CLOSED_PIPE_STATUS`]); any other failure (a
+//! full disk: `costbo objective list > /dev/full`) is one line on standard error and status 1.
+//! Ending there leaves no file half-written: the files a user keeps are written whole or not at
+//! all ([`crate::experiment::write_atomic`], [`crate::experiment::write_atomic_with`]), and
+//! a run ended early resumes.
+//!
+//! Standard error carries progress and diagnostics: a failure to write there is ignored (the
+//! work goes on), and so is a failure to write a progress line ([`progress`]).
+//!
+//! Rust's `println!` panics on both (exit status 101), which is why the command prints through
+//! [`outln!`](crate::outln), [`out!`](crate::out) and [`errln!`](crate::errln) instead.
+
+use std::fmt;
+use std::io::{self, Write};
+
+/// Exit status after standard output's reader closed the pipe: 128 + 13 (SIGPIPE), as a shell
+/// reports for a Unix tool that the signal ended.
+pub const CLOSED_PIPE_STATUS: i32 = 141;
+
+/// Writes to standard output, ending the process as the module says if that fails. Used by
+/// [`outln!`](crate::outln) and [`out!`](crate::out).
+pub fn stdout(args: fmt::Arguments<'_>, newline: bool) {
+    let mut out = io::stdout().lock();
+    let written = out.write_fmt(args).and_then(|()| {
+        if newline {
+            out.write_all(b"\n")
+        } else {
+            Ok(())
+        }
+    });
+    if let Err(e) = written {
+        fail(&e);
+    }
+}
+
+/// Flushes standard output, ending the process as the module says if that fails (the end of
+/// a command's output that did not end with a newline).
+pub fn flush() {
+    if let Err(e) = io::stdout().flush() {
+        fail(&e);
+    }
+}
+
+/// Writes to standard error, ignoring a failure. Used by [`errln!`](crate::errln).
+pub fn stderr(args: fmt::Arguments<'_>) {
+    let mut err = io::stderr().lock();
+    let _ = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
+}
+
+/// Writes a progress line to standard output, ignoring a failure: progress is not a result,
+/// so a closed pipe must not cut a run short before its summary is written.
+pub fn progress(line: &str, terminal: bool) {
+    let mut out = io::stdout().lock();
+    let _ = if terminal {
+        write!(out, "\r{line}\x1b[K")
+    } else {
+        writeln!(out, "{line}")
+    };
+    let _ = out.flush();
+}
+
+/// Ends the process after a failure to write standard output, as the module says.
+pub fn fail(e: &io::Error) -> ! {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        std::process::exit(CLOSED_PIPE_STATUS);
+    }
+    let _ = writeln!(io::stderr(), "costbo: cannot write to standard output: {e}");
+    std::process::exit(1)
+}
+
+/// `println!` for results: see [`output`](crate::output).
+#[macro_export]
+macro_rules! outln {
+    () => {
+        $crate::output::stdout(format_args!(""), true)
+    };
+    ($($arg:tt)*) => {
+        $crate::output::stdout(format_args!($($arg)*), true)
+    };
+}
+
+/// `print!` for results: see [`output`](crate::output).
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::output::stdout(format_args!($($arg)*), false)
+    };
+}
+
+/// `eprintln!` that never panics: see [`output`](crate::output).
+#[macro_export]
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        $crate::output::stderr(format_args!($($arg)*))
+    };
+}
+
+/// A user's text shown in an error message: control characters escaped (`\u{1b}`), so that
+/// the message cannot move the cursor or recolour the terminal, and cut after
+/// [`SHOWN_CHARS`] characters with the length of the whole, so that a value of megabytes does not
+/// flood it.
+pub struct Shown<'a>(pub &'a str);
+
+/// Characters of a [`Shown`] text before it is cut.
+pub const SHOWN_CHARS: usize = 60;
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, c) in self.0.chars().enumerate() {
+            if i == SHOWN_CHARS {
+                return write!(f, "... ({} bytes in all)", self.0.len());
+            }
+            if c.is_control() {
+                write!(f, "{}", c.escape_unicode())?;
+            } else {
+                write!(f, "{c}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shown_text_escapes_control_characters_and_is_cut() {
+        assert_eq!(Shown("NO3").to_string(), "NO3");
+        assert_eq!(Shown("a\x1b[31mb\n").to_string(), "a\\u{1b}[31mb\\u{a}");
+        let long = "x".repeat(1_000_000);
+        let shown = Shown(&long).to_string();
+        assert_eq!(
+            shown,
+            format!("{}... (1000000 bytes in all)", "x".repeat(SHOWN_CHARS))
+        );
+        let exactly = "é".repeat(SHOWN_CHARS);
+        assert_eq!(Shown(&exactly).to_string(), exactly);
+    }
+}
