@@ -8,6 +8,7 @@
 //! | [`journal_image`] | a formatted journal with records from the bytes, then corrupted (cleared bits, flipped bytes, a torn tail) | open and read give typed errors or a prefix of the records written; appending after recovery keeps that prefix |
 //! | [`snapshot_bytes`] | a snapshot in JSON or postcard, raw or a valid one with bytes flipped | restore gives a typed error or a controller that suggests and whose snapshot restores to the same snapshot |
 //! | [`csv_table`], [`job_trace`], [`run_config`], [`causal_graph`], [`arm_table`], [`experiment_file`] | the bytes as text | typed errors on garbage; a parsed CSV table prints and parses back to itself |
+//! | [`external_answer`] | the bytes as an external objective program's answer line (the first byte picks the point's `id`) | a typed error of one bounded line without control characters, or a finite `y` and a finite positive cost |
 //! | [`optimizer_file`], [`optimizer_state`] | the bytes as an experiment file, or as an optimizer's saved state | typed errors on garbage, never a half-loaded state; an opened optimizer's first decision lies within the bounds, and its saved state restores to itself |
 //! | [`firmware_app`] | a hostile host: each decision answered with messages built from the bytes (wrong rounds, NaN, lies, garbage frames, plausible answers) | the device sends only valid frames and ends only when the host goes silent; a reboot replays the journal to the round it acknowledged |
 
@@ -25,8 +26,8 @@ pub use app::firmware_app;
 pub use journal::journal_image;
 pub use link::link_frames;
 pub use readers::{
-    arm_table, causal_graph, csv_table, experiment_file, job_trace, optimizer_file,
-    optimizer_state, run_config,
+    arm_table, causal_graph, csv_table, experiment_file, external_answer, job_trace,
+    optimizer_file, optimizer_state, run_config,
 };
 pub use snapshot::snapshot_bytes;
 
@@ -46,6 +47,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("experiment_file", experiment_file),
     ("optimizer_file", optimizer_file),
     ("optimizer_state", optimizer_state),
+    ("external_answer", external_answer),
     ("firmware_app", firmware_app),
 ];
 
@@ -90,6 +92,11 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
         "experiment_file" => vec![repo("firmware/experiment.toml")],
         "optimizer_file" => vec![repo("firmware/experiment.toml")],
         "optimizer_state" => vec![readers::a_saved_state(&repo("firmware/experiment.toml"))],
+        "external_answer" => vec![
+            b"\x00{\"y\": -1.2345, \"cost\": 3.5, \"id\": 0}".to_vec(),
+            b"\x01{\"y\": 2e308, \"id\": 1}".to_vec(),
+            b"\x02{\"y\": 1, \"cost\": 0, \"note\": \"\\u001b[31m\"}".to_vec(),
+        ],
         "firmware_app" => vec![
             // No garbage; then a host that starts and plays every round plausibly.
             [0u8].iter().copied().chain((0..120).map(|i| if i % 3 == 0 { 0 } else { 0x80 })).collect(),

@@ -123,3 +123,27 @@ pub(crate) fn a_saved_state(experiment: &[u8]) -> Vec<u8> {
     }
     opt.to_json().into_bytes()
 }
+
+/// An external objective program's answer line (`costbo pandora --objective external`), the
+/// first byte choosing the point's `id`: a typed error or an evaluation whose `y` is finite and
+/// whose cost, if any, is finite and positive; every error is one line without control
+/// characters and of bounded length, whatever the program wrote.
+pub fn external_answer(data: &[u8]) {
+    use costbo_lab::objectives::external::parse_answer_to;
+    let (id, line) = match data.split_first() {
+        Some((&id, rest)) => (u64::from(id % 4), text(rest)),
+        None => (0, text(data)),
+    };
+    match parse_answer_to(&line, id) {
+        Ok(e) => {
+            assert!(e.value.is_finite(), "{e:?}");
+            assert!(e.cost.is_none_or(|c| c.is_finite() && c > 0.0), "{e:?}");
+        }
+        Err(e) => {
+            let message = e.to_string();
+            assert_eq!(message.lines().count(), 1, "{message:?}");
+            assert!(!message.chars().any(char::is_control), "{message:?}");
+            assert!(message.len() < 1000, "{} bytes", message.len());
+        }
+    }
+}

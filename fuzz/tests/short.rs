@@ -110,6 +110,7 @@ fn every_target_is_run_here() {
             "experiment_file",
             "optimizer_file",
             "optimizer_state",
+            "external_answer",
             "firmware_app"
         ]
     );
@@ -158,6 +159,11 @@ fn arm_table() {
 #[test]
 fn experiment_file() {
     run("experiment_file");
+}
+
+#[test]
+fn external_answer() {
+    run("external_answer");
 }
 
 #[test]
