@@ -541,7 +541,7 @@ pub fn run_gp_trial(
         GpLearner::Bernoulli(p) => QueryRule::bernoulli(p),
         GpLearner::Confidence(k) => QueryRule::confidence(k),
     }
-    .map_err(|e| format!("{learner:?}: {e:?}"))?;
+    .map_err(|e| format!("{learner:?}: {e}"))?;
     let posterior = CandidatePosterior::new(
         vec![0.0; CandidatePosterior::<f64, Vec<f64>>::storage_len(ARMS)],
         ARMS,
@@ -550,7 +550,7 @@ pub fn run_gp_trial(
         NOISE_VARIANCE,
         epsilon,
     )
-    .map_err(|e| format!("{e:?}"))?;
+    .map_err(|e| format!("{e}"))?;
     let settings = FeedbackSettings {
         beta: Beta::Logarithmic {
             scale: 0.8,
@@ -565,12 +565,12 @@ pub fn run_gp_trial(
     let mut learner_rng = environment.clone();
     learner_rng.jump();
     let mut controller =
-        CandidateController::new(posterior, settings, learner_rng).map_err(|e| format!("{e:?}"))?;
+        CandidateController::new(posterior, settings, learner_rng).map_err(|e| format!("{e}"))?;
     let sd = NOISE_VARIANCE.sqrt();
     let mut regret = 0.0;
     for t in 0..horizon {
         let means = curve.means(t, horizon);
-        let ask = controller.ask().map_err(|e| format!("round {t}: {e:?}"))?;
+        let ask = controller.ask().map_err(|e| format!("round {t}: {e}"))?;
         let best = means.iter().fold(f64::NEG_INFINITY, |m, &x| m.max(x));
         regret += best - means[ask.candidate];
         let _coin: f64 = uniform_open(&mut environment);
@@ -578,9 +578,9 @@ pub fn run_gp_trial(
         if ask.query.pay {
             controller
                 .tell(means[ask.candidate] + sd * z)
-                .map_err(|e| format!("round {t}: {e:?}"))?;
+                .map_err(|e| format!("round {t}: {e}"))?;
         } else {
-            controller.skip().map_err(|e| format!("round {t}: {e:?}"))?;
+            controller.skip().map_err(|e| format!("round {t}: {e}"))?;
         }
     }
     Ok(Trial {
