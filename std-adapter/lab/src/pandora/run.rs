@@ -20,7 +20,7 @@ use crate::objectives::{bump, pbgi_costs, pest_control, Objective};
 
 /// The dimensions a run can have (the controller's dimension is a compile-time constant; 12,
 /// 14 and 25 are paper 002's Lunar Lander, Robot Pushing and Pest Control; 32 is Fig. 4's largest).
-pub const BOX_DIMS: &[usize] = &[1, 2, 4, 8, 12, 14, 16, 25, 32];
+pub const BOX_DIMS: &[usize] = &[1, 2, 3, 4, 5, 6, 8, 12, 14, 16, 25, 32];
 
 /// The least cost Pest Control is priced at: an untreated plan pays nothing, which the index
 /// cannot divide by (notes §6.2 pitfall 8); `10⁻⁶` is the scale of the noise the paper's
@@ -223,7 +223,7 @@ pub fn run_box_watched(
         std::thread::Builder::new()
             .name("costbo-box-run".into())
             .stack_size(crate::experiment::JOB_STACK)
-            .spawn_scoped(s, || dispatch!(1, 2, 4, 8, 12, 14, 16, 25, 32))
+            .spawn_scoped(s, || dispatch!(1, 2, 3, 4, 5, 6, 8, 12, 14, 16, 25, 32))
             .map_err(|e| format!("cannot start the run's thread: {e}"))?
             .join()
             .map_err(|_| "the run's thread panicked".to_string())?
