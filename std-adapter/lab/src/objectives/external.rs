@@ -110,14 +110,14 @@ pub enum ExternalError {
     },
     /// The answer is not a JSON object.
     BadJson {
-        /// The line received (shortened to 80 characters).
+        /// The line received (escaped and cut: `output::Shown`).
         line: String,
         /// The parser's reason.
         reason: String,
     },
     /// The answer has no `y`.
     MissingValue {
-        /// The line received (shortened to 80 characters).
+        /// The line received (escaped and cut: `output::Shown`).
         line: String,
     },
     /// A field is not a finite number (or a cost is `≤ 0`).
