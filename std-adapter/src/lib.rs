@@ -36,6 +36,7 @@
 //! `std-adapter/examples/` for a lab script.
 #![deny(missing_docs)]
 
+pub mod gp;
 pub mod optimizer;
 
 pub use optimizer::{Ask, Error, ErrorKind, Optimizer, Precision, QueryAnswer, Recommendation};

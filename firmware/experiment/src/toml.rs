@@ -309,6 +309,14 @@ pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
             }),
         });
     }
+    // A control set is a 32-bit mask: beyond 32 variables its names could not be resolved,
+    // and the count is what is wrong.
+    if variables.len() > 32 {
+        return err(format!(
+            "{} [[variable]] entries: between 1 and 32 are needed",
+            variables.len()
+        ));
+    }
     let mut sets = Vec::new();
     for (i, s) in file.control_set.iter().enumerate() {
         let mut mask = 0u32;
@@ -527,7 +535,7 @@ pub fn explain(spec: &Spec<'_>, e: SpecError) -> String {
         SpecError::Model => {
             "[model] lengthscale, outputscale, noise and [experiment] beta must be positive and finite".into()
         }
-        SpecError::Problem(p) => format!("[[control_set]]: {p:?} (sets are numbered from 0)"),
+        SpecError::Problem(p) => format!("[[control_set]]: {p} (sets are numbered from 0)"),
         SpecError::MeasurementCost => {
             "[measurement] cost must be positive and finite (in f32 too)".into()
         }

@@ -6,7 +6,7 @@
 //! it, in `f64` at the boundary (an `f32` value widened to `f64` and narrowed back is the same
 //! value, so an `f32` engine sees exactly the bits its caller's `f32` data had). [`open`]
 //! picks the sizes: the dimension exactly (every `D` from 1 to [`MAX_DIM`] is compiled
-//! in, up to [`MAX_DIM`]), the capacity as the smallest of [`CAPACITIES_F64`] (or
+//! in, and [`WIDE_DIMS`] in `f64` up to capacity 256), the capacity as the smallest of [`CAPACITIES_F64`] (or
 //! [`CAPACITIES_F32`]) that holds it with the model told the
 //! exact capacity ([`Gp::with_capacity`](costbo_core::gp::Gp::with_capacity)), so it drops
 //! the same observations at the same rounds as a controller of that const capacity.
@@ -27,6 +27,23 @@ pub const MAX_SETS: usize = 32;
 /// docs/architecture.md), so the table is kept small until the core takes its sizes at run
 /// time.
 pub const MAX_DIM: usize = 8;
+
+/// Wider dimensions served in `f64` up to capacity [`WIDE_MAX_CAPACITY`] (paper 002's box
+/// problems at d = 12 and 16, and the benchmark against BoTorch at d = 16): two more sizes
+/// each for two capacity buckets, instead of two for every bucket and precision.
+pub const WIDE_DIMS: [usize; 2] = [12, 16];
+
+/// Largest capacity of an experiment with one of [`WIDE_DIMS`] variables.
+pub const WIDE_MAX_CAPACITY: usize = 256;
+
+/// Whether an experiment of `dim` variables and capacity `capacity` has an engine in
+/// `precision` (capacity within the buckets, checked apart).
+pub fn serves_dimension(precision: Precision, dim: usize, capacity: usize) -> bool {
+    (1..=MAX_DIM).contains(&dim)
+        || (precision == Precision::F64
+            && WIDE_DIMS.contains(&dim)
+            && capacity <= WIDE_MAX_CAPACITY)
+}
 
 /// The const capacities of `f64` optimizers; an experiment's capacity is rounded up to one of
 /// them (and the model told the exact capacity).
@@ -283,6 +300,18 @@ fn with_dim<R: Real + Send, const N: usize>(
     dims!(1 2 3 4 5 6 7 8)
 }
 
+/// [`with_dim`], and the [`WIDE_DIMS`] too.
+fn with_wide_dim<R: Real + Send, const N: usize>(
+    spec: &Spec<'_>,
+    precision: Precision,
+) -> Result<Box<dyn Engine>, SpecError> {
+    match spec.variables.len() {
+        12 => Ok(Box::new(Typed::<R, N, 12>::new(spec, precision)?)),
+        16 => Ok(Box::new(Typed::<R, N, 16>::new(spec, precision)?)),
+        _ => with_dim::<R, N>(spec, precision),
+    }
+}
+
 /// The capacity bucket for `capacity` in `precision`: the smallest compiled-in capacity that
 /// holds it.
 pub(crate) fn bucket(precision: Precision, capacity: usize) -> Option<usize> {
@@ -301,8 +330,8 @@ pub(crate) fn open(
 ) -> Option<Result<Box<dyn Engine>, SpecError>> {
     let n = bucket(precision, spec.capacity).unwrap_or(0);
     on_big_stack(spec.capacity, || match (precision, n) {
-        (Precision::F64, 64) => with_dim::<f64, 64>(spec, precision),
-        (Precision::F64, 256) => with_dim::<f64, 256>(spec, precision),
+        (Precision::F64, 64) => with_wide_dim::<f64, 64>(spec, precision),
+        (Precision::F64, 256) => with_wide_dim::<f64, 256>(spec, precision),
         (Precision::F64, 1024) => with_dim::<f64, 1024>(spec, precision),
         (Precision::F64, 4096) => with_dim::<f64, 4096>(spec, precision),
         (Precision::F32, 64) => with_dim::<f32, 64>(spec, precision),

@@ -38,7 +38,10 @@ mod state;
 
 pub use builder::{Chance, ExperimentBuilder};
 
-pub use engine::{Precision, CAPACITIES_F32, CAPACITIES_F64, MAX_DIM, MAX_SETS};
+pub use engine::{
+    serves_dimension, Precision, CAPACITIES_F32, CAPACITIES_F64, MAX_DIM, MAX_SETS, WIDE_DIMS,
+    WIDE_MAX_CAPACITY,
+};
 pub use error::{Error, ErrorKind};
 
 use std::path::Path;
@@ -122,6 +125,7 @@ pub struct SetInfo {
 struct Experiment {
     text: String,
     name: String,
+    rule: String,
     budget: f64,
     capacity: usize,
     bank: usize,
@@ -406,6 +410,12 @@ impl Optimizer {
         Ok(opt)
     }
 
+    /// The experiment file's text (for an optimizer built in code, the file its builder
+    /// wrote).
+    pub fn experiment_toml(&self) -> &str {
+        &self.experiment.text
+    }
+
     /// The experiment's name.
     pub fn name(&self) -> &str {
         &self.experiment.name
@@ -631,6 +641,13 @@ impl Optimizer {
                 "control set {i} does not exist (the experiment has {})",
                 self.experiment.sets.len()
             ),
+            // The improvement rules (LogEI and its kin, the Gittins indices) score against the
+            // best outcome so far, which an empty model does not have.
+            DriverError::NoScore if self.engine.observations() == 0 => format!(
+                "{e}: the model holds no observation, and rule \"{}\" scores improvements over \
+                 the best one (tell_prior an initial design first)",
+                self.experiment.rule
+            ),
             other => other.to_string(),
         }
     }
@@ -646,10 +663,11 @@ impl Experiment {
                     .into(),
             );
         }
-        if spec.variables.is_empty() || spec.variables.len() > MAX_DIM {
+        if !engine::serves_dimension(precision, spec.variables.len(), spec.capacity) {
             return refuse(format!(
-                "[[variable]]: {} variables; this build's Optimizer serves 1 to {MAX_DIM} \
-                 (the core's sizes are compile-time; see docs/architecture.md)",
+                "[[variable]]: {} variables; this build's Optimizer serves 1 to {MAX_DIM}, and \
+                 12 or 16 in f64 with a capacity up to {WIDE_MAX_CAPACITY} (the core's sizes \
+                 are compile-time; see docs/architecture.md)",
                 spec.variables.len()
             ));
         }
@@ -680,6 +698,7 @@ impl Experiment {
         Ok(Experiment {
             text: text.to_string(),
             name: spec.name.to_string(),
+            rule: spec.rule.to_string(),
             budget: spec.budget,
             capacity: spec.capacity,
             bank: spec.bank,
