@@ -458,3 +458,119 @@ fn an_experiment_built_in_code_decides_as_its_handwritten_file() {
         .unwrap_err();
     assert!(e.to_string().contains("no variable called \"b\""), "{e}");
 }
+
+/// The decisions the Python package must reproduce bit for bit: `python/tests/fixtures/
+/// seven.json` holds, per precision, the experiment, every round's decision, measured point
+/// and outcome (as bits) and the final saved state. This test checks the committed file
+/// against the Rust optimizer (`COSTBO_BLESS=1` rewrites it);
+/// `python/tests/test_same_as_rust.py` checks the Python package against the same file.
+#[test]
+fn wider_experiments_run_in_f64_and_the_rest_are_refused() {
+    let wide = |d: usize, capacity: usize| {
+        let mut t = format!(
+            "[experiment]\nname = \"wide\"\nseed = 2\nbudget = 3\ncapacity = {capacity}\n\
+             bank = 16\nrule = \"log-ei\"\n[model]\nkernel = \"matern52\"\nlengthscale = 0.3\n\
+             outputscale = 1.0\nnoise = 1e-4\n"
+        );
+        for l in 0..d {
+            t.push_str(&format!(
+                "[[variable]]\nname = \"x{l}\"\nlower = 0\nupper = 1\n\
+                 distribution = {{ kind = \"uniform\" }}\n"
+            ));
+        }
+        let all: Vec<String> = (0..d).map(|l| format!("\"x{l}\"")).collect();
+        t + &format!(
+            "[[control_set]]\nvariables = [{}]\ncost = 1\n",
+            all.join(", ")
+        )
+    };
+    for d in [12, 16] {
+        let mut opt = Optimizer::from_toml_str(&wide(d, 64)).unwrap();
+        // LogEI scores improvements over the best outcome: an empty model has none.
+        let e = opt.ask().unwrap_err();
+        assert!(e.message().contains("tell_prior"), "{e}");
+        let mut rng = Rng(3);
+        let (x, y) = play(&opt, &vec![None; d], &mut rng);
+        opt.tell_prior(&x, y).unwrap();
+        let mut rounds = 0;
+        while let Some(ask) = opt.ask().unwrap() {
+            assert!(ask.values.iter().all(Option::is_some));
+            let (x, y) = play(&opt, &ask.values, &mut rng);
+            opt.tell(&x, y, ask.cost).unwrap();
+            rounds += 1;
+        }
+        assert_eq!(rounds, 3);
+    }
+    for (d, capacity, precision) in [
+        (9, 64, Precision::F64),
+        (16, 64, Precision::F32),
+        (16, 1024, Precision::F64),
+        (33, 64, Precision::F64),
+    ] {
+        let e = Optimizer::from_toml_str_with(&wide(d, capacity), precision).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Experiment, "{e}");
+        assert!(
+            e.message().contains("variables") || e.message().contains("[[variable]]"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn the_python_packages_fixture_holds_the_rust_decisions() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../python/tests/fixtures/seven.json"
+    );
+    let hex = |v: f64| format!("{:016x}", v.to_bits());
+    let mut cases = Vec::new();
+    for (precision, rule, budget, rng_seed) in [
+        (Precision::F64, "ucb-cvs", 8.0, 5u64),
+        (Precision::F32, "etc-ada", 3.0, 6u64),
+    ] {
+        let text = seven(64, budget, rule);
+        let mut opt = Optimizer::from_toml_str_with(&text, precision).unwrap();
+        let mut rng = Rng(rng_seed);
+        let mut rounds = Vec::new();
+        while let Some(ask) = opt.ask().unwrap() {
+            let (x, y) = play(&opt, &ask.values, &mut rng);
+            rounds.push(serde_json::json!({
+                "set": ask.set,
+                "values": ask.values.iter().map(|v| v.map(hex)).collect::<Vec<_>>(),
+                "cost": hex(ask.cost),
+                "score": hex(ask.score),
+                "x": x.iter().map(|v| hex(*v)).collect::<Vec<_>>(),
+                "y": hex(y),
+            }));
+            opt.tell(&x, y, ask.cost).unwrap();
+        }
+        let best = opt.recommend().unwrap();
+        cases.push(serde_json::json!({
+            "precision": precision.name(),
+            "rng_seed": rng_seed,
+            "experiment": text,
+            "rounds": rounds,
+            "recommend": {
+                "set": best.set,
+                "values": best.values.iter().map(|v| v.map(hex)).collect::<Vec<_>>(),
+                "expected": hex(best.expected),
+            },
+            "state": opt.to_json(),
+        }));
+    }
+    let text = serde_json::to_string_pretty(&serde_json::json!({
+        "made_by": "cargo test -p costbo-std --test optimizer the_python_packages_fixture \
+                    (COSTBO_BLESS=1 rewrites it)",
+        "cases": cases,
+    }))
+    .unwrap()
+        + "\n";
+    if std::env::var_os("COSTBO_BLESS").is_some() {
+        std::fs::write(path, &text).unwrap();
+    }
+    let committed = std::fs::read_to_string(path).expect("the fixture exists");
+    assert!(
+        committed == text,
+        "python/tests/fixtures/seven.json differs from the Rust optimizer's decisions"
+    );
+}

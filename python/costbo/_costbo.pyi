@@ -1,0 +1,229 @@
+"""Type stubs of costbo's native module (re-exported by ``costbo``)."""
+
+from __future__ import annotations
+
+import os
+from typing import Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+_Vector = Union[Sequence[float], npt.NDArray[np.floating]]
+_Matrix = Union[Sequence[Sequence[float]], npt.NDArray[np.floating]]
+
+MAX_DIM: int
+"""Most variables an Optimizer holds."""
+MAX_SETS: int
+"""Most control sets an Optimizer holds."""
+RULES: list[tuple[str, str]]
+"""Every decision rule's name, with one line on what it is."""
+
+class CostboError(ValueError):
+    """A refused call; ``kind`` says what went wrong ("experiment", "io", "input", "sequence",
+    "model", "state", "resources"). The object the call was made on is unchanged."""
+
+    kind: str
+
+class Ask:
+    """One decision: which control set to pay for and the values of its variables."""
+
+    @property
+    def set(self) -> int:
+        """Index of the control set, in the file's order."""
+    @property
+    def values(self) -> list[Optional[float]]:
+        """One value per variable (physical units); None for a variable left to chance."""
+    @property
+    def cost(self) -> float:
+        """What the round costs."""
+    @property
+    def score(self) -> float:
+        """The rule's score of the decision."""
+
+class Recommendation:
+    """The best (control set, values) by expected posterior mean."""
+
+    @property
+    def set(self) -> int:
+        """Index of the control set."""
+    @property
+    def values(self) -> list[Optional[float]]:
+        """The set's variables' values; None for the others."""
+    @property
+    def expected(self) -> float:
+        """The expected outcome under the model."""
+
+class QueryAnswer:
+    """Whether to pay for measuring this round's outcome (truthy when it should be)."""
+
+    @property
+    def measure(self) -> bool:
+        """Pay for the measurement (then tell); otherwise skip."""
+    @property
+    def min_probability(self) -> float:
+        """The smallest probability, over the competitors, that the point is not beaten."""
+    def __bool__(self) -> bool: ...
+
+class Variable:
+    """A variable of the experiment."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def unit(self) -> str: ...
+    @property
+    def lower(self) -> float: ...
+    @property
+    def upper(self) -> float: ...
+
+class ControlSet:
+    """A control set of the experiment."""
+
+    @property
+    def variables(self) -> list[int]:
+        """Indices of the variables it sets."""
+    @property
+    def cost(self) -> float:
+        """What a round with it costs."""
+
+class Optimizer:
+    """An ask/tell optimizer over an experiment (the format of firmware/experiment.toml)."""
+
+    @staticmethod
+    def from_toml(text: str, precision: str = "f64") -> Optimizer:
+        """An optimizer for the experiment in ``text``; precision "f64" or "f32" (the
+        device's, bit for bit)."""
+    @staticmethod
+    def from_file(path: Union[str, os.PathLike[str]], precision: str = "f64") -> Optimizer:
+        """An optimizer for the experiment file at ``path``."""
+    @staticmethod
+    def from_json(text: str) -> Optimizer:
+        """Restores an optimizer saved by ``to_json``, bit for bit."""
+    @staticmethod
+    def build(
+        name: str,
+        budget: float,
+        variables: list[dict],
+        sets: list[Union[tuple[list[str], float], dict]],
+        *,
+        rule: str = "ucb-cvs",
+        seed: int = 0,
+        capacity: int = 256,
+        bank: int = 64,
+        beta: Optional[float] = None,
+        kernel: str = "se",
+        lengthscale: Optional[float] = None,
+        outputscale: Optional[float] = None,
+        noise: Optional[float] = None,
+        mean: Optional[float] = None,
+        inner: Optional[tuple[int, int, int]] = None,
+        precision: str = "f64",
+    ) -> Optimizer:
+        """An experiment by keywords: variables as dicts (name, lower, upper; optionally
+        unit, and mean with variance for a truncated normal), sets as (names, cost), inner as
+        the inner optimiser's (pool, starts, evaluations_per_start)."""
+    def ask(self) -> Optional[Ask]:
+        """The next decision, or None once the budget cannot pay for another round."""
+    def tell(self, x: _Vector, y: float, cost: Optional[float] = None) -> None:
+        """Tells the pending decision's outcome: the full measured point, the outcome and
+        the cost paid (the asked cost if omitted)."""
+    def tell_prior(self, x: _Vector, y: float) -> None:
+        """An observation made outside the rounds, not charged to the budget."""
+    def query(self, x: _Vector) -> QueryAnswer:
+        """With a costly measurement: whether to pay for measuring this round's outcome."""
+    def skip(self, x: _Vector, cost: Optional[float] = None) -> None:
+        """Ends the pending round without measuring, as query answered."""
+    def recommend(self) -> Recommendation:
+        """The best (control set, values) by expected posterior mean."""
+    def to_json(self) -> str:
+        """The state as JSON text (the file and every observation, with a checksum)."""
+    def to_toml(self) -> str:
+        """The experiment file's text."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def precision(self) -> str: ...
+    @property
+    def variables(self) -> list[Variable]: ...
+    @property
+    def sets(self) -> list[ControlSet]: ...
+    @property
+    def capacity(self) -> int: ...
+    @property
+    def bank(self) -> int: ...
+    @property
+    def budget(self) -> float: ...
+    @property
+    def spent(self) -> float: ...
+    @property
+    def rounds(self) -> int: ...
+    @property
+    def observations(self) -> int: ...
+    @property
+    def pending(self) -> Optional[Ask]: ...
+    @property
+    def _core_seconds(self) -> float:
+        """Seconds the last call spent inside the Rust optimizer."""
+
+class FitResult:
+    """The hyperparameters a GP fit found."""
+
+    @property
+    def lengthscales(self) -> list[float]: ...
+    @property
+    def outputscale(self) -> float: ...
+    @property
+    def noise(self) -> float: ...
+    @property
+    def mean(self) -> float: ...
+    @property
+    def log_marginal_likelihood(self) -> float: ...
+    @property
+    def evaluations(self) -> int: ...
+
+class GP:
+    """A Gaussian process with a constant mean and Gaussian noise (costbo's model)."""
+
+    def __init__(
+        self,
+        kernel: str = "matern52",
+        lengthscales: Union[float, _Vector, None] = None,
+        outputscale: Optional[float] = None,
+        noise: Optional[float] = None,
+        mean: Optional[float] = None,
+        precision: str = "f64",
+    ) -> None: ...
+    def fit(
+        self,
+        x: _Matrix,
+        y: _Vector,
+        *,
+        optimize: bool = True,
+        starts: int = 8,
+        evaluations: int = 200,
+        seed: int = 0,
+    ) -> Optional[FitResult]:
+        """Takes the data and, with optimize, fits the hyperparameters."""
+    def predict(self, x: _Matrix) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """Posterior mean and latent variance at each row."""
+    def log_marginal_likelihood(self) -> float: ...
+    @property
+    def kernel(self) -> str: ...
+    @property
+    def lengthscales(self) -> list[float]: ...
+    @property
+    def outputscale(self) -> float: ...
+    @property
+    def noise(self) -> float: ...
+    @property
+    def mean(self) -> float: ...
+    def __len__(self) -> int: ...
+
+def _log_ei(mean: Sequence[float], std: Sequence[float], best: Sequence[float]) -> list[float]: ...
+def _expected_improvement(
+    mean: Sequence[float], std: Sequence[float], best: Sequence[float]
+) -> list[float]: ...
+def _gittins_index(
+    mean: Sequence[float], std: Sequence[float], price: Sequence[float]
+) -> list[float]: ...
+def _normal_cdf(x: Sequence[float]) -> list[float]: ...

@@ -1,0 +1,126 @@
+//! Python values to Rust ones, checked: a list, tuple or NumPy array of real numbers, with
+//! errors that name the argument and the element.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyString};
+
+use crate::error::input;
+
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "object".into())
+}
+
+/// A real number: an `int`, a `float` or a NumPy scalar, finite. Booleans, strings and other
+/// objects are refused.
+pub fn number(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<f64> {
+    let py = obj.py();
+    // NumPy's booleans (`numpy.bool_`) are not Python bools but convert to 1.0 and 0.0.
+    if obj.is_instance_of::<PyBool>() || matches!(type_name(obj).as_str(), "bool" | "bool_") {
+        return Err(input(py, format!("{what} is a bool, not a number")));
+    }
+    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
+        return Err(input(
+            py,
+            format!("{what} is a {}, not a number", type_name(obj)),
+        ));
+    }
+    let v: f64 = obj
+        .extract()
+        .map_err(|_| input(py, format!("{what} is a {}, not a number", type_name(obj))))?;
+    if !v.is_finite() {
+        return Err(input(py, format!("{what} is {v}, not a finite number")));
+    }
+    Ok(v)
+}
+
+/// The elements of a sequence or NumPy array (converted with `tolist()`), refusing strings and
+/// arrays of the wrong number of dimensions.
+fn elements<'py>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+    ndim: usize,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let py = obj.py();
+    let shape = if ndim == 1 {
+        "a list or 1-D array of numbers"
+    } else {
+        "a list of rows or a 2-D array of numbers"
+    };
+    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
+        return Err(input(
+            py,
+            format!("{what} must be {shape}, not a {}", type_name(obj)),
+        ));
+    }
+    let list = if obj.hasattr("ndim")? && obj.hasattr("tolist")? {
+        let dims: usize = obj.getattr("ndim")?.extract().unwrap_or(usize::MAX);
+        if dims != ndim {
+            return Err(input(
+                py,
+                format!("{what} must be {shape}, not an array of {dims} dimensions"),
+            ));
+        }
+        obj.call_method0("tolist")?
+    } else {
+        obj.clone()
+    };
+    let iter = list.try_iter().map_err(|_| {
+        input(
+            py,
+            format!("{what} must be {shape}, not a {}", type_name(obj)),
+        )
+    })?;
+    iter.collect()
+}
+
+/// A vector of finite real numbers.
+pub fn vector(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<f64>> {
+    elements(obj, what, 1)?
+        .iter()
+        .enumerate()
+        .map(|(i, e)| number(e, &format!("{what}[{i}]")))
+        .collect()
+}
+
+/// A matrix of finite real numbers, every row of the same length.
+pub fn matrix(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Vec<f64>>> {
+    let py = obj.py();
+    let rows: Vec<Vec<f64>> = elements(obj, what, 2)?
+        .iter()
+        .enumerate()
+        .map(|(i, r)| vector(r, &format!("{what}[{i}]")))
+        .collect::<PyResult<_>>()?;
+    if let Some(first) = rows.first() {
+        if let Some(i) = rows.iter().position(|r| r.len() != first.len()) {
+            return Err(input(
+                py,
+                format!(
+                    "{what}[{i}] has {} values, {what}[0] has {}",
+                    rows[i].len(),
+                    first.len()
+                ),
+            ));
+        }
+    }
+    Ok(rows)
+}
+
+/// A precision by name: `"f64"` or `"f32"`.
+pub fn precision(py: Python<'_>, name: &str) -> PyResult<costbo_std::Precision> {
+    match name {
+        "f64" => Ok(costbo_std::Precision::F64),
+        "f32" => Ok(costbo_std::Precision::F32),
+        other => Err(input(
+            py,
+            format!("precision {other:?}: must be \"f64\" or \"f32\""),
+        )),
+    }
+}
+
+/// A NumPy array of `values`.
+pub fn array<'py>(py: Python<'py>, values: Vec<f64>) -> PyResult<Bound<'py, PyAny>> {
+    py.import("numpy")?.call_method1("asarray", (values,))
+}

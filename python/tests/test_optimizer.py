@@ -1,0 +1,183 @@
+"""The Optimizer's contract in Python: run to the budget, resume bit for bit, the costly
+measurement's calls, an experiment by keywords, and the GIL released while the core decides."""
+
+import math
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import costbo
+from conftest import ROOT, SplitMix64, play, seven
+
+
+def test_a_seven_variable_experiment_runs_to_its_budget():
+    opt = costbo.Optimizer.from_toml(seven(capacity=300, budget=6.0))
+    assert len(opt.variables) == 7 and len(opt.sets) == 4
+    rng = SplitMix64(1)
+    paid, rounds = 0.0, 0
+    while (ask := opt.ask()) is not None:
+        assert 0 <= ask.set < 4
+        members = set(opt.sets[ask.set].variables)
+        for l, v in enumerate(ask.values):
+            assert (v is not None) == (l in members)
+            if v is not None:
+                info = opt.variables[l]
+                assert info.lower <= v <= info.upper
+        assert opt.pending == ask and opt.ask() == ask  # asked again: the same decision
+        x, y = play(opt, ask.values, rng)
+        opt.tell(np.asarray(x), np.float64(y))  # NumPy values, the asked cost
+        paid += ask.cost
+        rounds += 1
+        assert rounds < 1000
+    assert math.isclose(opt.spent, paid, abs_tol=1e-12)
+    # Stopped because the cheapest set (0.1) no longer fits.
+    assert opt.spent <= 6.0 + 1e-12 and 6.0 - opt.spent < 0.1 + 1e-9
+    assert opt.rounds == rounds >= 6
+    best = opt.recommend()
+    assert 0 <= best.set < 4 and math.isfinite(best.expected)
+    assert opt.ask() is None
+
+
+def run(opt, rng, rounds):
+    seen = []
+    for _ in range(rounds):
+        ask = opt.ask()
+        if ask is None:
+            break
+        seen.append((ask.set, ask.values, ask.score))
+        x, y = play(opt, ask.values, rng)
+        opt.tell(x, y, ask.cost)
+    return seen
+
+
+@pytest.mark.parametrize("precision,rule", [("f64", "ucb-cvs"), ("f32", "etc-ada"),
+                                            ("f64", "unknown-cost")])
+def test_a_restored_optimizer_continues_bit_for_bit(precision, rule):
+    # Capacity 8: the model drops its oldest observations before the save.
+    live = costbo.Optimizer.from_toml(seven(capacity=8, budget=40.0, rule=rule), precision)
+    rng = SplitMix64(7)
+    run(live, rng, 14)
+    assert live.observations == 8
+    pending = live.ask()  # saved with a decision pending: asked again after the restore
+    saved = live.to_json()
+    restored = costbo.Optimizer.from_json(saved)
+    assert restored.precision == precision
+    assert restored.to_json() == saved
+    assert restored.ask() == pending
+    twin = SplitMix64(0)
+    twin.state = rng.state
+    a, b = run(live, rng, 10), run(restored, twin, 10)
+    assert len(a) == 10 and a == b
+    assert live.spent == restored.spent and live.to_json() == restored.to_json()
+
+
+def test_the_firmware_experiment_opens_from_its_file():
+    opt = costbo.Optimizer.from_file(ROOT / "firmware" / "experiment.toml")
+    assert opt.name == "plant-dosing" and [v.name for v in opt.variables][:2] == ["Ca", "B"]
+    assert opt.ask() is not None
+    assert "plant-dosing" in opt.to_toml() and "plant-dosing" in repr(opt)
+
+
+def test_pay_or_skip_runs_to_the_budget():
+    opt = costbo.Optimizer.from_file(ROOT / "firmware" / "experiments" / "costly-measurement.toml")
+    rng = SplitMix64(3)
+    measured = skipped = 0
+    while (ask := opt.ask()) is not None:
+        x, y = play(opt, ask.values, rng)
+        answer = opt.query(x)
+        assert 0.0 <= answer.min_probability <= 1.0 and bool(answer) == answer.measure
+        if answer.measure:
+            opt.tell(x, y)
+            measured += 1
+        else:
+            with pytest.raises(costbo.CostboError) as e:
+                opt.tell(x, y)  # query said skip
+            assert e.value.kind == "sequence"
+            opt.skip(x)
+            skipped += 1
+        assert measured + skipped < 2000
+    assert measured > 0 and skipped > 0
+    assert opt.rounds == measured + skipped
+    assert opt.spent <= opt.budget + 1e-9
+
+
+def test_an_experiment_by_keywords_decides_as_its_file():
+    variables = [
+        {"name": "temperature", "unit": "C", "lower": 150.0, "upper": 250.0},
+        {"name": "time", "unit": "min", "lower": 10, "upper": 60, "mean": 30.0, "variance": 40.0},
+    ]
+    sets = [(["temperature"], 0.5), {"variables": ["temperature", "time"], "cost": 1.0}]
+    built = costbo.Optimizer.build("bake", 5.0, variables, sets, seed=3)
+    from_text = costbo.Optimizer.from_toml(built.to_toml())
+    rng_a, rng_b = SplitMix64(2), SplitMix64(2)
+    assert run(built, rng_a, 100) == run(from_text, rng_b, 100)
+    assert built.ask() is None and built.spent <= 5.0
+
+
+def test_prior_data_are_not_charged(seven_text):
+    opt = costbo.Optimizer.from_toml(seven_text)
+    rng = SplitMix64(4)
+    for _ in range(3):
+        x = [info.lower + rng.uniform() * (info.upper - info.lower) for info in opt.variables]
+        opt.tell_prior(x, -1.0)
+    assert opt.spent == 0.0 and opt.observations == 3 and opt.rounds == 0
+
+
+def test_the_gil_is_released_while_the_core_decides():
+    # A pool of 8192 candidates per set on a model of 40 points: an ask takes milliseconds.
+    text = seven(capacity=256, budget=400.0).replace("pool = 16", "pool = 8192")
+    opt = costbo.Optimizer.from_toml(text)
+    rng = SplitMix64(5)
+    for _ in range(40):
+        x = [v.lower + rng.uniform() * (v.upper - v.lower) for v in opt.variables]
+        opt.tell_prior(x, -sum(u * u for u in x))
+    started = threading.Event()
+    ended = []
+
+    def ask():
+        started.set()
+        opt.ask()
+        ended.append(time.perf_counter())
+
+    t = threading.Thread(target=ask)
+    t.start()
+    started.wait()
+    # This thread runs again as soon as the other one lets go of the GIL: inside the ask if
+    # the core decides without it, only after the ask returns if the ask held it.
+    resumed = time.perf_counter()
+    t.join()
+    assert opt._core_seconds > 5e-3
+    assert resumed < ended[0], (resumed, ended[0], opt._core_seconds)
+
+
+def box(d, precision="f64", capacity=64):
+    """A LogEI experiment over the unit box with one observation (LogEI needs a best one)."""
+    names = [f"x{i}" for i in range(d)]
+    opt = costbo.Optimizer.build(
+        "box", 3.0, [{"name": n, "lower": 0, "upper": 1} for n in names], [(names, 1.0)],
+        rule="log-ei", capacity=capacity, precision=precision)
+    with pytest.raises(costbo.CostboError) as e:
+        opt.ask()
+    assert e.value.kind == "model" and "tell_prior" in str(e.value)
+    opt.tell_prior([0.5] * d, 0.0)
+    return opt
+
+
+def test_sixteen_variables_run_in_f64_and_nine_are_refused():
+    opt = box(16)
+    while (ask := opt.ask()) is not None:
+        opt.tell(tuple(ask.values), -sum(v * v for v in ask.values))  # a tuple is a point too
+    assert opt.rounds == 3
+    for d, precision, capacity in [(9, "f64", 64), (16, "f32", 64), (16, "f64", 1024)]:
+        with pytest.raises(costbo.CostboError) as e:
+            box(d, precision, capacity)
+        assert e.value.kind == "experiment" and "variables" in str(e.value)
+
+
+def test_numpy_scalars_and_single_precision_arrays_are_accepted():
+    opt = box(2)
+    ask = opt.ask()
+    opt.tell(np.asarray(ask.values, dtype=np.float32), np.int64(0), np.float32(1.0))
+    assert opt.rounds == 1 and opt.spent == 1.0
