@@ -17,6 +17,8 @@ MAX_SETS: int
 """Most control sets an Optimizer holds."""
 RULES: list[tuple[str, str]]
 """Every decision rule's name, with one line on what it is."""
+OBJECTIVES: list[tuple[str, int, str]]
+"""Every objective's name, default dimension and what it is."""
 
 class CostboError(ValueError):
     """A refused call; ``kind`` says what went wrong ("experiment", "io", "input", "sequence",
@@ -218,6 +220,25 @@ class GP:
     @property
     def mean(self) -> float: ...
     def __len__(self) -> int: ...
+
+class Objective:
+    """An objective of the papers, maximised over the unit cube [0, 1]^dim."""
+
+    def __init__(self, name: str, dim: Optional[int] = None, seed: Optional[int] = None) -> None: ...
+    def __call__(self, u: _Vector) -> float:
+        """The value at the unit-cube point u."""
+    def evaluate(self, u: _Matrix) -> npt.NDArray[np.float64]:
+        """The values at the rows of U."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def dim(self) -> int: ...
+    @property
+    def optimum(self) -> float:
+        """The maximum over the unit cube."""
+    @property
+    def argmax(self) -> Optional[list[float]]:
+        """A maximiser, where one is known."""
 
 def _log_ei(mean: Sequence[float], std: Sequence[float], best: Sequence[float]) -> list[float]: ...
 def _expected_improvement(

@@ -1,6 +1,6 @@
 //! The Python package of costbo, `import costbo`: the desktop adapter's ask/tell
-//! [`Optimizer`](costbo_std::Optimizer), the GP and the acquisition values, for programs and
-//! notebooks in Python.
+//! [`Optimizer`](costbo_std::Optimizer), the GP, the acquisition values and the papers'
+//! objectives, for programs and notebooks in Python.
 //!
 //! Every argument is checked here before it reaches the core (types, lengths, NaN and
 //! infinities), so that a refused call raises `costbo.CostboError` (a `ValueError`) with a
@@ -14,6 +14,7 @@ mod convert;
 mod error;
 mod functions;
 mod gp;
+mod objectives;
 mod optimizer;
 
 /// The native module, re-exported by `costbo/__init__.py`.
@@ -29,6 +30,8 @@ fn _costbo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<optimizer::ControlSet>()?;
     m.add_class::<gp::GP>()?;
     m.add_class::<gp::FitResult>()?;
+    m.add_class::<objectives::Objective>()?;
+    m.add("OBJECTIVES", objectives::catalogue())?;
     m.add_function(wrap_pyfunction!(functions::_log_ei, m)?)?;
     m.add_function(wrap_pyfunction!(functions::_expected_improvement, m)?)?;
     m.add_function(wrap_pyfunction!(functions::_gittins_index, m)?)?;
