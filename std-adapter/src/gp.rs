@@ -191,10 +191,26 @@ fn check_training(xs: &[Vec<f64>], ys: &[f64]) -> Result<Option<usize>, Error> {
     Ok(Some(d))
 }
 
-/// A job that runs with the dimension and capacity as compile-time constants.
-trait Job: Send + 'static {
-    type Output: Send + 'static;
-    fn run<R: Real, const N: usize, const D: usize>(self) -> Result<Self::Output, Error>;
+/// What to compute once the model is built: one job type, so that each (precision,
+/// capacity, dimension) is compiled once, not once per kind of job.
+enum Task {
+    Predict(Vec<Vec<f64>>),
+    Fit(FitOptions),
+    Likelihood,
+}
+
+/// What a [`Task`] computed.
+enum Outcome {
+    Predicted(Vec<(f64, f64)>),
+    Fitted(FitSummary),
+    Likelihood(f64),
+}
+
+struct Job {
+    spec: GpSpec,
+    xs: Vec<Vec<f64>>,
+    ys: Vec<f64>,
+    task: Task,
 }
 
 macro_rules! with_dim {
@@ -209,14 +225,7 @@ macro_rules! with_dim {
 macro_rules! with_capacity {
     ($job:expr, $r:ty, $n:expr, $d:expr) => {
         match $n {
-            0..=32 => with_dim!(
-                $job,
-                $r,
-                32,
-                $d,
-                [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16]
-            ),
-            33..=256 => with_dim!(
+            0..=256 => with_dim!(
                 $job,
                 $r,
                 256,
@@ -238,7 +247,7 @@ macro_rules! with_capacity {
 }
 
 /// Runs `job` for `n` points of dimension `d` on a thread whose stack holds the model.
-fn dispatch<J: Job>(job: J, precision: Precision, n: usize, d: usize) -> Result<J::Output, Error> {
+fn dispatch(job: Job, precision: Precision, n: usize, d: usize) -> Result<Outcome, Error> {
     let thread = std::thread::Builder::new()
         .stack_size(256 << 20)
         .spawn(move || match precision {
@@ -289,24 +298,41 @@ fn build<R: Real, const N: usize, const D: usize>(
     Ok(gp)
 }
 
-struct PredictJob {
-    spec: GpSpec,
-    xs: Vec<Vec<f64>>,
-    ys: Vec<f64>,
-    test: Vec<Vec<f64>>,
-}
-
-impl Job for PredictJob {
-    type Output = Vec<(f64, f64)>;
-    fn run<R: Real, const N: usize, const D: usize>(self) -> Result<Self::Output, Error> {
-        let gp = build::<R, N, D>(&self.spec, &self.xs, &self.ys)?;
-        self.test
-            .iter()
-            .map(|t| {
-                let p = gp.predict(&point::<R, D>(t)).map_err(model_error)?;
-                Ok((p.mean.to_f64(), p.variance.to_f64()))
-            })
-            .collect()
+impl Job {
+    fn run<R: Real, const N: usize, const D: usize>(self) -> Result<Outcome, Error> {
+        let mut gp = build::<R, N, D>(&self.spec, &self.xs, &self.ys)?;
+        match self.task {
+            Task::Predict(test) => test
+                .iter()
+                .map(|t| {
+                    let p = gp.predict(&point::<R, D>(t)).map_err(model_error)?;
+                    Ok((p.mean.to_f64(), p.variance.to_f64()))
+                })
+                .collect::<Result<_, _>>()
+                .map(Outcome::Predicted),
+            Task::Likelihood => Ok(Outcome::Likelihood(gp.log_marginal_likelihood().to_f64())),
+            Task::Fit(options) => {
+                let lo = self.ys.iter().copied().fold(f64::INFINITY, f64::min);
+                let hi = self.ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let mut config = FitConfig::<R, D>::unit_cube(R::from_f64(lo), R::from_f64(hi));
+                config.starts = options.starts;
+                config.evaluations_per_start = options.evaluations_per_start;
+                config.seed = options.seed;
+                let report = gp.fit(&config).map_err(model_error)?;
+                let k = gp.kernel();
+                Ok(Outcome::Fitted(FitSummary {
+                    spec: GpSpec {
+                        shape: k.shape(),
+                        lengthscales: k.lengthscales().iter().map(|v| v.to_f64()).collect(),
+                        outputscale: k.outputscale().to_f64(),
+                        noise: gp.noise().to_f64(),
+                        mean: gp.prior_mean().to_f64(),
+                    },
+                    log_marginal_likelihood: report.log_marginal_likelihood.to_f64(),
+                    evaluations: report.evaluations,
+                }))
+            }
+        }
     }
 }
 
@@ -326,13 +352,15 @@ pub fn predict(
         (None, None) => return Ok(Vec::new()),
     };
     check_rows("test inputs", test, d)?;
-    let job = PredictJob {
+    let job = Job {
         spec: spec.clone(),
         xs: xs.to_vec(),
         ys: ys.to_vec(),
-        test: test.to_vec(),
+        task: Task::Predict(test.to_vec()),
     };
-    let predictions = dispatch(job, precision, xs.len(), d)?;
+    let Outcome::Predicted(predictions) = dispatch(job, precision, xs.len(), d)? else {
+        unreachable!("a prediction job predicts")
+    };
     // Outputs near the edge of the precision's range (|y| of 1e308 in f64, 1e38 in f32)
     // overflow the model's sums: refused, never returned as NaN or infinity.
     if let Some(row) = predictions
@@ -351,39 +379,6 @@ pub fn predict(
     Ok(predictions)
 }
 
-struct FitJob {
-    spec: GpSpec,
-    xs: Vec<Vec<f64>>,
-    ys: Vec<f64>,
-    options: FitOptions,
-}
-
-impl Job for FitJob {
-    type Output = FitSummary;
-    fn run<R: Real, const N: usize, const D: usize>(self) -> Result<Self::Output, Error> {
-        let mut gp = build::<R, N, D>(&self.spec, &self.xs, &self.ys)?;
-        let lo = self.ys.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = self.ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let mut config = FitConfig::<R, D>::unit_cube(R::from_f64(lo), R::from_f64(hi));
-        config.starts = self.options.starts;
-        config.evaluations_per_start = self.options.evaluations_per_start;
-        config.seed = self.options.seed;
-        let report = gp.fit(&config).map_err(model_error)?;
-        let k = gp.kernel();
-        Ok(FitSummary {
-            spec: GpSpec {
-                shape: k.shape(),
-                lengthscales: k.lengthscales().iter().map(|v| v.to_f64()).collect(),
-                outputscale: k.outputscale().to_f64(),
-                noise: gp.noise().to_f64(),
-                mean: gp.prior_mean().to_f64(),
-            },
-            log_marginal_likelihood: report.log_marginal_likelihood.to_f64(),
-            evaluations: report.evaluations,
-        })
-    }
-}
-
 /// Fits the hyperparameters by maximum likelihood within the unit-cube box
 /// ([`FitConfig::unit_cube`]), starting from `spec`.
 pub fn fit(
@@ -396,30 +391,15 @@ pub fn fit(
     spec.check()?;
     options.check()?;
     let d = check_training(xs, ys)?.ok_or_else(|| input("no training points".into()))?;
-    dispatch(
-        FitJob {
-            spec: spec.clone(),
-            xs: xs.to_vec(),
-            ys: ys.to_vec(),
-            options,
-        },
-        precision,
-        xs.len(),
-        d,
-    )
-}
-
-struct LikelihoodJob {
-    spec: GpSpec,
-    xs: Vec<Vec<f64>>,
-    ys: Vec<f64>,
-}
-
-impl Job for LikelihoodJob {
-    type Output = f64;
-    fn run<R: Real, const N: usize, const D: usize>(self) -> Result<Self::Output, Error> {
-        let gp = build::<R, N, D>(&self.spec, &self.xs, &self.ys)?;
-        Ok(gp.log_marginal_likelihood().to_f64())
+    let job = Job {
+        spec: spec.clone(),
+        xs: xs.to_vec(),
+        ys: ys.to_vec(),
+        task: Task::Fit(options),
+    };
+    match dispatch(job, precision, xs.len(), d)? {
+        Outcome::Fitted(summary) => Ok(summary),
+        _ => unreachable!("a fitting job fits"),
     }
 }
 
@@ -432,12 +412,15 @@ pub fn log_marginal_likelihood(
 ) -> Result<f64, Error> {
     spec.check()?;
     let d = check_training(xs, ys)?.ok_or_else(|| input("no training points".into()))?;
-    let job = LikelihoodJob {
+    let job = Job {
         spec: spec.clone(),
         xs: xs.to_vec(),
         ys: ys.to_vec(),
+        task: Task::Likelihood,
     };
-    let lml = dispatch(job, precision, xs.len(), d)?;
+    let Outcome::Likelihood(lml) = dispatch(job, precision, xs.len(), d)? else {
+        unreachable!("a likelihood job computes the likelihood")
+    };
     if !lml.is_finite() {
         return Err(Error::new(
             ErrorKind::Model,
