@@ -41,6 +41,8 @@ pub fn predict(
     test: &Table,
     precision: Precision,
 ) -> Result<Vec<(f64, f64)>, String> {
+    // The settings are named as the command's options.
+    spec.check().map_err(|e| format!("--{e}"))?;
     let (xs, ys) = split_train(train)?;
     let d = train.width() - 1;
     if test.width() != d {
@@ -59,6 +61,8 @@ pub fn fit(
     precision: Precision,
     options: FitOptions,
 ) -> Result<FitSummary, String> {
+    spec.check().map_err(|e| format!("--{e}"))?;
+    options.check().map_err(|e| format!("--{e}"))?;
     let (xs, ys) = split_train(train)?;
     if xs.is_empty() {
         return Err("no training rows".into());
