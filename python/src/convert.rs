@@ -108,6 +108,80 @@ pub fn matrix(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Vec<f64>>> {
     Ok(rows)
 }
 
+/// A string, refusing other types with a message naming it.
+pub fn text(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
+    obj.extract::<String>().map_err(|_| {
+        input(
+            obj.py(),
+            format!("{what} must be a str, not a {}", type_name(obj)),
+        )
+    })
+}
+
+/// A keyword argument's string, or `default` when it was not given.
+pub fn text_or(obj: Option<&Bound<'_, PyAny>>, what: &str, default: &str) -> PyResult<String> {
+    obj.map_or_else(|| Ok(default.to_string()), |o| text(o, what))
+}
+
+/// A keyword argument's non-negative integer (an `int` or a NumPy integer; booleans, floats
+/// and strings refused), or `default` when it was not given.
+pub fn count_or(obj: Option<&Bound<'_, PyAny>>, what: &str, default: u64) -> PyResult<u64> {
+    let Some(obj) = obj else {
+        return Ok(default);
+    };
+    let refused = || {
+        input(
+            obj.py(),
+            format!(
+                "{what} must be a non-negative integer, not {}",
+                obj.repr()
+                    .map(|r| crate::convert::shown(&r.to_string()))
+                    .unwrap_or_else(|_| type_name(obj))
+            ),
+        )
+    };
+    if obj.is_instance_of::<PyBool>() || !obj.hasattr("__index__")? {
+        return Err(refused());
+    }
+    obj.extract::<u64>().map_err(|_| refused())
+}
+
+/// [`count_or`] as a `usize` (saturating where `usize` is narrower than `u64`: the setting's
+/// own bound then refuses it).
+pub fn size_or(obj: Option<&Bound<'_, PyAny>>, what: &str, default: usize) -> PyResult<usize> {
+    let v = count_or(obj, what, default as u64)?;
+    Ok(usize::try_from(v).unwrap_or(usize::MAX))
+}
+
+/// A keyword argument's boolean (`True` or `False` only), or `default` when it was not given.
+pub fn flag_or(obj: Option<&Bound<'_, PyAny>>, what: &str, default: bool) -> PyResult<bool> {
+    match obj {
+        None => Ok(default),
+        Some(o) if o.is_instance_of::<PyBool>() => o.extract(),
+        Some(o) => Err(input(
+            o.py(),
+            format!("{what} must be True or False, not a {}", type_name(o)),
+        )),
+    }
+}
+
+/// At most 60 characters of `text`, for messages.
+fn shown(text: &str) -> String {
+    let mut s: String = text.chars().take(60).collect();
+    if text.chars().count() > 60 {
+        s.push('…');
+    }
+    s
+}
+
+/// A keyword argument's precision (`"f64"` unless given).
+pub fn precision_or(
+    py: Python<'_>,
+    obj: Option<&Bound<'_, PyAny>>,
+) -> PyResult<costbo_std::Precision> {
+    precision(py, &text_or(obj, "precision", "f64")?)
+}
+
 /// A precision by name: `"f64"` or `"f32"`.
 pub fn precision(py: Python<'_>, name: &str) -> PyResult<costbo_std::Precision> {
     match name {

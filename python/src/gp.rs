@@ -6,7 +6,9 @@ use costbo_core::kernel::Shape;
 use costbo_std::gp::{FitOptions, GpSpec};
 use costbo_std::Precision;
 
-use crate::convert::{array, matrix, number, precision, vector};
+use crate::convert::{
+    array, count_or, flag_or, matrix, number, precision_or, size_or, text_or, vector,
+};
 use crate::error::{from_std, input};
 
 /// The hyperparameters a fit found, and how it went.
@@ -74,18 +76,19 @@ impl GP {
 impl GP {
     /// A GP with these hyperparameters (in physical units) and no data.
     #[new]
-    #[pyo3(signature = (kernel = "matern52", lengthscales = None, outputscale = None,
-        noise = None, mean = None, precision = "f64"))]
+    #[pyo3(signature = (kernel = None, lengthscales = None, outputscale = None,
+        noise = None, mean = None, precision = None))]
     fn new(
         py: Python<'_>,
-        kernel: &str,
+        kernel: Option<&Bound<'_, PyAny>>,
         lengthscales: Option<&Bound<'_, PyAny>>,
         outputscale: Option<&Bound<'_, PyAny>>,
         noise: Option<&Bound<'_, PyAny>>,
         mean: Option<&Bound<'_, PyAny>>,
-        precision: &str,
+        precision: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let shape = match kernel {
+        let kernel = text_or(kernel, "kernel", "matern52")?;
+        let shape = match kernel.as_str() {
             "se" => Shape::SquaredExponential,
             "matern52" => Shape::Matern52,
             "matern32" => Shape::Matern32,
@@ -115,7 +118,7 @@ impl GP {
                 noise: scalar(noise, "noise", 1e-4)?,
                 mean: scalar(mean, "mean", 0.0)?,
             },
-            precision: self::precision(py, precision)?,
+            precision: precision_or(py, precision)?,
             xs: Vec::new(),
             ys: Vec::new(),
         };
@@ -128,18 +131,25 @@ impl GP {
     /// (inputs scaled to [0, 1]): `starts` starts (the current hyperparameters, then random
     /// ones drawn with `seed`) of at most `evaluations` likelihoods each. Returns the fit's
     /// result, or `None` without `optimize`. On error nothing changes.
-    #[pyo3(signature = (x, y, *, optimize = true, starts = 8, evaluations = 200, seed = 0))]
+    #[pyo3(signature = (x, y, *, optimize = None, starts = None, evaluations = None,
+        seed = None))]
     #[allow(clippy::too_many_arguments)]
     fn fit(
         &mut self,
         py: Python<'_>,
         x: &Bound<'_, PyAny>,
         y: &Bound<'_, PyAny>,
-        optimize: bool,
-        starts: usize,
-        evaluations: usize,
-        seed: u64,
+        optimize: Option<&Bound<'_, PyAny>>,
+        starts: Option<&Bound<'_, PyAny>>,
+        evaluations: Option<&Bound<'_, PyAny>>,
+        seed: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<FitResult>> {
+        let optimize = flag_or(optimize, "optimize", true)?;
+        let (starts, evaluations) = (
+            size_or(starts, "starts", 8)?,
+            size_or(evaluations, "evaluations", 200)?,
+        );
+        let seed = count_or(seed, "seed", 0)?;
         let xs = matrix(x, "X")?;
         let ys = vector(y, "y")?;
         let (spec, precision) = (&self.spec, self.precision);

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 
 use costbo_lab::objectives::{self, Options};
 
-use crate::convert::{array, matrix, vector};
+use crate::convert::{array, count_or, matrix, text, vector};
 use crate::error::input;
 
 /// An objective of the papers, to be maximised over the unit cube `[0, 1]^dim`: `obj(u)` is
@@ -24,9 +24,26 @@ impl Objective {
     /// the function of a random objective (`"gp-sample"`, 0 if omitted).
     #[new]
     #[pyo3(signature = (name, dim = None, seed = None))]
-    fn new(py: Python<'_>, name: &str, dim: Option<usize>, seed: Option<u64>) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        name: &Bound<'_, PyAny>,
+        dim: Option<&Bound<'_, PyAny>>,
+        seed: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let name = text(name, "name")?;
+        let dim = match dim {
+            None => None,
+            Some(d) => Some(
+                usize::try_from(count_or(Some(d), "dim", 0)?)
+                    .map_err(|_| input(py, "dim is too large"))?,
+            ),
+        };
+        let seed = match seed {
+            None => None,
+            Some(s) => Some(count_or(Some(s), "seed", 0)?),
+        };
         let options = Options { dim, seed };
-        py.detach(|| objectives::build(name, &options))
+        py.detach(|| objectives::build(&name, &options))
             .map(|inner| Objective { inner })
             .map_err(|e| input(py, e.to_string()))
     }

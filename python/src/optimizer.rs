@@ -10,7 +10,7 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 
 use costbo_std::optimizer::{Chance, ExperimentBuilder};
 
-use crate::convert::{number, vector};
+use crate::convert::{count_or, number, precision_or, size_or, text, text_or, vector};
 use crate::error::{from_std, input, raise};
 
 /// One decision: which control set to pay for and the values of its variables.
@@ -225,22 +225,6 @@ impl Optimizer {
     }
 }
 
-/// A string argument, refusing other types with a message naming it.
-fn text(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
-    obj.extract::<String>().map_err(|_| {
-        input(
-            obj.py(),
-            format!(
-                "{what} must be a str, not a {}",
-                obj.get_type()
-                    .name()
-                    .map(|n| n.to_string())
-                    .unwrap_or_default()
-            ),
-        )
-    })
-}
-
 /// The value of `key` in a variable's or set's dict.
 fn entry<'py>(
     d: &Bound<'py, PyDict>,
@@ -366,10 +350,14 @@ impl Optimizer {
     /// computing in `precision`: `"f64"` (the desktop's) or `"f32"` (the device's, bit for
     /// bit).
     #[staticmethod]
-    #[pyo3(signature = (text, precision = "f64"))]
-    fn from_toml(py: Python<'_>, text: &Bound<'_, PyAny>, precision: &str) -> PyResult<Self> {
-        let p = crate::convert::precision(py, precision)?;
-        let text = self::text(text, "text")?;
+    #[pyo3(signature = (text, precision = None))]
+    fn from_toml(
+        py: Python<'_>,
+        text: &Bound<'_, PyAny>,
+        precision: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let p = precision_or(py, precision)?;
+        let text = crate::convert::text(text, "text")?;
         py.detach(|| costbo_std::Optimizer::from_toml_str_with(&text, p))
             .map(Self::wrap)
             .map_err(|e| from_std(py, e))
@@ -377,9 +365,13 @@ impl Optimizer {
 
     /// An optimizer for the experiment file at `path` (a `str` or `os.PathLike`).
     #[staticmethod]
-    #[pyo3(signature = (path, precision = "f64"))]
-    fn from_file(py: Python<'_>, path: &Bound<'_, PyAny>, precision: &str) -> PyResult<Self> {
-        let p = crate::convert::precision(py, precision)?;
+    #[pyo3(signature = (path, precision = None))]
+    fn from_file(
+        py: Python<'_>,
+        path: &Bound<'_, PyAny>,
+        precision: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let p = precision_or(py, precision)?;
         let path: PathBuf = path
             .extract()
             .map_err(|_| input(py, "path must be a str or an os.PathLike"))?;
@@ -392,7 +384,7 @@ impl Optimizer {
     /// damaged, foreign or inconsistent state is refused whole.
     #[staticmethod]
     fn from_json(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let text = self::text(text, "text")?;
+        let text = crate::convert::text(text, "text")?;
         py.detach(|| costbo_std::Optimizer::from_json(&text))
             .map(Self::wrap)
             .map_err(|e| from_std(py, e))
@@ -404,42 +396,65 @@ impl Optimizer {
     /// `(names, cost)`; `inner` the inner optimiser's `(pool, starts, evaluations_per_start)`.
     /// The rest have the file's defaults. `to_toml()` gives the file.
     #[staticmethod]
-    #[pyo3(signature = (name, budget, variables, sets, *, rule = "ucb-cvs", seed = 0,
-        capacity = 256, bank = 64, beta = None, kernel = "se", lengthscale = None,
-        outputscale = None, noise = None, mean = None, inner = None, precision = "f64"))]
+    #[pyo3(signature = (name, budget, variables, sets, *, rule = None, seed = None,
+        capacity = None, bank = None, beta = None, kernel = None, lengthscale = None,
+        outputscale = None, noise = None, mean = None, inner = None, precision = None))]
     #[allow(clippy::too_many_arguments)]
     fn build(
         py: Python<'_>,
-        name: &str,
+        name: &Bound<'_, PyAny>,
         budget: &Bound<'_, PyAny>,
         variables: &Bound<'_, PyAny>,
         sets: &Bound<'_, PyAny>,
-        rule: &str,
-        seed: u64,
-        capacity: usize,
-        bank: usize,
+        rule: Option<&Bound<'_, PyAny>>,
+        seed: Option<&Bound<'_, PyAny>>,
+        capacity: Option<&Bound<'_, PyAny>>,
+        bank: Option<&Bound<'_, PyAny>>,
         beta: Option<&Bound<'_, PyAny>>,
-        kernel: &str,
+        kernel: Option<&Bound<'_, PyAny>>,
         lengthscale: Option<&Bound<'_, PyAny>>,
         outputscale: Option<&Bound<'_, PyAny>>,
         noise: Option<&Bound<'_, PyAny>>,
         mean: Option<&Bound<'_, PyAny>>,
-        inner: Option<(usize, usize, usize)>,
-        precision: &str,
+        inner: Option<&Bound<'_, PyAny>>,
+        precision: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let p = crate::convert::precision(py, precision)?;
+        let p = precision_or(py, precision)?;
+        let inner = match inner {
+            None => None,
+            Some(t) => {
+                let items = t
+                    .cast::<PyTuple>()
+                    .ok()
+                    .filter(|t| t.len() == 3)
+                    .ok_or_else(|| {
+                        input(
+                            py,
+                            "inner must be a tuple (pool, starts, evaluations_per_start)",
+                        )
+                    })?;
+                Some((
+                    size_or(Some(&items.get_item(0)?), "inner pool", 0)?,
+                    size_or(Some(&items.get_item(1)?), "inner starts", 0)?,
+                    size_or(Some(&items.get_item(2)?), "inner evaluations_per_start", 0)?,
+                ))
+            }
+        };
+        let name = text(name, "name")?;
+        let rule = text_or(rule, "rule", "ucb-cvs")?;
+        let kernel = text_or(kernel, "kernel", "se")?;
         let or = |v: Option<&Bound<'_, PyAny>>, what: &str, default: f64| match v {
             None => Ok(default),
             Some(v) => number(v, what),
         };
-        let mut b = ExperimentBuilder::new(name, number(budget, "budget")?)
-            .rule(rule)
-            .seed(seed)
-            .capacity(capacity)
-            .bank(bank)
+        let mut b = ExperimentBuilder::new(&name, number(budget, "budget")?)
+            .rule(&rule)
+            .seed(count_or(seed, "seed", 0)?)
+            .capacity(size_or(capacity, "capacity", 256)?)
+            .bank(size_or(bank, "bank", 64)?)
             .beta(or(beta, "beta", 2.0)?)
             .kernel(
-                kernel,
+                &kernel,
                 or(lengthscale, "lengthscale", 0.2)?,
                 or(outputscale, "outputscale", 1.0)?,
             )

@@ -200,3 +200,31 @@ def test_bad_acquisition_arguments_are_refused():
         costbo.log_ei([0.0, 1.0], [1.0, 1.0, 1.0], 0.0)
     with pytest.raises(costbo.CostboError):
         costbo.log_ei("a", 1.0, 0.0)
+
+
+def test_arguments_of_the_wrong_type_raise_costbo_errors_too():
+    good_vars = [{"name": "a", "lower": 0.0, "upper": 1.0}]
+    good_sets = [(["a"], 1.0)]
+    for kwargs in [{"seed": -1}, {"seed": 1.5}, {"seed": "1"}, {"capacity": True},
+                   {"bank": -3}, {"precision": 3}, {"rule": 7},
+                   {"kernel": b"se"}, {"inner": (1, 2)}, {"inner": (1, 2, -1)},
+                   {"inner": [16, 2, 8]}]:
+        with pytest.raises(costbo.CostboError):
+            costbo.Optimizer.build("x", 3.0, good_vars, good_sets, **kwargs)
+    with pytest.raises(costbo.CostboError):
+        costbo.Optimizer.build(3, 3.0, good_vars, good_sets)
+    with pytest.raises(costbo.CostboError):
+        costbo.Optimizer.from_toml(seven(), precision=64)
+    built = costbo.Optimizer.build("x", 3.0, good_vars, good_sets, seed=np.int64(4),
+                                   inner=(16, 2, 8))
+    assert "seed = 4" in built.to_toml()
+    with pytest.raises(costbo.CostboError):
+        costbo.GP(kernel=3)
+    gp = costbo.GP("se", 0.3)
+    X = np.random.default_rng(0).random((5, 2))
+    for kwargs in [{"starts": -1}, {"evaluations": 2.0}, {"seed": "0"}, {"optimize": 1}]:
+        with pytest.raises(costbo.CostboError):
+            gp.fit(X, X[:, 0], **kwargs)
+    for args, kwargs in [((3,), {}), (("hartmann3",), {"dim": -1}), (("gp-sample",), {"seed": 0.5})]:
+        with pytest.raises(costbo.CostboError):
+            costbo.Objective(*args, **kwargs)
