@@ -5,7 +5,7 @@
 
 use pyo3::prelude::*;
 
-use costbo_lab::objectives::{self, Options};
+use costbo_objectives::{self as objectives, Options};
 
 use crate::convert::{array, count_or, matrix, text, vector};
 use crate::error::input;

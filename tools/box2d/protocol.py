@@ -1,4 +1,4 @@
-"""The JSON-lines exchange of costbo's external objective (std-adapter/lab/src/objectives/external.rs).
+"""The JSON-lines exchange of costbo's external objective (std-adapter/objectives/src/external.rs).
 
 Each request is one line `{"x": [u_1, ..., u_d], "id": k}` with unit-cube coordinates; each answer
 is one line `{"y": value, "cost": cost, "id": k}` written and flushed before the next request is

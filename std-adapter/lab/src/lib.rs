@@ -12,15 +12,15 @@ pub mod output;
 
 pub mod acq_tool;
 pub mod causal;
-pub mod csv_matrix;
+pub use costbo_objectives::csv_matrix;
 pub mod demo;
 pub mod device;
 pub mod experiment;
 pub mod feedback;
 pub mod gp_tool;
-pub mod objectives;
+pub use costbo_objectives as objectives;
 pub mod pandora;
-pub mod platform;
+pub use costbo_objectives::platform;
 pub mod plot;
 pub mod pool;
 pub mod reproduce;

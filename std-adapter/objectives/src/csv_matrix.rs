@@ -53,7 +53,7 @@ impl fmt::Display for CsvError {
                 write!(
                     f,
                     "line {line}: `{}` is not a finite number",
-                    crate::output::Shown(field)
+                    crate::shown::Shown(field)
                 )
             }
         }

@@ -250,9 +250,17 @@ pub struct External {
     process: Mutex<Process>,
 }
 
-/// `line` for messages: control characters escaped, cut (see [`crate::output::Shown`]).
+/// Writes a line to standard error, ignoring a failure: a note that the run is waiting must
+/// never end it.
+fn waiting_line(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
+}
+
+/// `line` for messages: control characters escaped, cut (see [`crate::shown::Shown`]).
 fn shorten(line: &str) -> String {
-    crate::output::Shown(line.trim_end()).to_string()
+    crate::shown::Shown(line.trim_end()).to_string()
 }
 
 /// Parses the answer to point `id`: `y` (finite), `cost` (finite and `> 0`, optional) and
@@ -429,12 +437,12 @@ impl External {
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     if asked_at.elapsed() < timeout {
-                        crate::errln!(
+                        waiting_line(format_args!(
                             "costbo: waiting for the external program's answer to point {id} \
                              ({:.0} s of {:.0} s)",
                             asked_at.elapsed().as_secs_f64(),
                             timeout.as_secs_f64()
-                        );
+                        ));
                     }
                 }
             }

@@ -22,9 +22,9 @@ use super::{Objective, ObjectiveError};
 use crate::csv_matrix::Table;
 
 /// `data/plant/model.json`, embedded.
-pub const MODEL_JSON: &str = include_str!("../../../data/plant/model.json");
+pub const MODEL_JSON: &str = include_str!("../../data/plant/model.json");
 /// `data/plant/weights.csv`, embedded.
-pub const WEIGHTS_CSV: &str = include_str!("../../../data/plant/weights.csv");
+pub const WEIGHTS_CSV: &str = include_str!("../../data/plant/weights.csv");
 
 /// One check point of a `model.json`: a unit-cube input and the value there.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -15,7 +15,7 @@
 //!   regret against it can be slightly negative.
 //!
 //! The cost of the cost-aware setting, `1 + 20·mean(u)`, is
-//! [`crate::pandora::BoxCost::MeanLinear`].
+//! the lab's `pandora::BoxCost::MeanLinear`.
 
 use std::sync::OnceLock;
 

@@ -1,4 +1,7 @@
-//! Benchmark objectives on the unit cube `[0, 1]^d`, each with its known maximum.
+//! The objectives and simulators of costbo's lab: benchmark functions on the unit cube
+//! `[0, 1]^d`, each with its known maximum, the plant-growth and airfoil simulators, and the
+//! external-program protocol. A crate of its own so that the Python package and the lab share
+//! them without the package building the lab's runner, plots and command.
 //!
 //! Every objective is **maximised** (as in the papers): minimisation benchmarks are negated.
 //! Inputs are always unit-cube coordinates `u`; a benchmark defined on a box `[lo, hi]^d` sees
@@ -30,7 +33,7 @@
 //! name with [`build`]; [`CATALOGUE`] lists them.
 //!
 //! ```
-//! use costbo_lab::objectives::{build, Options};
+//! use costbo_objectives::{build, Options};
 //!
 //! let f = build("hartmann3", &Options::default()).unwrap();
 //! let x = f.argmax().unwrap();
@@ -39,8 +42,11 @@
 //! assert_eq!(g.eval(&[0.5; 4]), 0.0);
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod airfoil;
 pub mod bump;
+pub mod csv_matrix;
 pub mod external;
 pub mod gp_sample;
 pub mod numpy_rng;
@@ -48,7 +54,9 @@ pub mod pandora;
 pub mod pbgi_costs;
 pub mod pest_control;
 pub mod plant;
+pub mod platform;
 pub mod search;
+pub mod shown;
 pub mod synthetic;
 
 use std::fmt;

@@ -6,7 +6,7 @@ use costbo_core::real::Elementary;
 /// `exp`, `ln`, `sin` and `cos` of `f64` from `std` (the system libm, glibc on Linux).
 ///
 /// The simulators' observation and cost noise ([`costbo_core::random::standard_normal`]) and
-/// the synthetic objectives ([`crate::objectives::synthetic`]) have always been computed with
+/// the synthetic objectives ([`crate::synthetic`]) have always been computed with
 /// these, and the results and reports of earlier runs were recorded with them; the core's
 /// [`Libm`](costbo_core::real::Libm) differs in the last bit on about 7% of logarithms and 3%
 /// of cosines, which would change every noisy observation it touches, and with them the runs.

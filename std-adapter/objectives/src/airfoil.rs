@@ -25,9 +25,9 @@ use super::{Objective, ObjectiveError};
 use crate::csv_matrix::Table;
 
 /// `data/airfoil/model.json`, embedded.
-pub const MODEL_JSON: &str = include_str!("../../../data/airfoil/model.json");
+pub const MODEL_JSON: &str = include_str!("../../data/airfoil/model.json");
 /// `data/airfoil/airfoil.csv`, embedded.
-pub const DATA_CSV: &str = include_str!("../../../data/airfoil/airfoil.csv");
+pub const DATA_CSV: &str = include_str!("../../data/airfoil/airfoil.csv");
 
 /// Capacity of the GP (at least the 1503 rows).
 pub const CAPACITY: usize = 1536;
