@@ -16,7 +16,7 @@ use costbo_core::problem::{Problem, Variable};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro128PlusPlus;
 
-mod common;
+use crate::common;
 use common::{hartmann3, sets, CHEAP};
 
 const N: usize = 64;

@@ -20,7 +20,7 @@ use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro128PlusPlus;
 
 #[allow(dead_code)]
-mod common;
+use crate::common;
 use common::hartmann3;
 
 const N: usize = 64;

@@ -19,7 +19,7 @@ use costbo_core::Real;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro128PlusPlus;
 
-mod common;
+use crate::common;
 use common::{hartmann3, CHEAP};
 
 const N: usize = 48;

@@ -12,7 +12,7 @@
 //! postcard is not self-describing, so its old images are not readable and were rewritten.
 //!
 //! To rewrite the fixtures (only for an intended format change, with the version bumped):
-//! `COSTBO_WRITE_FIXTURES=1 cargo test -p costbo-core --features serde,link --test snapshot_bytes`.
+//! `COSTBO_WRITE_FIXTURES=1 cargo test -p costbo-core --features serde,link --test integration snapshot_bytes`.
 #![allow(clippy::type_complexity)]
 
 use std::path::PathBuf;

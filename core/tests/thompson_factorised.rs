@@ -3,7 +3,7 @@
 //! gradients checked against central differences of the definition.
 
 #[allow(dead_code)] // shared with the controller tests
-mod common;
+use crate::common;
 
 use common::{hartmann3, sets};
 use costbo_core::acquisition::expected_path::{expected_sample, ExpectedPath};

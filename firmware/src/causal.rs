@@ -59,7 +59,7 @@ pub const SEED: u64 = 4;
 #[cfg(not(feature = "fast-math"))]
 pub const FINGERPRINT: u32 = 0x4e24_c2d3;
 /// The same with the core's `fast-math` (micromath's exp: other bits), computed by
-/// `cargo test -p costbo-firmware-host-tests --features fast-math --test causal`.
+/// `cargo test -p costbo-firmware-host-tests --features fast-math --test integration causal::`.
 #[cfg(feature = "fast-math")]
 pub const FINGERPRINT: u32 = 0x7881_37ef;
 

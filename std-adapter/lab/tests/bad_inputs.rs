@@ -3,7 +3,7 @@
 //! flag, malformed values. Every one must end within seconds in a non-zero exit and a single
 //! line on stderr that names the setting, never a panic, an abort or a hang.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

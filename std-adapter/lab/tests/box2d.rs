@@ -1,7 +1,7 @@
 //! The Box2D problems of paper 002's Fig. 6 (`tools/box2d`), through the external objective's
 //! JSON-lines protocol. They need the Python environment that `sh tools/box2d/setup.sh`
 //! creates, so they are ignored by default (CI has no Python packages); run them with
-//! `cargo test -p costbo-lab --test box2d -- --ignored`.
+//! `cargo test -p costbo-lab --test integration box2d:: -- --ignored`.
 
 use costbo_lab::objectives::external::External;
 use costbo_lab::objectives::Objective;

@@ -16,10 +16,13 @@ fn fresh_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs `costbo reproduce STUDY --quick` into `out` on one thread; returns stderr.
-fn reproduce(study: &str, out: &Path) -> String {
+/// Runs `costbo reproduce STUDY --quick` (with `extra` arguments) into `out` on one thread;
+/// returns stderr.
+fn reproduce(study: &str, extra: &[&str], out: &Path) -> String {
     let o = Command::new(env!("CARGO_BIN_EXE_costbo"))
-        .args(["reproduce", study, "--quick", "--jobs", "1", "--out"])
+        .args(["reproduce", study, "--quick", "--jobs", "1"])
+        .args(extra)
+        .arg("--out")
         .arg(out)
         .output()
         .unwrap();
@@ -82,9 +85,9 @@ fn damages(whole: &[u8]) -> Vec<(&'static str, Option<Vec<u8>>)> {
 /// Runs `study` once whole (the reference), then again into a directory whose job files were
 /// damaged in every way of [`damages`]; the second run must name each damaged file, re-run
 /// it, and write `summary` (a file of the output directory) byte for byte as the reference.
-fn damaged_jobs_rerun_to_the_same_summary(study: &str, summary: &str) {
+fn damaged_jobs_rerun_to_the_same_summary(study: &str, extra: &[&str], summary: &str) {
     let reference = fresh_dir(&format!("{study}-reference"));
-    reproduce(study, &reference);
+    reproduce(study, extra, &reference);
     // Reports name their output directory; that is the one difference allowed.
     let read_summary = |dir: &Path| {
         String::from_utf8(std::fs::read(dir.join(summary)).unwrap())
@@ -94,7 +97,7 @@ fn damaged_jobs_rerun_to_the_same_summary(study: &str, summary: &str) {
     let expected = read_summary(&reference);
 
     let out = fresh_dir(&format!("{study}-damaged"));
-    reproduce(study, &out);
+    reproduce(study, extra, &out);
     let files = job_files(&out);
     let kinds = damages(&std::fs::read(&files[0]).unwrap());
     assert!(
@@ -117,7 +120,7 @@ fn damaged_jobs_rerun_to_the_same_summary(study: &str, summary: &str) {
     std::fs::write(&stray, "spent,y\n1,").unwrap();
     std::fs::remove_file(out.join(summary)).unwrap();
 
-    let stderr = reproduce(study, &out);
+    let stderr = reproduce(study, extra, &out);
     for (file, kind) in &damaged {
         if *kind != "deleted" {
             assert!(
@@ -140,7 +143,7 @@ fn damaged_jobs_rerun_to_the_same_summary(study: &str, summary: &str) {
         "{study}: the resumed run's {summary} differs from an uninterrupted run's"
     );
     // A third run finds every job finished and reports nothing damaged.
-    let again = reproduce(study, &out);
+    let again = reproduce(study, extra, &out);
     assert!(!again.contains("running the job again"), "{study}: {again}");
     let _ = std::fs::remove_dir_all(reference);
     let _ = std::fs::remove_dir_all(out);
@@ -148,15 +151,17 @@ fn damaged_jobs_rerun_to_the_same_summary(study: &str, summary: &str) {
 
 #[test]
 fn costly_feedback_trials_survive_damage() {
-    damaged_jobs_rerun_to_the_same_summary("costly-feedback", "costly-feedback.json");
+    damaged_jobs_rerun_to_the_same_summary("costly-feedback", &[], "costly-feedback.json");
 }
 
 #[test]
 fn causal_runs_survive_damage() {
-    damaged_jobs_rerun_to_the_same_summary("causal", "causal.json");
+    damaged_jobs_rerun_to_the_same_summary("causal", &[], "causal.json");
 }
 
 #[test]
 fn pandora_traces_survive_damage() {
-    damaged_jobs_rerun_to_the_same_summary("pandora", "pandora.md");
+    // Figure 5's cells alone (26 job files, about a second a run): the whole quick grid takes
+    // about 40 s a run (figures 2 and 9 most of it), and the test runs it four times.
+    damaged_jobs_rerun_to_the_same_summary("pandora", &["--objectives", "fig5"], "pandora.md");
 }

@@ -2,7 +2,7 @@
 //! by its reader ends the command quietly with status 141 (as SIGPIPE ends a Unix tool), and a
 //! file a user keeps is written whole or not at all. Never a panic (status 101).
 
-mod common;
+use crate::common;
 
 use std::fs::File;
 use std::io::{Read, Write};

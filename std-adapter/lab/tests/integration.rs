@@ -1,0 +1,24 @@
+//! costbo-lab's integration tests (most run the `costbo` command): one module per subject, in
+//! one test binary, so that the lab is linked into one test program instead of eighteen.
+
+#[allow(dead_code)]
+mod common;
+
+mod bad_inputs;
+mod box2d;
+mod causal;
+mod causal_study;
+mod costly_feedback;
+mod demo;
+mod device_fake;
+mod durable;
+mod durable_studies;
+mod experiment;
+mod gp_cli;
+mod objectives;
+mod output;
+mod pandora;
+mod pandora_loop;
+mod pandora_objectives;
+mod reproduce;
+mod shard;
