@@ -6,7 +6,7 @@
 //!
 //! The same two tests run the costly-measurement experiment
 //! (`firmware/experiments/costly-measurement.toml`, built into a second controller ELF with
-//! `COSTBO_EXPERIMENT` in its own target directory): every decision *and* every pay/skip answer
+//! `COSTBO_EXPERIMENT`, kept as `controller-costly-measurement`): every decision *and* every pay/skip answer
 //! must equal the host's f32 controller bit for bit, across power cuts too.
 //!
 //! And two run the contextual causal experiment (`firmware/experiments/causal-contexts.toml`):
@@ -68,9 +68,14 @@ fn causal_controller_elf() -> PathBuf {
         .clone()
 }
 
-/// Builds the controller for `experiment` (the default `firmware/experiment.toml` if `None`;
-/// another file builds in a target directory of its own, so that the two ELFs coexist).
+/// Builds the controller for `experiment` (the default `firmware/experiment.toml` if `None`)
+/// and returns a copy of its ELF named after the file (`controller-<stem>`). Every file builds
+/// in the one target directory, so that the firmware's dependencies are compiled once (a
+/// directory per file compiled them three times in each CI run); the builds take turns, and
+/// each ELF is copied out before the next build replaces it.
 fn build_controller(experiment: Option<&Path>) -> PathBuf {
+    static BUILDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
     {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         // The device must compute as this host does: with `fast-math` here, there too.
@@ -87,16 +92,10 @@ fn build_controller(experiment: Option<&Path>) -> PathBuf {
         } else {
             root().join(target)
         };
-        // Another experiment file builds in `firmware-<its stem>`.
-        let target = match experiment.and_then(|f| f.file_stem()) {
-            None => target,
-            Some(stem) => target.join(format!("firmware-{}", stem.to_string_lossy())),
-        };
         let mut command = Command::new(cargo);
+        command.env("CARGO_TARGET_DIR", &target);
         match experiment {
-            Some(file) => command
-                .env("COSTBO_EXPERIMENT", file)
-                .env("CARGO_TARGET_DIR", &target),
+            Some(file) => command.env("COSTBO_EXPERIMENT", file),
             // The default file, whatever the caller's environment says.
             None => command.env_remove("COSTBO_EXPERIMENT"),
         };
@@ -117,8 +116,13 @@ fn build_controller(experiment: Option<&Path>) -> PathBuf {
             .status()
             .expect("cargo runs");
         assert!(status.success(), "building the firmware controller failed");
-        let elf = target.join("thumbv7em-none-eabihf/firmware/controller");
-        assert!(elf.exists(), "{} missing", elf.display());
+        let built = target.join("thumbv7em-none-eabihf/firmware/controller");
+        assert!(built.exists(), "{} missing", built.display());
+        let stem = experiment
+            .and_then(|f| f.file_stem())
+            .map_or_else(|| "default".into(), |s| s.to_string_lossy());
+        let elf = built.with_file_name(format!("controller-{stem}"));
+        std::fs::copy(&built, &elf).expect("the controller's ELF is copied");
         elf
     }
 }
