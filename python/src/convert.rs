@@ -135,7 +135,7 @@ pub fn count_or(obj: Option<&Bound<'_, PyAny>>, what: &str, default: u64) -> PyR
             format!(
                 "{what} must be a non-negative integer, not {}",
                 obj.repr()
-                    .map(|r| crate::convert::shown(&r.to_string()))
+                    .map(|r| costbo_objectives::shown::Shown(&r.to_string()).to_string())
                     .unwrap_or_else(|_| type_name(obj))
             ),
         )
@@ -163,15 +163,6 @@ pub fn flag_or(obj: Option<&Bound<'_, PyAny>>, what: &str, default: bool) -> PyR
             format!("{what} must be True or False, not a {}", type_name(o)),
         )),
     }
-}
-
-/// At most 60 characters of `text`, for messages.
-fn shown(text: &str) -> String {
-    let mut s: String = text.chars().take(60).collect();
-    if text.chars().count() > 60 {
-        s.push('…');
-    }
-    s
 }
 
 /// A keyword argument's precision (`"f64"` unless given).
