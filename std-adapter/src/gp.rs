@@ -391,6 +391,27 @@ pub fn fit(
     spec.check()?;
     options.check()?;
     let d = check_training(xs, ys)?.ok_or_else(|| input("no training points".into()))?;
+    // The fit standardises y: a spread whose square overflows leaves it nothing to fit, which
+    // the likelihood would report as a kernel matrix it cannot factorise.
+    let (lo, hi) = ys
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &y| {
+            (lo.min(y), hi.max(y))
+        });
+    let widest = match precision {
+        Precision::F32 => 1e18,
+        Precision::F64 => 1e150,
+    };
+    if (hi - lo).abs() > widest {
+        return Err(Error::new(
+            ErrorKind::Model,
+            format!(
+                "the outputs span [{lo:e}, {hi:e}]: their variance is beyond {} arithmetic \
+                 (rescale y)",
+                precision.name()
+            ),
+        ));
+    }
     let job = Job {
         spec: spec.clone(),
         xs: xs.to_vec(),

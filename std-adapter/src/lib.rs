@@ -39,4 +39,6 @@
 pub mod gp;
 pub mod optimizer;
 
-pub use optimizer::{Ask, Error, ErrorKind, Optimizer, Precision, QueryAnswer, Recommendation};
+pub use optimizer::{
+    Ask, Error, ErrorKind, Optimizer, Precision, QueryAnswer, Recommendation, MESSAGE_BYTES,
+};

@@ -5,7 +5,7 @@
 use costbo_core::driver::Controller;
 use costbo_core::linalg::tri_len;
 use costbo_core::policy::AnyPolicy;
-use costbo_std::{ErrorKind, Optimizer, Precision};
+use costbo_std::{ErrorKind, Optimizer, Precision, MESSAGE_BYTES};
 
 /// A 7-variable experiment with four control sets and capacity `capacity`.
 fn seven(capacity: usize, budget: f64, rule: &str) -> String {
@@ -251,6 +251,11 @@ fn bad_input_is_refused_and_changes_nothing() {
     for cost in [0.0, -1.0, f64::INFINITY] {
         assert_eq!(opt.tell(&x, y, cost).unwrap_err().kind(), ErrorKind::Input);
     }
+    // A finite outcome too far from the others to standardise (its squared distance
+    // overflows f64), which would leave every later ask without a posterior.
+    let e = opt.tell(&x, -1e300, ask.cost).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Input);
+    assert!(e.to_string().contains("rescale y"), "{e}");
     let l = (0..7).find(|&l| ask.values[l].is_some()).unwrap();
     let mut moved = x.clone();
     let info = &opt.variables()[l];
@@ -283,6 +288,37 @@ fn bad_input_is_refused_and_changes_nothing() {
         .tell(&x, y, 1.0)
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Sequence);
+}
+
+#[test]
+fn enormous_or_endless_inputs_give_bounded_messages() {
+    // A parser quotes the line it could not read; the message is cut, and says how long it was.
+    let e = Optimizer::from_toml_str(&"x".repeat(10_000_000)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Experiment);
+    assert!(
+        e.message().len() < MESSAGE_BYTES + 40,
+        "{}",
+        e.message().len()
+    );
+    assert!(
+        e.message().ends_with("bytes in all)"),
+        "{}",
+        &e.message()[..100]
+    );
+    let e = Optimizer::from_json(&format!("\"{}\"", "a".repeat(10_000_000))).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::State);
+    assert!(
+        e.message().len() < MESSAGE_BYTES + 40,
+        "{}",
+        e.message().len()
+    );
+    // An endless stream is refused after a mebibyte, not read until memory runs out.
+    let e = Optimizer::from_file("/dev/zero").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Io);
+    assert!(e.message().contains("longer than 1 MiB"), "{e}");
+    // JSON nested beyond serde_json's recursion limit is an error, not a stack overflow.
+    let e = Optimizer::from_json(&"[".repeat(1_000_000)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::State);
 }
 
 #[test]

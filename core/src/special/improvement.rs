@@ -281,7 +281,13 @@ pub fn expected_improvement<R: Real>(mean: R, std: R, best: R) -> Result<R, Impr
     if std == R::ZERO {
         return Ok((mean - best).max(R::ZERO));
     }
-    Ok(std * h((mean - best) / std))
+    let u = (mean - best) / std;
+    // A std so small that `u` overflows (a subnormal std): EI is the gain itself, or 0, to
+    // full precision; `std · h(±∞)` would be ∞·0.
+    if !u.is_finite() {
+        return Ok((mean - best).max(R::ZERO));
+    }
+    Ok(std * h(u))
 }
 
 /// `ln EI` (LogEI, Ament et al. 2023): `ln h(u) + ln σ` with `u = (mean − best)/std`, to full

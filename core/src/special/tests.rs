@@ -354,6 +354,11 @@ fn log_expected_improvement_matches_mpmath_and_handles_zero_std() {
         Ok(f64::NEG_INFINITY)
     );
     assert_eq!(expected_improvement(1.0, 0.0, 1.5), Ok(0.0));
+    // A subnormal std: u = ±1e320 overflows; EI is the gain (1 − 0) or 0, as at std = 0 (the
+    // std term, 1e-320·φ(u), is 0 in f64), in both precisions.
+    assert_eq!(expected_improvement(1.0, 1e-320, 0.0), Ok(1.0));
+    assert_eq!(expected_improvement(0.0, 1e-320, 1.0), Ok(0.0));
+    assert_eq!(expected_improvement(1.0f32, 1e-40, 0.0), Ok(1.0));
     assert!(
         rel(
             expected_improvement(1.0, 0.5, 1.2).unwrap(),

@@ -210,9 +210,40 @@ fn leak_str(s: String) -> &'static str {
 /// The returned spec borrows nothing: its strings and slices are leaked (a few hundred bytes
 /// per call; call it once per process).
 pub fn load_device(path: &Path) -> Result<Spec<'static>, ConfigError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
+    let text = read_text(path)?;
     parse_device(&text).map_err(|e| ConfigError(format!("{}: {}", path.display(), e.0)))
+}
+
+/// The largest experiment file read, 1 MiB (a file with every variable, set and arm the core
+/// holds is a few kilobytes).
+pub const FILE_LIMIT: u64 = 1 << 20;
+
+/// The text of the experiment file at `path`: at most [`FILE_LIMIT`] bytes of UTF-8 are read
+/// whatever the path names (`/dev/zero` is refused after a mebibyte, not read until memory
+/// runs out). Errors start with the path.
+pub fn read_text(path: &Path) -> Result<String, ConfigError> {
+    use std::io::Read as _;
+    let fail = |m: &dyn fmt::Display| ConfigError(format!("{}: {m}", path.display()));
+    let file = std::fs::File::open(path).map_err(|e| fail(&e))?;
+    if file.metadata().map_err(|e| fail(&e))?.is_dir() {
+        return Err(fail(&"is a directory"));
+    }
+    let mut bytes = Vec::new();
+    file.take(FILE_LIMIT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(&e))?;
+    if bytes.len() as u64 > FILE_LIMIT {
+        return Err(fail(&format_args!(
+            "longer than {} MiB: not an experiment file",
+            FILE_LIMIT >> 20
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        fail(&format_args!(
+            "not UTF-8 text (byte {} is not part of a UTF-8 character)",
+            e.utf8_error().valid_up_to()
+        ))
+    })
 }
 
 /// Parses and validates a device's experiment (see [`load_device`]).

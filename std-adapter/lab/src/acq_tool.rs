@@ -12,7 +12,9 @@
 //!   ([`max_value_entropy`]).
 //!
 //! Values are printed with Rust's shortest round-trip formatting (17 significant digits at
-//! most, `-inf` for LogEI of a point with no improvement possible).
+//! most). A row whose value is not a finite `f64` is an error naming the row: LogEI is `-inf`
+//! where no improvement is possible (std 0, mean ≤ best) and below the range of `f64` where
+//! `(mean − best)/std` is.
 
 use crate::csv_matrix::Table;
 use costbo_core::special::entropy::max_value_entropy;
@@ -49,11 +51,13 @@ fn describe(e: ImprovementError) -> &'static str {
 }
 
 /// Applies `f` to the named columns of each row; errors name the data row (1-based, header
-/// excluded) and the reason.
+/// excluded) and the reason. A value that is not finite is refused: the tool prints numbers a
+/// program can read back, never a NaN or an infinity with a successful exit.
 fn per_row<const K: usize>(
     table: &Table,
     names: [&str; K],
     f: impl Fn([f64; K]) -> Result<f64, ImprovementError>,
+    infinite: impl Fn([f64; K]) -> &'static str,
 ) -> Result<Vec<f64>, String> {
     let cols = columns(table, names)?;
     table
@@ -61,32 +65,44 @@ fn per_row<const K: usize>(
         .iter()
         .enumerate()
         .map(|(i, row)| {
-            let v =
-                f(cols.map(|c| row[c])).map_err(|e| format!("row {}: {}", i + 1, describe(e)))?;
-            // −∞ is LogEI's exact value where EI is 0; +∞ or NaN would be a value beyond f64.
-            if v.is_nan() || v == f64::INFINITY {
-                return Err(format!(
-                    "row {}: the value is beyond the range of f64 (rescale the inputs)",
-                    i + 1
-                ));
+            let args = cols.map(|c| row[c]);
+            let v = f(args).map_err(|e| format!("row {}: {}", i + 1, describe(e)))?;
+            if !v.is_finite() {
+                return Err(format!("row {}: {}", i + 1, infinite(args)));
             }
             Ok(v)
         })
         .collect()
 }
 
+/// Why a value came out beyond f64 when the inputs were finite.
+const BEYOND_F64: &str = "the value is beyond the range of f64 (rescale the inputs)";
+
 /// The Gittins index of each row of a table with columns `mean`, `std` and `lambda_cost`.
 pub fn pbgi(table: &Table) -> Result<Vec<f64>, String> {
-    per_row(table, ["mean", "std", "lambda_cost"], |[m, s, p]| {
-        gittins_index(m, s, p)
-    })
+    per_row(
+        table,
+        ["mean", "std", "lambda_cost"],
+        |[m, s, p]| gittins_index(m, s, p),
+        |_| BEYOND_F64,
+    )
 }
 
 /// LogEI of each row of a table with columns `mean`, `std` and `best`.
 pub fn log_ei(table: &Table) -> Result<Vec<f64>, String> {
-    per_row(table, ["mean", "std", "best"], |[m, s, b]| {
-        log_expected_improvement(m, s, b)
-    })
+    per_row(
+        table,
+        ["mean", "std", "best"],
+        |[m, s, b]| log_expected_improvement(m, s, b),
+        |[m, s, b]| {
+            if s == 0.0 && m <= b {
+                "LogEI is -inf: with std 0 and mean <= best no improvement is possible"
+            } else {
+                "LogEI is below the range of f64 ((mean - best)/std is beyond it: rescale the \
+                 inputs)"
+            }
+        },
+    )
 }
 
 /// MES of each row of a table with columns `mean` and `std`, given the samples of the maximum in
@@ -97,9 +113,12 @@ pub fn mes(table: &Table, samples: &Table) -> Result<Vec<f64>, String> {
     if max_values.is_empty() {
         return Err("no samples of the maximum (the max_value column is empty)".into());
     }
-    per_row(table, ["mean", "std"], |[m, s]| {
-        max_value_entropy(m, s, &max_values)
-    })
+    per_row(
+        table,
+        ["mean", "std"],
+        |[m, s]| max_value_entropy(m, s, &max_values),
+        |_| BEYOND_F64,
+    )
 }
 
 #[cfg(test)]
@@ -145,6 +164,25 @@ mod tests {
             e.starts_with("row 1: the value is beyond the range of f64"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn log_ei_without_a_finite_value_is_an_error_naming_the_row_and_why() {
+        // ln(σ·φ(0)) = ln(1e-308) − ln(2π)/2 = −709.1962086421661 − 0.9189385332046728.
+        let t = Table::parse("mean,std,best\n0,1e-308,0\n").unwrap();
+        assert!((log_ei(&t).unwrap()[0] + 710.1151471753708).abs() < 1e-9);
+        let none = Table::parse("mean,std,best\n1,1,0\n0,0,0\n").unwrap();
+        assert_eq!(
+            log_ei(&none).unwrap_err(),
+            "row 2: LogEI is -inf: with std 0 and mean <= best no improvement is possible"
+        );
+        let far = Table::parse("mean,std,best\n-1e308,1,1e308\n").unwrap();
+        assert!(log_ei(&far)
+            .unwrap_err()
+            .starts_with("row 1: LogEI is below the range of f64"));
+        // σ = 0 and mean above best: EI is the gap, ln 2.
+        let gap = Table::parse("mean,std,best\n2,0,0\n").unwrap();
+        assert!((log_ei(&gap).unwrap()[0] - std::f64::consts::LN_2).abs() < 1e-15);
     }
 
     #[test]

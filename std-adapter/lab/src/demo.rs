@@ -164,6 +164,12 @@ fn fit_model(ctl: &mut DemoController) {
 /// The demo's controller type.
 type DemoController = Controller<f64, N, D, M, Vec<f64>, Vec<[f64; D]>, AnyPolicy<f64, D, M, 1, 1>>;
 
+/// Most seeds of the comparison (3000 runs: about an hour on two cores).
+pub const MAX_SEEDS: u64 = 1000;
+
+/// While the comparison runs, a progress line on standard error after every this much time.
+const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Settings of the demo.
 #[derive(Debug, Clone)]
 pub struct DemoOptions {
@@ -303,18 +309,39 @@ fn compare(options: &DemoOptions) -> Result<Vec<Comparison>, String> {
     );
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::atomic::AtomicUsize::new(0);
     let results: Vec<std::sync::Mutex<Option<Result<RunResult, String>>>> =
         jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let start = std::time::Instant::now();
     std::thread::scope(|scope| {
-        for _ in 0..threads.min(jobs.len()) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(&(c, seed)) = jobs.get(i) else { break };
-                let r = simulate(&contenders[c], options.budget, seed, false);
-                if let Ok(mut slot) = results[i].lock() {
-                    *slot = Some(r);
-                }
-            });
+        let workers: Vec<_> = (0..threads.min(jobs.len()))
+            .map(|_| {
+                scope.spawn(|| loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(&(c, seed)) = jobs.get(i) else { break };
+                    let r = simulate(&contenders[c], options.budget, seed, false);
+                    if let Ok(mut slot) = results[i].lock() {
+                        *slot = Some(r);
+                    }
+                    done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                })
+            })
+            .collect();
+        // Progress on standard error while the workers run, so a long comparison is never
+        // silent (the report on standard output stays as it is).
+        let mut shown = std::time::Duration::ZERO;
+        while workers.iter().any(|w| !w.is_finished()) {
+            let finished = done.load(std::sync::atomic::Ordering::Relaxed);
+            let elapsed = start.elapsed();
+            if elapsed >= shown + PROGRESS_EVERY {
+                shown = elapsed;
+                errln!(
+                    "  {finished}/{} comparison runs finished ({} s)",
+                    jobs.len(),
+                    elapsed.as_secs()
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
         }
     });
     let mut runs = Vec::with_capacity(jobs.len());

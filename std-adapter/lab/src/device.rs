@@ -76,6 +76,19 @@ pub enum Endpoint {
     Serial(PathBuf, u32),
 }
 
+impl std::fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Endpoint::Tcp(addr) => write!(f, "tcp {}", crate::output::Shown(addr)),
+            Endpoint::Serial(path, baud) => write!(
+                f,
+                "serial port {} at {baud} baud",
+                crate::output::Shown(&path.to_string_lossy())
+            ),
+        }
+    }
+}
+
 /// Settings of a device session.
 #[derive(Debug, Clone)]
 pub struct DeviceOptions {
@@ -193,14 +206,12 @@ fn open(endpoint: &Endpoint, deadline: Instant) -> Result<Box<dyn Link>, String>
         };
         match r {
             Ok(l) => return Ok(l),
-            Err(e) if Instant::now() >= deadline => return Err(format!("{endpoint:?}: {e}")),
+            Err(e) if Instant::now() >= deadline => return Err(format!("{endpoint}: {e}")),
             // A serial device that is there but cannot be opened as a port (not a terminal,
             // no permission) will not become one by waiting; one that is not there yet (a
             // board that is still enumerating on USB) may.
             Err(e) if matches!(endpoint, Endpoint::Serial(path, _) if path.exists()) => {
-                return Err(format!(
-                    "{endpoint:?}: cannot open it as a serial port: {e}"
-                ))
+                return Err(format!("{endpoint}: cannot open it as a serial port: {e}"))
             }
             Err(_) => std::thread::sleep(Duration::from_millis(50)),
         }
@@ -321,10 +332,9 @@ struct InFlight {
 /// Runs a session with the device; fails on a decision that differs from the host's, a
 /// device error, or silence beyond the timeout.
 pub fn run(options: &DeviceOptions) -> Result<DeviceReport, String> {
-    let text =
-        std::fs::read(&options.config).map_err(|e| format!("{}: {e}", options.config.display()))?;
+    let text = costbo_experiment::toml::read_text(&options.config).map_err(|e| e.0)?;
     let spec = costbo_experiment::toml::load_device(&options.config).map_err(|e| one_line(&e.0))?;
-    let config_id = costbo_experiment::config_id(&text);
+    let config_id = costbo_experiment::config_id(text.as_bytes());
     if spec.causal.is_some() {
         return causal::run(&spec, config_id, options);
     }
@@ -335,8 +345,6 @@ pub fn run(options: &DeviceOptions) -> Result<DeviceReport, String> {
             spec.variables.len()
         ));
     }
-    let text = String::from_utf8(text)
-        .map_err(|_| format!("{}: not UTF-8 text", options.config.display()))?;
     session(&spec, &text, config_id, options)
 }
 
@@ -415,7 +423,7 @@ fn session(
     let mut spent_sum = 0.0f64;
     wire.send(&HostMessage::Ping)?;
     outln!(
-        "costbo device: {} ({} variables, {} control sets, budget {}), link {:?}",
+        "costbo device: {} ({} variables, {} control sets, budget {}), link: {}",
         spec.name,
         spec.variables.len(),
         spec.sets.len(),
@@ -428,11 +436,11 @@ fn session(
             damaged += wire.damaged;
             wire.damaged = 0;
             return Err(format!(
-                "no round completed for {:?} (host at round {host_round}, {} in this time; \
-                 --timeout bounds it)",
+                "no round completed for {:?} (host at round {host_round}; in this time {}; \
+                 --timeout sets the wait)",
                 options.timeout,
                 if damaged > 0 {
-                    format!("{damaged} damaged frames dropped: wrong baud rate or link?")
+                    format!("{damaged} damaged frames were dropped: a wrong baud rate or link?")
                 } else if last_heard.elapsed() >= options.timeout {
                     "the device said nothing".to_string()
                 } else {

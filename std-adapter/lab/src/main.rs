@@ -438,6 +438,18 @@ fn reproduce_args_error(a: &ReproduceArgs) -> Option<String> {
             return Some("--rounds 0: must be at least 1".into());
         }
     }
+    // Options of one study given to another would be ignored: refused before any job runs.
+    if a.rounds.is_some() && !matches!(a.study, StudyChoice::Causal) {
+        return Some("--rounds applies only to `reproduce causal`".into());
+    }
+    if a.variants && !matches!(a.study, StudyChoice::Runner(_)) {
+        return Some("--variants applies only to `reproduce ucb-cvs` and `unknown-cost`".into());
+    }
+    if a.lengthscale != costbo_lab::feedback::study::LENGTHSCALE
+        && !matches!(a.study, StudyChoice::CostlyFeedback)
+    {
+        return Some("--lengthscale applies only to `reproduce costly-feedback`".into());
+    }
     if !(a.lengthscale.is_finite() && (1e-4..=1e4).contains(&a.lengthscale)) {
         return Some(format!(
             "--lengthscale {:?}: must be in [1e-4, 1e4]",
@@ -474,6 +486,15 @@ fn run(cli: Cli) -> Result<(), String> {
                     a.budget
                 ));
             }
+            if a.seeds > costbo_lab::demo::MAX_SEEDS || a.seed.checked_add(a.seeds).is_none() {
+                return Err(format!(
+                    "--seeds {}: the comparison runs at most {} seeds (three runs each) from \
+                     --seed {}",
+                    a.seeds,
+                    costbo_lab::demo::MAX_SEEDS,
+                    a.seed
+                ));
+            }
             costbo_lab::experiment::ensure_writable(&a.out)?;
             let options = costbo_lab::demo::DemoOptions {
                 budget: a.budget,
@@ -485,8 +506,11 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Run(a) => {
             let shard = parse_shard(a.shard.as_deref())?;
-            let text = std::fs::read_to_string(&a.config)
-                .map_err(|e| format!("{}: {e}", a.config.display()))?;
+            let text = costbo_objectives::text_file::read(
+                &a.config,
+                costbo_objectives::text_file::SETTINGS_LIMIT,
+            )
+            .map_err(|e| format!("{}: {e}", a.config.display()))?;
             let settings = costbo_lab::experiment::Settings::from_toml(&text)
                 .map_err(|e| format!("{}: {e}", a.config.display()))?;
             let out = a.out.unwrap_or_else(|| {
@@ -888,15 +912,43 @@ fn run(cli: Cli) -> Result<(), String> {
             // Each round is printed as it ends, so the rounds before a failure (an external
             // program that crashes) are kept.
             outln!("round,spent,y,best,regret,decide_seconds");
+            // An objective whose optimum is unknown (an external program) has an empty regret
+            // cell, not NaN.
             let optimum = f.optimum();
+            let warned = std::sync::atomic::AtomicBool::new(false);
             let print = |i: usize, r: &costbo_lab::pandora::BoxRound| {
+                // Costs far below the budget (a program reporting 1e-300) would need more
+                // rounds than the model holds: said once, early, rather than discovered when
+                // the model fills minutes later.
+                let needed = a.budget / (r.spent / i as f64);
+                if needed > MAX_PANDORA_BUDGET
+                    && !warned.swap(true, std::sync::atomic::Ordering::Relaxed)
+                {
+                    let rounds = if needed.is_finite() {
+                        format!("about {} rounds", csv_number(needed.round()))
+                    } else {
+                        "more rounds than an f64 counts".into()
+                    };
+                    errln!(
+                        "costbo: warning: at the mean cost so far ({}) the budget {} lasts \
+                         {rounds}; the run ends when the model is full ({MAX_PANDORA_BUDGET} \
+                         observations)",
+                        csv_number(r.spent / i as f64),
+                        a.budget,
+                    );
+                }
+                let regret = if optimum.is_finite() {
+                    csv_number(optimum - r.best)
+                } else {
+                    String::new()
+                };
                 outln!(
                     "{},{},{},{},{},{:.6}",
                     i,
-                    r.spent,
-                    r.y,
-                    r.best,
-                    optimum - r.best,
+                    csv_number(r.spent),
+                    csv_number(r.y),
+                    csv_number(r.best),
+                    regret,
                     r.decide_seconds
                 );
             };
@@ -929,6 +981,16 @@ fn run(cli: Cli) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A number for a CSV cell: Rust's shortest round-trip text, in exponent form where the plain
+/// form would run to dozens of digits (a cost of 5e-324 summed, a value of 1e300).
+fn csv_number(v: f64) -> String {
+    if v == 0.0 || (1e-5..1e16).contains(&v.abs()) {
+        v.to_string()
+    } else {
+        format!("{v:e}")
+    }
 }
 
 /// Lets every option that takes a value take a negative number (`--noise -0.01` is the value
@@ -1012,7 +1074,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            errln!("costbo: {e}");
+            errln!("costbo: {}", costbo_lab::output::error_line(&e));
             ExitCode::FAILURE
         }
     }

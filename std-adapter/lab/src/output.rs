@@ -46,6 +46,29 @@ pub fn flush() {
     }
 }
 
+/// Characters of a command's final error line before it is cut.
+pub const ERROR_CHARS: usize = 500;
+
+/// A command's final error as one readable line: line breaks and tabs become spaces, other
+/// control characters are escaped (a name from a file or an argument cannot move the cursor or
+/// recolour the terminal), and past [`ERROR_CHARS`] characters the rest is cut, saying how long
+/// it was. The messages quote values through [`Shown`]; this is the net under all of them.
+pub fn error_line(message: &str) -> String {
+    let mut line = String::new();
+    for (i, c) in message.trim_end().chars().enumerate() {
+        if i == ERROR_CHARS {
+            line.push_str(&format!("... ({} bytes in all)", message.len()));
+            break;
+        }
+        match c {
+            '\n' | '\r' | '\t' => line.push(' '),
+            c if c.is_control() => line.extend(c.escape_unicode()),
+            c => line.push(c),
+        }
+    }
+    line
+}
+
 /// Writes to standard error, ignoring a failure. Used by [`errln!`](crate::errln).
 pub fn stderr(args: fmt::Arguments<'_>) {
     let mut err = io::stderr().lock();
@@ -101,3 +124,23 @@ macro_rules! errln {
 }
 
 pub use costbo_objectives::shown::{Shown, SHOWN_CHARS};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_line_is_one_line_without_control_characters_and_bounded() {
+        assert_eq!(
+            error_line("unknown objective `ha\x1b[31mrt`\nsecond\tline\n"),
+            "unknown objective `ha\\u{1b}[31mrt` second line"
+        );
+        let long = format!("value {}", "x".repeat(10_000));
+        let line = error_line(&long);
+        assert!(line.ends_with("... (10006 bytes in all)"), "{line}");
+        assert_eq!(
+            line.chars().count(),
+            ERROR_CHARS + "... (10006 bytes in all)".len()
+        );
+    }
+}

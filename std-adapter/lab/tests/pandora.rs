@@ -186,13 +186,18 @@ fn acq_commands_print_full_precision_values_and_refuse_bad_rows() {
     assert_eq!(parse(v[3]), 0.75);
     let l = dir.join("l.csv");
     // mpmath (400 digits): ln EI(0, 1; best 1000) = −500014.73445209116.
-    std::fs::write(&l, "mean,std,best\n0,1,1000\n2,0,3\n").unwrap();
+    std::fs::write(&l, "mean,std,best\n0,1,1000\n").unwrap();
     let (ok, stdout, _) = costbo(&["acq", "log-ei", "--input", l.to_str().unwrap()]);
     assert!(ok);
     let v: Vec<&str> = stdout.lines().collect();
     assert_eq!(v[0], "log_ei");
     assert!((parse(v[1]) + 500_014.734_452_091_16).abs() < 1e-9);
-    assert_eq!(v[2], "-inf");
+    // No improvement possible (σ = 0, mean below best): LogEI is −∞, refused rather than
+    // printed as a value.
+    std::fs::write(&l, "mean,std,best\n0,1,1000\n2,0,3\n").unwrap();
+    let (ok, stdout, stderr) = costbo(&["acq", "log-ei", "--input", l.to_str().unwrap()]);
+    assert!(!ok && stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("row 2: LogEI is -inf"), "{stderr}");
     let bad = dir.join("b.csv");
     std::fs::write(&bad, "mean,std,lambda_cost\n0,1,-1\n").unwrap();
     let (ok, stdout, stderr) = costbo(&["acq", "pbgi", "--input", bad.to_str().unwrap()]);

@@ -98,9 +98,11 @@ impl Table {
         Ok(Table { header, rows })
     }
 
-    /// Reads and parses a file.
+    /// Reads and parses a file of at most [`CSV_LIMIT`](crate::text_file::CSV_LIMIT) bytes.
     pub fn read(path: &Path) -> Result<Table, CsvError> {
-        Table::parse(&std::fs::read_to_string(path).map_err(CsvError::Io)?)
+        Table::parse(
+            &crate::text_file::read(path, crate::text_file::CSV_LIMIT).map_err(CsvError::Io)?,
+        )
     }
 
     /// Number of columns.

@@ -47,7 +47,8 @@
 //! program's state is unknown: the objective refuses further points (and the program is
 //! killed when the objective is dropped).
 //!
-//! The optimum is unknown: [`External::optimum`] is NaN (regret columns read NaN).
+//! The optimum is unknown: [`External::optimum`] is NaN (`costbo pandora` leaves the regret
+//! column empty).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};

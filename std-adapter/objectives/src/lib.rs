@@ -29,8 +29,8 @@
 //! --command ...`) runs a user's program over JSON lines: [`external`]. The known costs of
 //! paper 002's cost-aware settings are in [`pbgi_costs`].
 //!
-//! The dimension in parentheses is the default when none is requested. Look objectives up by
-//! name with [`build`]; [`CATALOGUE`] lists them.
+//! The dimension in parentheses is the default when none is requested; "≥ k" means up to
+//! [`MAX_DIM`]. Look objectives up by name with [`build`]; [`CATALOGUE`] lists them.
 //!
 //! ```
 //! use costbo_objectives::{build, Options};
@@ -58,6 +58,7 @@ pub mod platform;
 pub mod search;
 pub mod shown;
 pub mod synthetic;
+pub mod text_file;
 
 use std::fmt;
 
@@ -152,7 +153,12 @@ impl fmt::Display for ObjectiveError {
         match self {
             ObjectiveError::UnknownName(n) => {
                 let names: Vec<&str> = CATALOGUE.iter().map(|e| e.name).collect();
-                write!(f, "unknown objective `{n}` (known: {})", names.join(", "))
+                write!(
+                    f,
+                    "unknown objective `{}` (known: {})",
+                    crate::shown::Shown(n),
+                    names.join(", ")
+                )
             }
             ObjectiveError::Dimension {
                 name,
@@ -198,13 +204,17 @@ pub fn check_point(u: &[f64], dim: usize) -> Result<(), ObjectiveError> {
     }
 }
 
+/// The most inputs an objective defined in any dimension takes (far beyond the papers' 32; a
+/// point of more is a mistake, not an experiment).
+pub const MAX_DIM: usize = 10_000;
+
 /// The dimensions an objective is defined for. Displayed in Rust range notation: `3`,
-/// `2..` (2 or more), `1..=12`.
+/// `2..=10000` (2 up to [`MAX_DIM`]), `1..=12`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dims {
     /// Exactly this dimension.
     Fixed(usize),
-    /// Any dimension from this one on.
+    /// Any dimension from this one up to [`MAX_DIM`].
     AtLeast(usize),
     /// Any dimension in `lo..=hi`.
     Range(usize, usize),
@@ -215,7 +225,7 @@ impl Dims {
     pub fn allows(self, d: usize) -> bool {
         match self {
             Dims::Fixed(k) => d == k,
-            Dims::AtLeast(k) => d >= k,
+            Dims::AtLeast(k) => (k..=MAX_DIM).contains(&d),
             Dims::Range(lo, hi) => (lo..=hi).contains(&d),
         }
     }
@@ -225,7 +235,7 @@ impl fmt::Display for Dims {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Dims::Fixed(k) => write!(f, "{k}"),
-            Dims::AtLeast(k) => write!(f, "{k}.."),
+            Dims::AtLeast(k) => write!(f, "{k}..={MAX_DIM}"),
             Dims::Range(lo, hi) => write!(f, "{lo}..={hi}"),
         }
     }

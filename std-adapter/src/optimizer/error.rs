@@ -2,6 +2,9 @@
 
 use std::fmt;
 
+/// Longest message kept, in bytes; past it the message is cut and says how long it was.
+pub const MESSAGE_BYTES: usize = 2000;
+
 /// What kind of thing went wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -36,10 +39,19 @@ pub struct Error {
 
 impl Error {
     pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error {
-            kind,
-            message: message.into(),
+        let mut message: String = message.into();
+        // Parsers quote what they could not read (a TOML error shows the line, serde a
+        // string value): a 100 MB line given by mistake must not come back as the message.
+        if message.len() > MESSAGE_BYTES {
+            let mut end = MESSAGE_BYTES;
+            while !message.is_char_boundary(end) {
+                end -= 1;
+            }
+            let all = message.len();
+            message.truncate(end);
+            message.push_str(&format!("... ({all} bytes in all)"));
         }
+        Error { kind, message }
     }
 
     pub(crate) fn no_thread() -> Self {

@@ -42,7 +42,7 @@ pub use engine::{
     serves_dimension, Precision, CAPACITIES_F32, CAPACITIES_F64, MAX_DIM, MAX_SETS, WIDE_DIMS,
     WIDE_MAX_CAPACITY,
 };
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, MESSAGE_BYTES};
 
 use std::path::Path;
 
@@ -187,8 +187,8 @@ impl Optimizer {
     /// [`from_file`](Self::from_file) in a chosen precision.
     pub fn from_file_with(path: impl AsRef<Path>, precision: Precision) -> Result<Self, Error> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::new(ErrorKind::Io, format!("{}: {e}", path.display())))?;
+        let text =
+            costbo_experiment::toml::read_text(path).map_err(|e| Error::new(ErrorKind::Io, e.0))?;
         Self::from_toml_str_with(&text, precision)
             .map_err(|e| Error::new(e.kind(), format!("{}: {}", path.display(), e.message())))
     }
@@ -521,14 +521,37 @@ impl Optimizer {
     }
 
     fn check_outcome(&self, call: &str, y: f64) -> Result<(), Error> {
-        if y.is_finite() {
-            Ok(())
-        } else {
-            Err(Error::new(
+        if !y.is_finite() {
+            return Err(Error::new(
                 ErrorKind::Input,
                 format!("{call}: the outcome y is {y}, not a finite number"),
-            ))
+            ));
         }
+        // The model standardises the outcomes: a spread whose square overflows the working
+        // precision leaves it no posterior, and every later ask would fail. Refused here,
+        // where the state is still whole and the message can say which value did it.
+        let widest = match self.precision {
+            Precision::F32 => 1e18,
+            Precision::F64 => 1e150,
+        };
+        let told = self.events.iter().filter_map(|e| match e {
+            Event::Prior { y, .. } | Event::Measured { y, .. } => Some(*y),
+            _ => None,
+        });
+        if let Some(far) = told.max_by(|a, b| (a - y).abs().total_cmp(&(b - y).abs())) {
+            if (far - y).abs() > widest {
+                return Err(Error::new(
+                    ErrorKind::Input,
+                    format!(
+                        "{call}: the outcome y = {y:e} is {:e} from the outcome {far:e} told \
+                         before, a spread the model cannot standardise in {} (rescale y)",
+                        (far - y).abs(),
+                        self.precision.name()
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn check_cost(&self, call: &str, cost: f64) -> Result<(), Error> {

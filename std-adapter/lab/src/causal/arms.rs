@@ -206,8 +206,9 @@ impl ArmTable {
 
     /// Reads a hand-written table.
     pub fn from_path(path: &Path) -> Result<ArmTable, ArmTableError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ArmTableError::Io(format!("{}: {e}", path.display())))?;
+        let text =
+            costbo_objectives::text_file::read(path, costbo_objectives::text_file::SETTINGS_LIMIT)
+                .map_err(|e| ArmTableError::Io(e.to_string()))?;
         ArmTable::from_toml(&text)
     }
 

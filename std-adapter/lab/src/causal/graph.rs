@@ -191,8 +191,9 @@ pub struct CausalGraph {
 impl CausalGraph {
     /// Reads and checks a graph file.
     pub fn from_path(path: &Path) -> Result<CausalGraph, GraphError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| GraphError::Io(format!("{}: {e}", path.display())))?;
+        let text =
+            costbo_objectives::text_file::read(path, costbo_objectives::text_file::SETTINGS_LIMIT)
+                .map_err(|e| GraphError::Io(e.to_string()))?;
         CausalGraph::from_toml(&text)
     }
 

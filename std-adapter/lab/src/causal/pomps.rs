@@ -86,12 +86,25 @@ impl fmt::Display for PompsError {
                     Some(c) => format!("{c}"),
                     None => "more than 2^128".to_string(),
                 };
-                let per: Vec<String> = actions.iter().map(|(a, n)| format!("{a}: {n}")).collect();
+                // The actions with the most contexts, enough to see where the count comes
+                // from; a graph of hundreds of actions would make the line unreadable.
+                const SHOWN: usize = 6;
+                let mut most = actions.clone();
+                most.sort_by_key(|a| std::cmp::Reverse(a.1));
+                let mut per: Vec<String> = most
+                    .iter()
+                    .take(SHOWN)
+                    .map(|(a, n)| format!("{}: {n}", crate::output::Shown(a)))
+                    .collect();
+                if most.len() > SHOWN {
+                    per.push(format!("and {} more", most.len() - SHOWN));
+                }
                 write!(
                     f,
                     "too many mixed policy scopes to enumerate: {count} > limit {limit} \
-                     (admissible contexts per action: {}); restrict `intervenable` or \
-                     `contexts` in the graph, write an arm table by hand, or raise --max-scopes",
+                     (admissible contexts per action, most first: {}); restrict `intervenable` \
+                     or `contexts` in the graph, write an arm table by hand, or raise \
+                     --max-scopes",
                     per.join(", ")
                 )
             }

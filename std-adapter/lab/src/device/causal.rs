@@ -141,7 +141,7 @@ fn session<const A: usize, const N: usize>(
     let mut best = f64::NEG_INFINITY;
     wire.send(&HostMessage::Ping)?;
     outln!(
-        "costbo device: {} (contextual causal: {} arms, contexts {:?}, budget {}), link {:?}",
+        "costbo device: {} (contextual causal: {} arms, contexts {:?}, budget {}), link: {}",
         spec.name,
         A,
         (0..D)

@@ -31,6 +31,10 @@ pub const PEST_CONTROL_MIN_COST: f64 = 1e-6;
 /// below its budget.
 pub const CAPACITY: usize = 1024;
 
+/// A spread of observed values beyond which a failed decision is put down to the values: their
+/// squares overflow `f64` when standardised.
+const EXTREME_SPREAD: f64 = 1e150;
+
 /// Random Fourier features of the Thompson-sampling rule's sample paths.
 const FEATURES: usize = 1024;
 
@@ -422,6 +426,8 @@ fn run_dim<const D: usize>(
     let mut sobol = Sobol::<D>::new(run.seed).ok();
     let mut iid = IidUniform::<D>::new(run.seed);
     let mut best = f64::NEG_INFINITY;
+    // With the best, the range of the values seen, to explain a model that cannot hold them.
+    let mut lowest = f64::INFINITY;
     let given = initial.map(|p| p.len());
     for i in 0..given.unwrap_or(initial_points(D)) {
         let u: [f64; D] = match (initial, &mut sobol) {
@@ -432,6 +438,7 @@ fn run_dim<const D: usize>(
         let (y, c) =
             evaluate(objective, run.cost, &u).map_err(|e| format!("initial design: {e}"))?;
         best = best.max(y);
+        lowest = lowest.min(y);
         match &mut ctl {
             Either::Plain(c_) => c_.observe_initial(&u, y),
             Either::Learned(c_) => c_.observe_initial_with_cost(&u, y, c),
@@ -455,7 +462,19 @@ fn run_dim<const D: usize>(
         let decision = match step {
             Ok(Step::Play(d)) => d,
             Ok(Step::Stop) | Err(DriverError::BudgetExhausted) | Err(DriverError::Stopped) => break,
-            Err(e) => return Err(format!("round {}: {e}", rounds.len() + 1)),
+            Err(e) => {
+                // Finite values too far apart to standardise (1e308 beside −1e308) leave the
+                // model without a posterior; said in terms of the values, not the model.
+                let why = if (best - lowest).abs() > EXTREME_SPREAD {
+                    format!(
+                        " (the values seen span [{lowest:e}, {best:e}], more than the model can \
+                         standardise: rescale the objective)"
+                    )
+                } else {
+                    String::new()
+                };
+                return Err(format!("round {}: {e}{why}", rounds.len() + 1));
+            }
         };
         let u: [f64; D] = core::array::from_fn(|l| decision.values[l].unwrap_or(0.5));
         let (y, c) = evaluate(objective, run.cost, &u)
@@ -463,6 +482,7 @@ fn run_dim<const D: usize>(
         on_either!(&mut ctl, c_ => c_.observe(&u, y, c))
             .map_err(|e| format!("round {}: {e}", rounds.len() + 1))?;
         best = best.max(y);
+        lowest = lowest.min(y);
         rounds.push(BoxRound {
             spent: on_either!(&ctl, c_ => c_.spent()),
             y,
