@@ -15,6 +15,7 @@ mod durable;
 mod durable_studies;
 mod experiment;
 mod gp_cli;
+mod hostile;
 mod objectives;
 mod output;
 mod pandora;
