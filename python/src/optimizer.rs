@@ -10,7 +10,7 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 
 use costbo_std::optimizer::{Chance, ExperimentBuilder};
 
-use crate::convert::{count_or, number, precision_or, size_or, text, text_or, vector};
+use crate::convert::{count_or, number, precision_or, size_or, text, vector};
 use crate::error::{from_std, input, raise};
 
 /// One decision: which control set to pay for and the values of its variables.
@@ -440,26 +440,39 @@ impl Optimizer {
                 ))
             }
         };
-        let name = text(name, "name")?;
-        let rule = text_or(rule, "rule", "ucb-cvs")?;
-        let kernel = text_or(kernel, "kernel", "se")?;
-        let or = |v: Option<&Bound<'_, PyAny>>, what: &str, default: f64| match v {
-            None => Ok(default),
-            Some(v) => number(v, what),
-        };
-        let mut b = ExperimentBuilder::new(&name, number(budget, "budget")?)
-            .rule(&rule)
-            .seed(count_or(seed, "seed", 0)?)
-            .capacity(size_or(capacity, "capacity", 256)?)
-            .bank(size_or(bank, "bank", 64)?)
-            .beta(or(beta, "beta", 2.0)?)
-            .kernel(
-                &kernel,
-                or(lengthscale, "lengthscale", 0.2)?,
-                or(outputscale, "outputscale", 1.0)?,
-            )
-            .noise(or(noise, "noise", 1e-4)?, or(mean, "mean", 0.0)?)
-            .precision(p);
+        // Only the keywords given are set: the builder holds the defaults (the file's).
+        let mut b =
+            ExperimentBuilder::new(&text(name, "name")?, number(budget, "budget")?).precision(p);
+        if let Some(v) = rule {
+            b = b.rule(&text(v, "rule")?);
+        }
+        if let Some(v) = seed {
+            b = b.seed(count_or(Some(v), "seed", 0)?);
+        }
+        if let Some(v) = capacity {
+            b = b.capacity(size_or(Some(v), "capacity", 0)?);
+        }
+        if let Some(v) = bank {
+            b = b.bank(size_or(Some(v), "bank", 0)?);
+        }
+        if let Some(v) = beta {
+            b = b.beta(number(v, "beta")?);
+        }
+        if let Some(v) = kernel {
+            b = b.kernel(&text(v, "kernel")?);
+        }
+        if let Some(v) = lengthscale {
+            b = b.lengthscale(number(v, "lengthscale")?);
+        }
+        if let Some(v) = outputscale {
+            b = b.outputscale(number(v, "outputscale")?);
+        }
+        if let Some(v) = noise {
+            b = b.noise(number(v, "noise")?);
+        }
+        if let Some(v) = mean {
+            b = b.mean(number(v, "mean")?);
+        }
         if let Some((pool, starts, evaluations)) = inner {
             b = b.inner(pool, starts, evaluations);
         }

@@ -116,6 +116,19 @@ def test_an_experiment_by_keywords_decides_as_its_file():
     assert built.ask() is None and built.spent <= 5.0
 
 
+def test_one_keyword_changes_one_entry_of_the_file():
+    variables = [{"name": "a", "lower": 0.0, "upper": 1.0}]
+    sets = [(["a"], 1.0)]
+    plain = costbo.Optimizer.build("one", 5.0, variables, sets).to_toml().splitlines()
+    for keyword, value in [("lengthscale", 0.5), ("outputscale", 2.5), ("noise", 0.01),
+                           ("mean", -3.0), ("kernel", "matern32"), ("beta", 4.0)]:
+        changed = costbo.Optimizer.build("one", 5.0, variables, sets,
+                                         **{keyword: value}).to_toml().splitlines()
+        differ = [(a, b) for a, b in zip(plain, changed) if a != b]
+        assert len(plain) == len(changed) and len(differ) == 1, (keyword, differ)
+        assert differ[0][1].split("=")[0].strip() == keyword, (keyword, differ)
+
+
 def test_prior_data_are_not_charged(seven_text):
     opt = costbo.Optimizer.from_toml(seven_text)
     rng = SplitMix64(4)

@@ -194,18 +194,32 @@ impl ExperimentBuilder {
         self
     }
 
-    /// The kernel: `"se"`, `"matern52"` or `"matern32"`, with one lengthscale for every input
-    /// of the unit cube and an output scale.
-    pub fn kernel(mut self, kernel: &str, lengthscale: f64, outputscale: f64) -> Self {
+    /// The kernel's shape: `"se"`, `"matern52"` or `"matern32"`.
+    pub fn kernel(mut self, kernel: &str) -> Self {
         self.kernel = kernel.to_string();
+        self
+    }
+
+    /// The kernel's lengthscale, one for every input of the unit cube.
+    pub fn lengthscale(mut self, lengthscale: f64) -> Self {
         self.lengthscale = lengthscale;
+        self
+    }
+
+    /// The kernel's output scale (the prior variance of the outcome).
+    pub fn outputscale(mut self, outputscale: f64) -> Self {
         self.outputscale = outputscale;
         self
     }
 
-    /// The observation noise variance and the prior mean of the outcome.
-    pub fn noise(mut self, noise: f64, mean: f64) -> Self {
+    /// The observation noise variance.
+    pub fn noise(mut self, noise: f64) -> Self {
         self.noise = noise;
+        self
+    }
+
+    /// The prior mean of the outcome.
+    pub fn mean(mut self, mean: f64) -> Self {
         self.mean = mean;
         self
     }
