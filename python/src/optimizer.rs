@@ -459,7 +459,7 @@ impl Optimizer {
             b = b.beta(number(v, "beta")?);
         }
         if let Some(v) = kernel {
-            b = b.kernel(&text(v, "kernel")?);
+            b = b.kernel_shape(&text(v, "kernel")?);
         }
         if let Some(v) = lengthscale {
             b = b.lengthscale(number(v, "lengthscale")?);
@@ -468,7 +468,7 @@ impl Optimizer {
             b = b.outputscale(number(v, "outputscale")?);
         }
         if let Some(v) = noise {
-            b = b.noise(number(v, "noise")?);
+            b = b.noise_variance(number(v, "noise")?);
         }
         if let Some(v) = mean {
             b = b.mean(number(v, "mean")?);

@@ -398,11 +398,7 @@ pub fn fit(
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &y| {
             (lo.min(y), hi.max(y))
         });
-    let widest = match precision {
-        Precision::F32 => 1e18,
-        Precision::F64 => 1e150,
-    };
-    if (hi - lo).abs() > widest {
+    if (hi - lo).abs() > precision.widest_spread() {
         return Err(Error::new(
             ErrorKind::Model,
             format!(

@@ -460,11 +460,8 @@ fn an_experiment_built_in_code_decides_as_its_handwritten_file() {
         .capacity(300)
         .bank(32)
         .rule("ucb-cvs")
-        .kernel("se")
-        .lengthscale(0.3)
-        .outputscale(1.0)
-        .noise(1e-3)
-        .mean(0.0)
+        .kernel("se", 0.3, 1.0)
+        .noise(1e-3, 0.0)
         .inner(16, 2, 8);
     for l in 0..7 {
         let name = format!("v{l}");

@@ -194,31 +194,44 @@ impl ExperimentBuilder {
         self
     }
 
-    /// The kernel's shape: `"se"`, `"matern52"` or `"matern32"`.
-    pub fn kernel(mut self, kernel: &str) -> Self {
+    /// The kernel: `"se"`, `"matern52"` or `"matern32"`, with one lengthscale for every input
+    /// of the unit cube and an output scale.
+    pub fn kernel(self, kernel: &str, lengthscale: f64, outputscale: f64) -> Self {
+        self.kernel_shape(kernel)
+            .lengthscale(lengthscale)
+            .outputscale(outputscale)
+    }
+
+    /// The kernel's shape alone (see [`kernel`](Self::kernel)).
+    pub fn kernel_shape(mut self, kernel: &str) -> Self {
         self.kernel = kernel.to_string();
         self
     }
 
-    /// The kernel's lengthscale, one for every input of the unit cube.
+    /// The kernel's lengthscale alone, one for every input of the unit cube.
     pub fn lengthscale(mut self, lengthscale: f64) -> Self {
         self.lengthscale = lengthscale;
         self
     }
 
-    /// The kernel's output scale (the prior variance of the outcome).
+    /// The kernel's output scale alone (the prior variance of the outcome).
     pub fn outputscale(mut self, outputscale: f64) -> Self {
         self.outputscale = outputscale;
         self
     }
 
-    /// The observation noise variance.
-    pub fn noise(mut self, noise: f64) -> Self {
+    /// The observation noise variance and the prior mean of the outcome.
+    pub fn noise(self, noise: f64, mean: f64) -> Self {
+        self.noise_variance(noise).mean(mean)
+    }
+
+    /// The observation noise variance alone.
+    pub fn noise_variance(mut self, noise: f64) -> Self {
         self.noise = noise;
         self
     }
 
-    /// The prior mean of the outcome.
+    /// The prior mean of the outcome alone.
     pub fn mean(mut self, mean: f64) -> Self {
         self.mean = mean;
         self

@@ -84,6 +84,15 @@ impl Precision {
             Precision::F32 => "f32",
         }
     }
+
+    /// The widest spread of outcomes a model standardises in this precision: beyond it the
+    /// squared spread overflows and the model has no posterior.
+    pub(crate) fn widest_spread(self) -> f64 {
+        match self {
+            Precision::F64 => 1e150,
+            Precision::F32 => 1e18,
+        }
+    }
 }
 
 /// A decision as the boundary sees it.

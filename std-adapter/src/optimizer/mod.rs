@@ -530,16 +530,12 @@ impl Optimizer {
         // The model standardises the outcomes: a spread whose square overflows the working
         // precision leaves it no posterior, and every later ask would fail. Refused here,
         // where the state is still whole and the message can say which value did it.
-        let widest = match self.precision {
-            Precision::F32 => 1e18,
-            Precision::F64 => 1e150,
-        };
         let told = self.events.iter().filter_map(|e| match e {
             Event::Prior { y, .. } | Event::Measured { y, .. } => Some(*y),
             _ => None,
         });
         if let Some(far) = told.max_by(|a, b| (a - y).abs().total_cmp(&(b - y).abs())) {
-            if (far - y).abs() > widest {
+            if (far - y).abs() > self.precision.widest_spread() {
                 return Err(Error::new(
                     ErrorKind::Input,
                     format!(
