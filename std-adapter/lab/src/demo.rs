@@ -57,6 +57,22 @@ const NUTRIENTS: [(&str, f64, f64); D] = [
 /// Costs of dosing each control set per tray-round (paper 000's "moderate" costs).
 const COSTS: [f64; M] = [0.1, 0.1, 0.1, 0.2, 0.2, 0.2, 1.0];
 
+/// The plant setting of a run: the costs of the control sets and the source water's spread.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlantSetting {
+    /// Cost of each control set per tray-round.
+    pub costs: [f64; M],
+    /// Truncated variance of each nutrient in the source water, as a share of its squared
+    /// range (paper 000's variances: 0.02, 0.04, 0.08).
+    pub variance: f64,
+}
+
+/// The demo's setting: paper 000's moderate costs and its middle variance.
+pub const DEMO_SETTING: PlantSetting = PlantSetting {
+    costs: COSTS,
+    variance: 0.04,
+};
+
 fn control_sets() -> [ControlSet; M] {
     [
         ControlSet::of(&[0, 1]),
@@ -82,6 +98,9 @@ pub struct Contender {
     /// [`REFIT_EVERY`] rounds; see [`GROWTH_SCALE_FLOOR`]) or the papers' fixed isotropic
     /// kernel.
     pub fitted: bool,
+    /// Width of the confidence bounds, `μ ± βσ`: each contender's own, chosen on the tuning
+    /// seeds (see [`FITTED_BETA`] and [`PAPER`]).
+    pub beta: f64,
 }
 
 /// Rounds between refits of the fitted model (the runner's default).
@@ -93,6 +112,7 @@ pub const OURS: Contender = Contender {
     short: "ours",
     policy: PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
     fitted: true,
+    beta: FITTED_BETA,
 };
 /// Paper 000's ETC-Ada as the paper runs it (fixed isotropic kernel, lengthscale 0.2).
 pub const PAPER: Contender = Contender {
@@ -100,6 +120,7 @@ pub const PAPER: Contender = Contender {
     short: "paper ETC-Ada",
     policy: PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
     fitted: false,
+    beta: 2.0,
 };
 /// A cost-unaware baseline: UCB-PSQ (always doses all five) on the same fitted model.
 pub const COST_UNAWARE: Contender = Contender {
@@ -107,6 +128,7 @@ pub const COST_UNAWARE: Contender = Contender {
     short: "cost-unaware",
     policy: PolicySpec::UcbCvs(EpsilonSchedule::Constant(0.0)),
     fitted: true,
+    beta: FITTED_BETA,
 };
 
 /// Leaf area in the simulator's physical unit from the standardised growth (the constants of
@@ -362,18 +384,31 @@ fn compare(options: &DemoOptions) -> Result<Vec<Comparison>, String> {
         .collect())
 }
 
-/// One run of `contender` with `budget` and `seed`; with `verbose`, a line per round.
+/// One run of `contender` with `budget` and `seed` in the demo's setting; with `verbose`, a
+/// line per round.
 pub fn simulate(
     contender: &Contender,
     budget: f64,
     seed: u64,
     verbose: bool,
 ) -> Result<RunResult, String> {
+    simulate_in(contender, &DEMO_SETTING, budget, seed, verbose)
+}
+
+/// [`simulate`] in another plant setting.
+pub fn simulate_in(
+    contender: &Contender,
+    setting: &PlantSetting,
+    budget: f64,
+    seed: u64,
+    verbose: bool,
+) -> Result<RunResult, String> {
     let plant = Plant::shared().map_err(|e| format!("{e}"))?;
-    let water = TruncatedNormal::with_truncated_variance(0.5, 0.04, 0.0, 1.0)
+    let costs = setting.costs;
+    let water = TruncatedNormal::with_truncated_variance(0.5, setting.variance, 0.0, 1.0)
         .map_err(|e| format!("{e}"))?;
     // The source water: each nutrient a normal at the middle of its range, truncated to the
-    // range, with variance 0.04 of the squared range (paper 000's middle setting).
+    // range, with the setting's share of the squared range as its variance.
     let mut variables = [Variable {
         lower: 0.0,
         upper: 1.0,
@@ -382,7 +417,7 @@ pub fn simulate(
     for (v, &(_, lo, hi)) in variables.iter_mut().zip(&NUTRIENTS) {
         let tn = TruncatedNormal::with_truncated_variance(
             (lo + hi) / 2.0,
-            0.04 * (hi - lo) * (hi - lo),
+            setting.variance * (hi - lo) * (hi - lo),
             lo,
             hi,
         )
@@ -393,16 +428,14 @@ pub fn simulate(
             uncontrolled: Distribution::TruncatedNormal(tn),
         };
     }
-    let problem = Problem::<f64, D, M>::new(&variables, &control_sets(), Some(&COSTS))
+    let problem = Problem::<f64, D, M>::new(&variables, &control_sets(), Some(&costs))
         .map_err(|e| format!("{e}"))?;
     let mut settings = Settings {
         // The fitted contenders are refitted by `fit_model` below, not by the controller.
         refit: Refit::Never,
         ..Settings::new(budget, seed)
     };
-    if contender.fitted {
-        settings.beta = FITTED_BETA;
-    }
+    settings.beta = contender.beta;
     let spec = ControllerSpec {
         problem,
         kernel: Kernel::squared_exponential([0.2; D], 1.0).map_err(|e| format!("{e}"))?,
@@ -460,7 +493,7 @@ pub fn simulate(
         let u = ctl.problem().to_unit(&x);
         let growth =
             plant.value_and_gradient(&u).0 + noise * standard_normal::<f64, Platform>(&mut rng);
-        ctl.observe(&x, growth, COSTS[d.set])
+        ctl.observe(&x, growth, costs[d.set])
             .map_err(|e| format!("{e}"))?;
         let e = expected(d.control, &u);
         best = best.max(e);
@@ -472,7 +505,7 @@ pub fn simulate(
         };
         if verbose {
             let per_round = start.elapsed().as_secs_f64() / (rounds.len() + 1) as f64;
-            let left = (budget - ctl.spent()).max(0.0) / COSTS[d.set] * per_round;
+            let left = (budget - ctl.spent()).max(0.0) / costs[d.set] * per_round;
             outln!(
                 "round {:>3}  dose {:<22} spent {:>6.2}/{:<6}  expected growth {:>7.4} ({:>5.1} leaf area)  simple regret {:.4}  (~{:.0}s left)",
                 rounds.len() + 1,

@@ -25,3 +25,4 @@ pub mod plot;
 pub mod pool;
 pub mod reproduce;
 pub mod sealed;
+pub mod variants;

@@ -221,6 +221,7 @@ enum StudyChoice {
     Pandora,
     CostlyFeedback,
     Causal,
+    Variants,
 }
 
 /// The studies as the values of `<STUDY>`, each with its summary as help.
@@ -240,6 +241,14 @@ fn study_parser() -> impl TypedValueParser<Value = StudyChoice> {
                 "Paper 003: CE-GP-UCB on a drifting function (Table A2, Fig. 1; --seeds sets \
                  the trials, 50 in the paper)",
             )))
+            .chain(std::iter::once(PossibleValue::new("variants").help(
+                "Our variants against the papers' best methods on fresh seeds, papers 000 and \
+                 001 (docs/results/variants/PLAN.md): runs the planned jobs into --out \
+                 (results/variants), gathers docs/results/variants/<study>.csv and writes the \
+                 reports; --no-run writes them from the finished jobs, or with no --out \
+                 directory from the committed per-seed files; --objectives ucb-cvs,demo runs \
+                 only those parts",
+            )))
             .chain(std::iter::once(PossibleValue::new("causal").help(
                 "Paper 004: CoCa-BO against CoBO, the oracle arm and random on PSA-I/II, the \
                  Fig. 1 SCM and A.2, with the noise sweep (Figs. 3, 5, 6b; --seeds, 40 by \
@@ -250,6 +259,7 @@ fn study_parser() -> impl TypedValueParser<Value = StudyChoice> {
         Some(s) => StudyChoice::Runner(s),
         None if name == "costly-feedback" => StudyChoice::CostlyFeedback,
         None if name == "causal" => StudyChoice::Causal,
+        None if name == "variants" => StudyChoice::Variants,
         None => StudyChoice::Pandora,
     })
 }
@@ -442,6 +452,21 @@ fn reproduce_args_error(a: &ReproduceArgs) -> Option<String> {
     if a.rounds.is_some() && !matches!(a.study, StudyChoice::Causal) {
         return Some("--rounds applies only to `reproduce causal`".into());
     }
+    if matches!(a.study, StudyChoice::Variants) {
+        let other = [
+            (a.quick, "--quick"),
+            (a.seeds.is_some(), "--seeds (the plan fixes them)"),
+            (a.shard.is_some(), "--shard"),
+            (a.variants, "--variants"),
+            (
+                a.min_seeds != costbo_lab::reproduce::verdict::MIN_SEEDS,
+                "--min-seeds",
+            ),
+        ];
+        if let Some((_, name)) = other.iter().find(|(given, _)| *given) {
+            return Some(format!("{name} does not apply to `reproduce variants`"));
+        }
+    }
     if a.variants && !matches!(a.study, StudyChoice::Runner(_)) {
         return Some("--variants applies only to `reproduce ucb-cvs` and `unknown-cost`".into());
     }
@@ -608,6 +633,35 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             let written = reproduce(&options)?;
             outln!("wrote {}", written.display());
+            outln!("in {:.1}s", start.elapsed().as_secs_f64());
+        }
+        Command::Reproduce(a) if matches!(a.study, StudyChoice::Variants) => {
+            use costbo_lab::variants::{reproduce, VariantOptions, DOCS};
+            let out = a
+                .out
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("results/variants"));
+            let options = VariantOptions {
+                out,
+                docs: PathBuf::from(DOCS),
+                jobs: worker_threads(a.jobs)?,
+                run: !a.no_run,
+                progress: true,
+                only: a.objectives.clone().unwrap_or_default(),
+            };
+            if let Some(bad) = options
+                .only
+                .iter()
+                .find(|o| !["ucb-cvs", "unknown-cost", "demo"].contains(&o.as_str()))
+            {
+                return Err(format!(
+                    "--objectives {bad}: variants runs the parts ucb-cvs, unknown-cost and demo"
+                ));
+            }
+            let start = std::time::Instant::now();
+            for path in reproduce(&options)? {
+                outln!("wrote {}", path.display());
+            }
             outln!("in {:.1}s", start.elapsed().as_secs_f64());
         }
         Command::Reproduce(a) if matches!(a.study, StudyChoice::Causal) => {

@@ -533,3 +533,186 @@ fn variants_are_compared_cell_by_cell_with_the_papers_best() {
         std::fs::read_to_string(quick(&UcbCvs, "ucb-cvs-plain").0.join("ucb-cvs.md")).unwrap();
     assert!(!plain.contains("Variants of ours"));
 }
+
+mod variants {
+    use std::path::PathBuf;
+
+    use costbo_lab::variants::{
+        self, from_csv, plan, read_baselines, report, to_csv, Role, SeedRow, VariantOptions,
+        VariantStudy, STUDIES,
+    };
+
+    fn committed() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/results/variants")
+    }
+
+    /// The committed reports are what `costbo reproduce variants --no-run` writes from the
+    /// committed per-seed files, byte for byte (with no runner output to gather from).
+    #[test]
+    fn reports_regenerate_from_the_committed_per_seed_files() {
+        let docs = super::fresh_dir("variants-docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        for e in std::fs::read_dir(committed()).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), docs.join(e.file_name())).unwrap();
+        }
+        let written = variants::reproduce(&VariantOptions {
+            out: docs.join("no-runs-here"),
+            docs: docs.clone(),
+            jobs: 1,
+            run: false,
+            progress: false,
+            only: Vec::new(),
+        })
+        .unwrap();
+        assert_eq!(written.len(), STUDIES.len() + 1);
+        let names = STUDIES.iter().map(|s| s.name()).chain(["demo"]);
+        for name in names {
+            let name = format!("{name}.md");
+            let ours = std::fs::read_to_string(docs.join(&name)).unwrap();
+            let theirs = std::fs::read_to_string(committed().join(&name)).unwrap();
+            assert!(
+                ours == theirs,
+                "{name} differs from what its per-seed file gives"
+            );
+        }
+        std::fs::remove_dir_all(&docs).unwrap();
+    }
+
+    fn seed_rows(cell: &str, algorithm: &str, role: Role, regrets: &[f64]) -> Vec<SeedRow> {
+        regrets
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| SeedRow {
+                cell: cell.into(),
+                seed: 10 + i as u64,
+                algorithm: algorithm.into(),
+                origin: if role == Role::Baseline {
+                    "paper"
+                } else {
+                    "ours"
+                },
+                role,
+                final_simple_regret: r,
+                rounds: 50,
+                cpu_seconds: Some(1.25),
+            })
+            .collect()
+    }
+
+    /// Lower on all 20 seeds by more than the noise: the exact two-sided p-value is
+    /// 2 / 2^20, alone in its table so Holm leaves it, a win; regrets within the noise of each
+    /// other are ties, never a win, whatever their ratio.
+    #[test]
+    fn wins_ties_and_the_criterion_from_per_seed_rows() {
+        let study = VariantStudy::UcbCvs;
+        let baselines = read_baselines(&committed(), study).unwrap();
+        let planned = plan(study, &baselines);
+        let b = baselines
+            .iter()
+            .find(|b| b.baseline == "etc-100")
+            .expect("a cell whose paper's best is ETC-100");
+        let better: Vec<f64> = (0..20).map(|i| 0.1 + 0.001 * i as f64).collect();
+        let worse: Vec<f64> = (0..20).map(|i| 0.5 + 0.01 * i as f64).collect();
+        let mut rows = seed_rows(&b.cell(), "etc-100", Role::Baseline, &worse);
+        rows.extend(seed_rows(
+            &b.cell(),
+            "etc-ada+fitted",
+            Role::Variant,
+            &better,
+        ));
+        let md = report::render(study, &planned, &baselines, &rows, None).unwrap();
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {} | etc-100 | etc-100 | 20 |", b.cell())))
+            .unwrap();
+        assert!(
+            line.contains("| 20 / 0 / 0 |") && line.ends_with("| **win** |"),
+            "{line}"
+        );
+        assert!(
+            line.contains(&format!("| {:.1e} |", 2.0 / 1048576.0)),
+            "{line}"
+        );
+        assert!(
+            md.contains("**1 win and 0 losses** (Holm-significant) in 1 cell compared"),
+            "{md}"
+        );
+        assert!(md.contains("not decided: the run is not complete"));
+
+        // 0.0004 against 0.0080: twenty-fold, but both within the noise.
+        let mut rows = seed_rows(&b.cell(), "etc-100", Role::Baseline, &[0.008; 20]);
+        rows.extend(seed_rows(
+            &b.cell(),
+            "etc-ada+fitted",
+            Role::Variant,
+            &[0.0004; 20],
+        ));
+        let md = report::render(study, &planned, &baselines, &rows, None).unwrap();
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {} | etc-100 | etc-100 | 20 |", b.cell())))
+            .unwrap();
+        assert!(
+            line.contains("| 0 / 20 / 0 | 1.00 [1.00, 1.00] | 1.0000 | 1.0000 | – |"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn per_seed_files_round_trip_and_refuse_damage() {
+        let rows = seed_rows(
+            "hartmann3_expensive_v0.04",
+            "etc-ada",
+            Role::Baseline,
+            &[0.25, 1e-9],
+        );
+        let text = to_csv(&rows);
+        assert_eq!(from_csv(&text).unwrap(), rows);
+        for (bad, why) in [
+            ("cell,seed\n", "header"),
+            ("x,1,a,paper,baseline,0.5,3\n", "8 fields"),
+            ("x,1,a,theirs,baseline,0.5,3,\n", "origin"),
+            ("x,1,a,ours,winner,0.5,3,\n", "role"),
+            ("x,1,a,ours,variant,NaN,3,\n", "final_simple_regret"),
+            ("x,1,a,ours,variant,inf,3,\n", "not finite"),
+            ("x,-1,a,ours,variant,0.5,3,\n", "seed"),
+        ] {
+            let text = if why == "header" {
+                bad.to_string()
+            } else {
+                format!("{}\n{bad}", variants::CSV_HEADER)
+            };
+            let e = from_csv(&text).unwrap_err();
+            assert!(e.contains(why), "{bad:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn demo_rows_round_trip_and_unplanned_rows_are_refused() {
+        use costbo_lab::variants::demo::{self, DemoRow};
+        let plan = demo::plan();
+        // 3 contenders × 5 β × 20 tuning seeds, 3 × 100 held out, 9 settings × 2 × 20.
+        assert_eq!(plan.len(), 300 + 300 + 360);
+        let rows: Vec<DemoRow> = plan[..3]
+            .iter()
+            .chain(&plan[700..701])
+            .map(|job| DemoRow {
+                job: job.clone(),
+                share_of_best: 0.987654321,
+                rounds: 212,
+            })
+            .collect();
+        let text = demo::to_csv(&rows);
+        assert_eq!(demo::from_csv(&text).unwrap(), rows);
+        for (bad, why) in [
+            ("tuning,ours,3,moderate,0.04,1,0.5,200", "not a planned run"),
+            ("tuning,ours,2,moderate,0.04,999,0.5,200", "not a planned run"),
+            ("tuning,ours,2,moderate,0.04,1,NaN,200", "not finite"),
+            ("tuning,ours,2,moderate,0.04,1,0.5", "8 fields"),
+        ] {
+            let e = demo::from_csv(&format!("{}\n{bad}\n", demo::CSV_HEADER)).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
+}
