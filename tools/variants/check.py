@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Recomputes the variants reports' wins and losses from the committed per-seed files with
+SciPy, independently of the Rust code that wrote the reports, and compares the counts.
+
+    /path/to/venv-with-scipy/bin/python tools/variants/check.py [docs/results/variants]
+
+For each study, each algorithm of ours against the cell's paper baseline (the rows with
+origin `paper`): per seed d = 0 when |ours − paper| < 0.01, else ln(max(ours, 0.01) /
+max(paper, 0.01)); SciPy's Wilcoxon signed-rank test, two-sided, zeros dropped (its exact
+distribution without ties, else a permutation test over every sign assignment); Holm's
+correction over the cells of each table; a significant cell is a win when the positive
+differences' rank sum is below its null mean. Prints each table's counts beside the report's
+"N wins, M losses" line and exits non-zero on a difference.
+"""
+import csv
+import math
+import os
+import re
+import sys
+from collections import defaultdict
+
+import numpy as np
+from scipy import stats
+
+TIE = 0.01
+ALPHA = 0.05
+
+
+def p_and_side(d):
+    d = np.asarray(d, dtype=float)
+    nz = d[d != 0]
+    if len(nz) == 0:
+        return 1.0, 0
+    ranks = stats.rankdata(np.abs(nz))
+    w_plus = ranks[nz > 0].sum()
+    side = -1 if w_plus < len(nz) * (len(nz) + 1) / 4 else 1
+    tied = len(np.unique(np.abs(nz))) < len(nz)
+    if not tied:
+        p = stats.wilcoxon(nz, method="exact").pvalue
+    else:
+        p = stats.wilcoxon(nz, method=stats.PermutationMethod(n_resamples=2 ** (len(nz) + 1))).pvalue
+    return float(p), side
+
+
+def holm(ps):
+    m = len(ps)
+    order = sorted(range(m), key=lambda i: (ps[i], i))
+    adj, running = [0.0] * m, 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * ps[i]))
+        adj[i] = running
+    return adj
+
+
+def main():
+    docs = sys.argv[1] if len(sys.argv) > 1 else "docs/results/variants"
+    bad = 0
+    for study in ["ucb-cvs", "unknown-cost"]:
+        path = os.path.join(docs, f"{study}.csv")
+        if not os.path.exists(path):
+            continue
+        by = defaultdict(dict)
+        baseline = {}
+        for r in csv.DictReader(open(path, encoding="utf-8")):
+            by[(r["cell"], r["algorithm"])][int(r["seed"])] = float(r["final_simple_regret"])
+            if r["origin"] == "paper":
+                baseline[r["cell"]] = r["algorithm"]
+        headline = {"ucb-cvs": "etc-ada+fitted", "unknown-cost": "unknown-cost+fitted"}[study]
+        # Each table of the report: its title's start, and which algorithm of a cell it takes.
+        families = [
+            (f"## {headline} (ours) against the paper's best", lambda b: headline),
+            ("## The model's share", lambda b: b + "+fitted"),
+            ("## gittins-cvs (ours, fixed model)", lambda b: "gittins-cvs"),
+            ("## gittins-cvs+fitted (ours)", lambda b: "gittins-cvs+fitted"),
+            ("## ei-psq (cost-unaware EI, fixed model)", lambda b: "ei-psq"),
+            ("## ei-psq+fitted (cost-unaware EI", lambda b: "ei-psq+fitted"),
+        ]
+        report = open(os.path.join(docs, f"{study}.md"), encoding="utf-8").read()
+        for title, pick in families:
+            cells, ps, sides = [], [], []
+            for cell, b in sorted(baseline.items()):
+                a = pick(b)
+                x, y = by.get((cell, a)), by.get((cell, b))
+                if a == b or not x or not y:
+                    continue
+                seeds = sorted(set(x) & set(y))
+                d = [0.0 if abs(x[s] - y[s]) < TIE else math.log(max(x[s], TIE) / max(y[s], TIE))
+                     for s in seeds]
+                p, side = p_and_side(d)
+                cells.append(cell)
+                ps.append(p)
+                sides.append(side)
+            if not cells:
+                continue
+            adj = holm(ps)
+            wins = sum(1 for q, s in zip(adj, sides) if q <= ALPHA and s < 0)
+            losses = sum(1 for q, s in zip(adj, sides) if q <= ALPHA and s > 0)
+            m = re.search("^" + re.escape(title) + r".*\n\n.*\n\n(\d+) wins?, (\d+) loss(?:es)?",
+                          report, re.M)
+            shown = (int(m.group(1)), int(m.group(2))) if m else None
+            ok = shown == (wins, losses)
+            bad += not ok
+            print(f"{study}: {title[3:]}: {len(cells)} cells, {wins} wins, {losses} losses "
+                  f"(report: {shown}) {'ok' if ok else 'DIFFERENT'}")
+    sys.exit(1 if bad else 0)
+
+
+main()
