@@ -296,10 +296,6 @@ struct ReproduceArgs {
     /// Write the report from the finished jobs without running the missing ones.
     #[arg(long)]
     no_run: bool,
-    /// ucb-cvs and unknown-cost: add our variants (the rules on the fitted model) to the
-    /// grid, and a "Variants of ours" section, cell by cell, to the report.
-    #[arg(long)]
-    variants: bool,
     /// Run only share K of N of the study's grids (1 ≤ K ≤ N), for N machines sharing the
     /// output directory (give --out; e.g. a Slurm job array: --shard
     /// $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=1-N). Shards never share a
@@ -457,7 +453,6 @@ fn reproduce_args_error(a: &ReproduceArgs) -> Option<String> {
             (a.quick, "--quick"),
             (a.seeds.is_some(), "--seeds (the plan fixes them)"),
             (a.shard.is_some(), "--shard"),
-            (a.variants, "--variants"),
             (
                 a.min_seeds != costbo_lab::reproduce::verdict::MIN_SEEDS,
                 "--min-seeds",
@@ -466,9 +461,6 @@ fn reproduce_args_error(a: &ReproduceArgs) -> Option<String> {
         if let Some((_, name)) = other.iter().find(|(given, _)| *given) {
             return Some(format!("{name} does not apply to `reproduce variants`"));
         }
-    }
-    if a.variants && !matches!(a.study, StudyChoice::Runner(_)) {
-        return Some("--variants applies only to `reproduce ucb-cvs` and `unknown-cost`".into());
     }
     if a.lengthscale != costbo_lab::feedback::study::LENGTHSCALE
         && !matches!(a.study, StudyChoice::CostlyFeedback)
@@ -777,7 +769,6 @@ fn run(cli: Cli) -> Result<(), String> {
                 run: !a.no_run,
                 min_seeds: a.min_seeds,
                 progress: true,
-                variants: a.variants,
             };
             let start = std::time::Instant::now();
             let outcome = costbo_lab::reproduce::reproduce_shard(&options, shard)?;

@@ -370,8 +370,8 @@ fn cases() -> Vec<Case> {
             Error("--rounds applies only to `reproduce causal`"),
         ),
         case(
-            "reproduce pandora --quick --variants --out {D}/r --jobs 1",
-            Error("--variants applies only"),
+            "reproduce variants --quick --out {D}/r --jobs 1",
+            Error("--quick does not apply to `reproduce variants`"),
         ),
         case(
             "reproduce causal --quick --lengthscale 0.5 --out {D}/r --jobs 1",

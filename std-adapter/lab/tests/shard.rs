@@ -254,7 +254,6 @@ fn reproduce_in_two_shards_then_merged_equals_a_one_machine_run() {
         run: true,
         min_seeds: 2,
         progress: false,
-        variants: false,
     };
     let one = options(root.join("one"));
     let whole = reproduce::reproduce(&one).unwrap();

@@ -23,11 +23,6 @@ impl Study for UcbCvs {
         "Paper 000 (UCB-CVS): Figure 2's grid and appendix B's per-unit-cost comparison"
     }
 
-    /// Ours: ETC-Ada on the fitted model (MAP refits every 5 rounds).
-    fn variants(&self) -> &'static [&'static str] {
-        &["etc-ada+fitted"]
-    }
-
     fn paper_seeds(&self) -> u64 {
         10
     }

@@ -68,13 +68,6 @@ pub trait Study: Sync {
 
     /// Report sections of the study's own, after the table of final simple regret.
     fn sections(&self, _md: &mut String, _cells: &[CellData]) {}
-
-    /// Our variants of the paper's methods, as algorithm names of the runner: `--variants`
-    /// adds them to the first part's grid, and the report compares them with the paper's
-    /// methods cell by cell ("Variants of ours").
-    fn variants(&self) -> &'static [&'static str] {
-        &[]
-    }
 }
 
 /// Every study, in the order of the command's help.
@@ -180,8 +173,6 @@ pub struct ReproduceOptions {
     pub min_seeds: usize,
     /// Print the runner's progress.
     pub progress: bool,
-    /// Add the study's [`Study::variants`] to its first part's algorithms.
-    pub variants: bool,
 }
 
 /// A part after running (or reading) it.
@@ -268,17 +259,7 @@ pub fn reproduce_shard(options: &ReproduceOptions, shard: Shard) -> Result<Outco
         }
     }
     let mut parts: Vec<PartResult> = Vec::new();
-    for (index, mut part) in options
-        .study
-        .parts(options.quick, options.seeds)
-        .into_iter()
-        .enumerate()
-    {
-        if options.variants && index == 0 {
-            part.settings
-                .algorithms
-                .extend(options.study.variants().iter().map(|v| v.to_string()));
-        }
+    for mut part in options.study.parts(options.quick, options.seeds) {
         if let Some(only) = &options.objectives {
             part.settings
                 .objectives

@@ -564,7 +564,6 @@ pub fn write(
     });
 
     study.sections(&mut md, &cells);
-    variants_section(&mut md, &cells, parts, study.variants());
 
     // Verdicts.
     let _ = writeln!(md, "\n## Headline claims\n");
@@ -634,115 +633,6 @@ fn in_part(parts: &[PartResult], c: &CellData, dir: Option<&str>) -> bool {
 /// A variant of ours wins a cell when its mean final simple regret is at most this fraction
 /// of the paper's best method's (issue 20: "at least 20 % lower").
 pub const VARIANT_WIN_RATIO: f64 = 0.8;
-
-/// "Variants of ours": in each cell of the first part (objective, costs, variance) with a
-/// finished variant, the paper's best method and our best variant by mean final simple regret,
-/// and the count of cells where the variant's is at least 20 % lower. Nothing without variant
-/// cells, so reports of the papers' grids alone are unchanged.
-fn variants_section(md: &mut String, cells: &[CellData], parts: &[PartResult], variants: &[&str]) {
-    let first = parts.first().map(|p| p.part.dir);
-    let main: Vec<&CellData> = cells.iter().filter(|c| in_part(parts, c, first)).collect();
-    if !main
-        .iter()
-        .any(|c| variants.contains(&c.cell.algorithm_name.as_str()))
-    {
-        return;
-    }
-    let _ = writeln!(md, "\n## Variants of ours\n");
-    let _ = writeln!(
-        md,
-        "Per cell, the paper's method with the lowest mean final simple regret and our variant \
-         with the lowest (variants: {}), mean ± standard error over their finished seeds (in \
-         brackets); a variant wins a cell when its mean is at most {:.0} % of the paper's best \
-         (at least {:.0} % lower). Ratios near the threshold are within the standard errors: \
-         compare them before reading a win or a loss into one cell.\n",
-        variants
-            .iter()
-            .map(|v| format!("`{v}`"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        100.0 * VARIANT_WIN_RATIO,
-        100.0 * (1.0 - VARIANT_WIN_RATIO)
-    );
-    let _ = writeln!(
-        md,
-        "| objective | costs | variance | paper's best | its regret | best variant | its regret | ratio | ≥ 20 % lower |\n|---|---|---|---|---|---|---|---|---|"
-    );
-    let keys = distinct(main.iter().map(|c| {
-        (
-            c.cell.objective,
-            c.cell.costs_label.clone(),
-            c.cell.variance.to_bits(),
-        )
-    }));
-    let (mut wins, mut compared) = (0, 0);
-    let mut per_objective: Vec<(String, usize, usize)> = Vec::new();
-    for (objective, costs, variance) in keys {
-        let group: Vec<(&CellData, Row)> = main
-            .iter()
-            .filter(|c| {
-                c.cell.objective == objective
-                    && c.cell.costs_label == costs
-                    && c.cell.variance.to_bits() == variance
-            })
-            .filter_map(|c| row(c).map(|r| (*c, r)))
-            .collect();
-        let best = |variant: bool| {
-            group
-                .iter()
-                .filter(|(c, _)| variants.contains(&c.cell.algorithm_name.as_str()) == variant)
-                .min_by(|a, b| a.1.mean_regret.total_cmp(&b.1.mean_regret))
-        };
-        let (Some((_, paper)), Some((_, ours))) = (best(false), best(true)) else {
-            continue;
-        };
-        compared += 1;
-        let ratio = ours.mean_regret / paper.mean_regret;
-        let win = ours.mean_regret <= VARIANT_WIN_RATIO * paper.mean_regret;
-        wins += usize::from(win);
-        match per_objective
-            .iter_mut()
-            .find(|(o, _, _)| *o == paper.objective)
-        {
-            Some(e) => {
-                e.1 += usize::from(win);
-                e.2 += 1;
-            }
-            None => per_objective.push((paper.objective.clone(), usize::from(win), 1)),
-        }
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {:.4} ± {:.4} ({}) | {} | {:.4} ± {:.4} ({}) | {} | {} |",
-            paper.objective,
-            paper.costs,
-            paper.variance,
-            paper.algorithm,
-            paper.mean_regret,
-            paper.stderr_regret,
-            paper.seeds,
-            ours.algorithm,
-            ours.mean_regret,
-            ours.stderr_regret,
-            ours.seeds,
-            if ratio.is_finite() {
-                format!("{ratio:.2}")
-            } else {
-                "–".into()
-            },
-            if win { "yes" } else { "no" }
-        );
-    }
-    let _ = writeln!(
-        md,
-        "\nA variant has at least 20 % lower mean final simple regret than the paper's best \
-         method in **{wins} of {compared}** cells ({}).",
-        per_objective
-            .iter()
-            .map(|(o, w, n)| format!("{o}: {w} of {n}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-}
 
 /// The hand-written discussion beside a report (`<report>.discussion.md`) as a section to
 /// append, or nothing if there is none. The verdicts are computed; why a claim fails is not:

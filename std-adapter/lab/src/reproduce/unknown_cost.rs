@@ -26,11 +26,6 @@ impl Study for UnknownCost {
         "Paper 001: unknown random costs"
     }
 
-    /// Ours: the unknown-cost rule on the fitted model (MAP refits every 5 rounds).
-    fn variants(&self) -> &'static [&'static str] {
-        &["unknown-cost+fitted"]
-    }
-
     fn paper_seeds(&self) -> u64 {
         5
     }
