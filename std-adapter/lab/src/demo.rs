@@ -598,12 +598,12 @@ fn print_comparison(r: &DemoResult, options: &DemoOptions) {
         LEAF_AREA_MEAN
     );
     outln!(
-        "  {:<38} {:>17} {:>17} {:>8} {:>7} {:>17} {:>9}",
+        "  {:<38} {:>17} {:>17} {:>8} {:>20} {:>17} {:>9}",
         "",
         "recommended",
         "leaf area",
         "of best",
-        "≥ 90 %",
+        "≥ 90 % [95 % CI]",
         "simple regret",
         "CPU s/run"
     );
@@ -622,16 +622,12 @@ fn print_comparison(r: &DemoResult, options: &DemoOptions) {
         };
         let (pct, _) = shares(mean_stderr(&rec).map_or(0.0, |(m, _)| m));
         outln!(
-            "  {:<38} {:>17} {:>17} {:>7.0}% {:>7} {:>17} {:>9.1}",
+            "  {:<38} {:>17} {:>17} {:>7.0}% {:>20} {:>17} {:>9.1}",
             c.contender.label,
             ms(&rec),
             ms(&area),
             pct,
-            format!(
-                "{}/{}",
-                rec.iter().filter(|&&g| g >= 0.9 * OPTIMUM).count(),
-                rec.len()
-            ),
+            successes(&rec),
             ms(&regret),
             secs
         );
@@ -644,6 +640,16 @@ fn print_comparison(r: &DemoResult, options: &DemoOptions) {
                 .collect::<Vec<_>>()
                 .join(" ")
         );
+    }
+}
+
+/// Runs reaching 90 % of the best growth, `k/n`, with the rate's Wilson interval at 95 %.
+fn successes(recommended: &[f64]) -> String {
+    let k = recommended.iter().filter(|&&g| g >= 0.9 * OPTIMUM).count();
+    let n = recommended.len();
+    match crate::variants::stats::wilson(k, n, 1.959_963_984_540_054) {
+        Some((lo, hi)) => format!("{k}/{n} [{:.0}–{:.0} %]", 100.0 * lo, 100.0 * hi),
+        None => format!("{k}/{n}"),
     }
 }
 

@@ -157,11 +157,13 @@ struct DemoArgs {
     /// paper 000's plant budget).
     #[arg(long, default_value_t = 200.0)]
     budget: f64,
-    /// Seed of the simulation.
-    #[arg(long, default_value_t = 1)]
+    /// Seed of the simulation (61: the first of the held-out seeds 61..=160 of
+    /// docs/results/variants/PLAN.md; seeds 1..=20 tuned the contenders' β).
+    #[arg(long, default_value_t = 61)]
     seed: u64,
-    /// Seeds of the comparison with the paper's ETC-Ada and a cost-unaware baseline (0: none;
-    /// 8 keeps the whole demo under a minute on 2 cores).
+    /// Seeds of the comparison with the paper's ETC-Ada and a cost-unaware baseline, from
+    /// --seed on (0: none; 8 keeps the whole demo under a minute on 2 cores; the held-out
+    /// success rates over 100 seeds are in docs/results/variants/demo.md).
     #[arg(long, default_value_t = 8)]
     seeds: u64,
     /// Directory for demo.csv and demo.svg.

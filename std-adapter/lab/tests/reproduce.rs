@@ -534,6 +534,13 @@ mod variants {
             .collect()
     }
 
+    /// The headline table's line of `cell` (whose paper's best is ETC-100) with 20 seeds.
+    fn etc_100_line<'a>(md: &'a str, cell: &str) -> &'a str {
+        md.lines()
+            .find(|l| l.starts_with(&format!("| {cell} | etc-100 | etc-100 | 20 |")))
+            .unwrap()
+    }
+
     /// Lower on all 20 seeds by more than the noise: the exact two-sided p-value is
     /// 2 / 2^20, alone in its table so Holm leaves it, a win; regrets within the noise of each
     /// other are ties, never a win, whatever their ratio.
@@ -556,10 +563,7 @@ mod variants {
             &better,
         ));
         let md = report::render(study, &planned, &baselines, &rows, None).unwrap();
-        let line = md
-            .lines()
-            .find(|l| l.starts_with(&format!("| {} | etc-100 | etc-100 | 20 |", b.cell())))
-            .unwrap();
+        let line = etc_100_line(&md, &b.cell());
         assert!(
             line.contains("| 20 / 0 / 0 |") && line.ends_with("| **win** |"),
             "{line}"
@@ -583,10 +587,7 @@ mod variants {
             &[0.0004; 20],
         ));
         let md = report::render(study, &planned, &baselines, &rows, None).unwrap();
-        let line = md
-            .lines()
-            .find(|l| l.starts_with(&format!("| {} | etc-100 | etc-100 | 20 |", b.cell())))
-            .unwrap();
+        let line = etc_100_line(&md, &b.cell());
         assert!(
             line.contains("| 0 / 20 / 0 | 1.00 [1.00, 1.00] | 1.0000 | 1.0000 | – |"),
             "{line}"

@@ -273,21 +273,10 @@ pub fn to_csv(rows: &[DemoRow]) -> String {
 /// Reads the per-seed file: every row must be a planned run.
 pub fn from_csv(text: &str) -> Result<Vec<DemoRow>, String> {
     let planned = plan();
-    let mut lines = text.lines();
-    if lines.next() != Some(CSV_HEADER) {
-        return Err(format!(
-            "not the demo's per-seed file (header `{CSV_HEADER}` expected)"
-        ));
-    }
-    lines
-        .filter(|l| !l.is_empty())
-        .enumerate()
-        .map(|(i, l)| {
-            let bad = |what: &str| format!("row {}: {what}", i + 1);
-            let f: Vec<&str> = l.split(',').collect();
-            if f.len() != 8 {
-                return Err(bad("8 fields expected"));
-            }
+    super::csv_rows(text, CSV_HEADER, 8)?
+        .into_iter()
+        .map(|row| {
+            let (f, bad) = (&row.fields, |what: &str| row.bad(what));
             let beta: f64 = f[2].parse().map_err(|_| bad("beta"))?;
             let variance: f64 = f[4].parse().map_err(|_| bad("variance"))?;
             let seed: u64 = f[5].parse().map_err(|_| bad("seed"))?;

@@ -314,23 +314,52 @@ pub fn to_csv(rows: &[SeedRow]) -> String {
     s
 }
 
-/// Reads the per-seed CSV written by [`to_csv`].
-pub fn from_csv(text: &str) -> Result<Vec<SeedRow>, String> {
+/// A data row of a per-seed file, split into its fields.
+pub(crate) struct CsvRow<'a> {
+    row: usize,
+    fields: Vec<&'a str>,
+}
+
+impl CsvRow<'_> {
+    /// An error about this row: `row N: what`.
+    fn bad(&self, what: &str) -> String {
+        format!("row {}: {what}", self.row)
+    }
+}
+
+/// The data rows of a per-seed file whose header must be `header`, each of exactly `fields`
+/// fields.
+pub(crate) fn csv_rows<'a>(
+    text: &'a str,
+    header: &str,
+    fields: usize,
+) -> Result<Vec<CsvRow<'a>>, String> {
     let mut lines = text.lines();
-    if lines.next() != Some(CSV_HEADER) {
-        return Err(format!(
-            "not a per-seed file (header `{CSV_HEADER}` expected)"
-        ));
+    if lines.next() != Some(header) {
+        return Err(format!("not a per-seed file (header `{header}` expected)"));
     }
     lines
         .filter(|l| !l.is_empty())
         .enumerate()
         .map(|(i, l)| {
-            let bad = |what: &str| format!("row {}: {what}", i + 1);
-            let f: Vec<&str> = l.split(',').collect();
-            if f.len() != 8 {
-                return Err(bad("8 fields expected"));
+            let row = CsvRow {
+                row: i + 1,
+                fields: l.split(',').collect(),
+            };
+            if row.fields.len() != fields {
+                return Err(row.bad(&format!("{fields} fields expected")));
             }
+            Ok(row)
+        })
+        .collect()
+}
+
+/// Reads the per-seed CSV written by [`to_csv`].
+pub fn from_csv(text: &str) -> Result<Vec<SeedRow>, String> {
+    csv_rows(text, CSV_HEADER, 8)?
+        .into_iter()
+        .map(|row| {
+            let (f, bad) = (&row.fields, |what: &str| row.bad(what));
             let role = match f[4] {
                 "baseline" => Role::Baseline,
                 "variant" => Role::Variant,
