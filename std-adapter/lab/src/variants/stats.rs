@@ -200,6 +200,24 @@ pub fn hodges_lehmann(d: &[f64], alpha: f64) -> Result<Option<HodgesLehmann>, St
     }))
 }
 
+/// McNemar's exact test of paired successes: `b` pairs where only the first succeeds, `c`
+/// where only the second does; the two-sided binomial p-value of `b` in `b + c` trials at
+/// one half, `min(1, 2 P(X ≤ min(b, c)))` (1 with no discordant pair).
+pub fn mcnemar_exact(b: usize, c: usize) -> f64 {
+    let n = b + c;
+    let k = b.min(c);
+    // P(X = j) = C(n, j) / 2^n, built up term by term in logs so no factor overflows.
+    let mut log_term = -(n as f64) * core::f64::consts::LN_2;
+    let mut tail = 0.0;
+    for j in 0..=k {
+        if j > 0 {
+            log_term += ((n - j + 1) as f64).ln() - (j as f64).ln();
+        }
+        tail += log_term.exp();
+    }
+    (2.0 * tail).min(1.0)
+}
+
 /// The Wilson score interval of a binomial proportion `successes / n` at the normal quantile
 /// `z` (1.959964 for 95 %); `None` when `n` is 0.
 pub fn wilson(successes: usize, n: usize, z: f64) -> Option<(f64, f64)> {
@@ -325,6 +343,25 @@ mod tests {
             (f64::NEG_INFINITY, 3.0, f64::INFINITY)
         );
         assert_eq!(hodges_lehmann(&[], 0.05), Ok(None));
+    }
+
+    /// SciPy's `binomtest(b, b + c, 0.5).pvalue`.
+    #[test]
+    fn mcnemar_equals_scipys_binomial_test() {
+        for (b, c, p) in [
+            (3, 12, 0.03515625),
+            (20, 7, 0.0191572904586792),
+            (0, 0, 1.0),
+            (5, 5, 1.0),
+            (1, 0, 1.0),
+            (40, 11, 5.703811637403078e-05),
+        ] {
+            let ours = mcnemar_exact(b, c);
+            assert!(
+                (ours - p).abs() <= 1e-12 * p,
+                "{b}, {c}: {ours} against {p}"
+            );
+        }
     }
 
     /// SciPy's `binomtest(k, n).proportion_ci(method="wilson")`.
