@@ -647,7 +647,7 @@ fn print_comparison(r: &DemoResult, options: &DemoOptions) {
 fn successes(recommended: &[f64]) -> String {
     let k = recommended.iter().filter(|&&g| g >= 0.9 * OPTIMUM).count();
     let n = recommended.len();
-    match crate::variants::stats::wilson(k, n, 1.959_963_984_540_054) {
+    match crate::variants::stats::wilson(k, n, crate::variants::stats::Z95) {
         Some((lo, hi)) => format!("{k}/{n} [{:.0}–{:.0} %]", 100.0 * lo, 100.0 * hi),
         None => format!("{k}/{n}"),
     }

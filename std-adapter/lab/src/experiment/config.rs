@@ -348,7 +348,7 @@ pub fn toml_error(e: &toml::de::Error, text: &str) -> String {
 }
 
 /// The cost of each control set of a cost setting (a preset's, or the list).
-fn cost_values(c: &CostSpec) -> Result<Vec<f64>, String> {
+pub(crate) fn cost_values(c: &CostSpec) -> Result<Vec<f64>, String> {
     match c {
         CostSpec::Named(n) => match n.as_str() {
             "cheap" => Ok(CHEAP.to_vec()),

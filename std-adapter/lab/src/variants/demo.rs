@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use super::stats;
 use crate::demo::{self, Contender, PlantSetting, COST_UNAWARE, OPTIMUM, OURS, PAPER};
-use crate::experiment::config::{CHEAP, EXPENSIVE, MODERATE};
+use crate::experiment::config::cost_values;
+use crate::experiment::CostSpec;
 
 /// The demo's budget (that of `costbo demo`).
 pub const BUDGET: f64 = 200.0;
@@ -23,8 +24,6 @@ pub const HELD_OUT: std::ops::RangeInclusive<u64> = 61..=160;
 pub const SETTINGS_SEEDS: std::ops::RangeInclusive<u64> = 61..=80;
 /// A run succeeds when its recommendation reaches this share of the best growth.
 pub const SUCCESS: f64 = 0.9;
-/// The normal quantile of the Wilson intervals (95 %).
-const Z: f64 = 1.959_963_984_540_054;
 
 /// The contenders by the names of the per-seed file.
 pub const CONTENDERS: [(&str, Contender); 3] = [
@@ -33,12 +32,8 @@ pub const CONTENDERS: [(&str, Contender); 3] = [
     ("cost-unaware", COST_UNAWARE),
 ];
 
-/// Cost presets by name.
-const COSTS: [(&str, [f64; 7]); 3] = [
-    ("cheap", CHEAP),
-    ("moderate", MODERATE),
-    ("expensive", EXPENSIVE),
-];
+/// Paper 000's cost presets.
+const COSTS: [&str; 3] = ["cheap", "moderate", "expensive"];
 /// Variances of the other settings.
 const VARIANCES: [f64; 3] = [0.02, 0.04, 0.08];
 
@@ -98,7 +93,7 @@ pub fn plan() -> Vec<DemoJob> {
         }
     }
     // The cheap costs last: their runs play about 630 rounds, three times the others'.
-    for (costs, _) in COSTS.iter().rev() {
+    for costs in COSTS.iter().rev() {
         for variance in VARIANCES {
             for (name, c) in &CONTENDERS[..2] {
                 for seed in SETTINGS_SEEDS {
@@ -206,15 +201,15 @@ fn simulate(job: &DemoJob) -> Result<(f64, usize), String> {
     let Some((_, base)) = CONTENDERS.iter().find(|(n, _)| *n == job.contender) else {
         return Err(format!("no contender `{}`", job.contender));
     };
-    let Some((_, costs)) = COSTS.iter().find(|(n, _)| *n == job.costs) else {
-        return Err(format!("no cost preset `{}`", job.costs));
-    };
+    let costs: [f64; 7] = cost_values(&CostSpec::Named(job.costs.into()))?
+        .try_into()
+        .map_err(|_| format!("cost preset `{}` is not for 7 control sets", job.costs))?;
     let contender = Contender {
         beta: job.beta,
         ..*base
     };
     let setting = PlantSetting {
-        costs: *costs,
+        costs,
         variance: job.variance,
     };
     let r = demo::simulate_in(&contender, &setting, BUDGET, job.seed, false)?;
@@ -416,7 +411,7 @@ pub fn render(rows: &[DemoRow], discussion: Option<&str>) -> String {
     for (name, c) in CONTENDERS {
         let s = shares(rows, |j| j.experiment == "held-out" && j.contender == name);
         let (mean, k) = summary(&s);
-        let rate = match stats::wilson(k, s.len(), Z) {
+        let rate = match stats::wilson(k, s.len(), stats::Z95) {
             Some((lo, hi)) => format!(
                 "{} [{}, {}]",
                 pct(k as f64 / s.len() as f64),
@@ -498,7 +493,7 @@ pub fn render(rows: &[DemoRow], discussion: Option<&str>) -> String {
         SETTINGS_SEEDS.start(),
         SETTINGS_SEEDS.end()
     );
-    for (costs, _) in COSTS {
+    for costs in COSTS {
         let cells: Vec<String> = VARIANCES
             .iter()
             .map(|&v| {

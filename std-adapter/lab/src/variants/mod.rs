@@ -202,7 +202,7 @@ pub struct PlannedCell {
 /// The plan's phases, in its order.
 pub const PHASES: [&str; 4] = ["000-main", "000-cheap", "001", "000-gittins"];
 
-/// The study's planned cells, phase by phase in the plan's order (as `tools/variants/run.py`).
+/// The study's planned cells, phase by phase in the plan's order .
 pub fn plan(study: VariantStudy, baselines: &[Baseline]) -> Vec<PlannedCell> {
     let mut out = Vec::new();
     for phase in PHASES {

@@ -218,6 +218,9 @@ pub fn mcnemar_exact(b: usize, c: usize) -> f64 {
     (2.0 * tail).min(1.0)
 }
 
+/// The standard normal's 97.5 % quantile: two-sided 95 % intervals.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
 /// The Wilson score interval of a binomial proportion `successes / n` at the normal quantile
 /// `z` (1.959964 for 95 %); `None` when `n` is 0.
 pub fn wilson(successes: usize, n: usize, z: f64) -> Option<(f64, f64)> {
