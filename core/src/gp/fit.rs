@@ -476,6 +476,229 @@ pub(super) fn fit<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut
     })
 }
 
+/// Settings of [`Gp::fit_adam`](super::Gp::fit_adam): an exact GP fitted as GPyTorch fits one
+/// with `torch.optim.Adam` on the negative `ExactMarginalLogLikelihood` (the likelihood divided
+/// by the number of observations), every hyperparameter at once, in GPyTorch's parameterisation:
+/// lengthscales under an `Interval(lo, hi)` constraint (`lo + (hi − lo)·sigmoid(raw)`), the
+/// outputscale under `Positive` (`softplus(raw)`), the noise variance under `GreaterThan(floor)`
+/// (`floor + softplus(raw)`; a start on the floor stays there, as in GPyTorch, where its raw
+/// value is −∞) and the constant mean as it is. Adam as PyTorch runs it: β₁ = 0.9,
+/// β₂ = 0.999, ε = 1e-8, bias-corrected. Paper 001's authors refit their model this way, from
+/// the same start, in every exploitation round (10 steps, learning rate 0.1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AdamFit<R, const D: usize> {
+    /// The hyperparameters every fit starts from (not the model's current ones).
+    pub start: Hyperparameters<R, D>,
+    /// The lengthscales' interval `(lo, hi)`, `0 < lo < hi` (the authors': `(1e-2, 1e4)`).
+    pub lengthscale_bounds: (R, R),
+    /// The least noise variance (GPyTorch's `GaussianLikelihood`: 1e-4).
+    pub noise_floor: R,
+    /// Adam steps.
+    pub steps: usize,
+    /// Adam's learning rate.
+    pub learning_rate: R,
+}
+
+/// How a hyperparameter is reached from the raw value Adam moves.
+#[derive(Clone, Copy)]
+enum RawTransform<R> {
+    /// `lo + (hi − lo)·sigmoid(raw)`.
+    Interval(R, R),
+    /// `floor + softplus(raw)`.
+    Above(R),
+    /// The raw value itself (the constant mean).
+    Identity,
+}
+
+fn sigmoid<R: Real>(x: R) -> R {
+    if x >= R::ZERO {
+        R::ONE / (R::ONE + (-x).exp())
+    } else {
+        let e = x.exp();
+        e / (R::ONE + e)
+    }
+}
+
+/// `ln(1 + eˣ)` without overflow (PyTorch returns `x` itself above 20).
+fn softplus<R: Real>(x: R) -> R {
+    if x > R::from_f64(20.0) {
+        x
+    } else {
+        x.exp().ln_1p()
+    }
+}
+
+impl<R: Real> RawTransform<R> {
+    /// The hyperparameter's value (not its log) at `raw`, and its derivative in `raw`.
+    fn forward(self, raw: R) -> (R, R) {
+        match self {
+            RawTransform::Interval(lo, hi) => {
+                let s = sigmoid(raw);
+                (lo + (hi - lo) * s, (hi - lo) * s * (R::ONE - s))
+            }
+            RawTransform::Above(floor) => (floor + softplus(raw), sigmoid(raw)),
+            RawTransform::Identity => (raw, R::ONE),
+        }
+    }
+
+    /// The raw value of `value` (−∞ on a softplus floor, as GPyTorch's `inv_softplus(0)`).
+    fn inverse(self, value: R) -> R {
+        match self {
+            RawTransform::Interval(lo, hi) => {
+                let s = (value - lo) / (hi - lo);
+                (s / (R::ONE - s)).ln()
+            }
+            RawTransform::Above(floor) => {
+                let x = value - floor;
+                if x <= R::ZERO {
+                    -R::INFINITY
+                } else {
+                    // x + ln(1 − e⁻ˣ), PyTorch's inverse softplus.
+                    x + (-(-x).exp_m1()).ln()
+                }
+            }
+            RawTransform::Identity => value,
+        }
+    }
+}
+
+pub(super) fn fit_adam<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>(
+    gp: &mut Gp<R, N, D, S>,
+    adam: &AdamFit<R, D>,
+    cache: &mut [R],
+) -> Result<FitReport<R, D>, GpError> {
+    let (lo, hi) = adam.lengthscale_bounds;
+    let valid = lo > R::ZERO
+        && hi > lo
+        && hi.is_finite()
+        && adam.noise_floor >= R::ZERO
+        && adam.noise_floor.is_finite()
+        && adam.learning_rate > R::ZERO
+        && adam.learning_rate.is_finite();
+    if !valid {
+        return Err(GpError::InvalidBounds);
+    }
+    if !adam.start.is_finite() {
+        return Err(GpError::NonFinite);
+    }
+    if gp.is_empty() {
+        return Err(GpError::NoData);
+    }
+    let transform = |i: usize| {
+        if i < D {
+            RawTransform::Interval(lo, hi)
+        } else if i == D {
+            RawTransform::Above(R::ZERO)
+        } else if i == D + 1 {
+            RawTransform::Above(adam.noise_floor)
+        } else {
+            RawTransform::Identity
+        }
+    };
+    // The start's values must lie inside their constraints (a lengthscale on an end of its
+    // interval has an infinite raw value, from which Adam could not move it back).
+    let value = |h: &Hyperparameters<R, D>, i: usize| {
+        if i <= D + 1 {
+            h.get(i).exp()
+        } else {
+            h.get(i)
+        }
+    };
+    let mut raw = Hyperparameters::<R, D>::splat(R::ZERO);
+    for i in 0..Hyperparameters::<R, D>::LEN {
+        let v = value(&adam.start, i);
+        let inside = match transform(i) {
+            RawTransform::Interval(lo, hi) => v > lo && v < hi,
+            RawTransform::Above(floor) => v >= floor,
+            RawTransform::Identity => true,
+        };
+        if !inside {
+            return Err(GpError::InvalidHyperparameter);
+        }
+        *raw.get_mut(i) = transform(i).inverse(v);
+    }
+    let original = (gp.kernel, gp.mean, gp.noise, gp.jitter);
+    let restore = |gp: &mut Gp<R, N, D, S>| {
+        (gp.kernel, gp.mean, gp.noise, gp.jitter) = original;
+        let _ = gp.refactor_keeping_jitter();
+    };
+    // The coordinates of the model at `raw` (logs of the positive ones) and, per coordinate,
+    // the derivative of that coordinate in the raw value.
+    let coordinates = |raw: &Hyperparameters<R, D>| {
+        let mut h = *raw;
+        let mut slope = *raw;
+        for i in 0..Hyperparameters::<R, D>::LEN {
+            let (v, dv) = transform(i).forward(raw.get(i));
+            if i <= D + 1 {
+                *h.get_mut(i) = v.ln();
+                *slope.get_mut(i) = dv / v;
+            } else {
+                *h.get_mut(i) = v;
+                *slope.get_mut(i) = dv;
+            }
+        }
+        (h, slope)
+    };
+    let unbounded = FitConfig {
+        lower: Hyperparameters::splat(-R::INFINITY),
+        upper: Hyperparameters::splat(R::INFINITY),
+        prior: None,
+        starts: 1,
+        evaluations_per_start: adam.steps,
+        seed: 0,
+        first_start: None,
+        ascent: FitAscent::default(),
+    };
+    let (beta1, beta2, eps) = (R::from_f64(0.9), R::from_f64(0.999), R::from_f64(1e-8));
+    let (mut b1t, mut b2t) = (R::ONE, R::ONE);
+    let n = R::from_usize(gp.len());
+    let mut m = Hyperparameters::<R, D>::splat(R::ZERO);
+    let mut v = Hyperparameters::<R, D>::splat(R::ZERO);
+    let mut objective = -R::INFINITY;
+    for _ in 0..adam.steps {
+        let (h, slope) = coordinates(&raw);
+        let Some((lml, grad)) = evaluate(gp, &unbounded, &h, cache) else {
+            restore(gp);
+            return Err(GpError::NotPositiveDefinite);
+        };
+        objective = lml;
+        b1t *= beta1;
+        b2t *= beta2;
+        let step = adam.learning_rate / (R::ONE - b1t);
+        let correction = (R::ONE - b2t).sqrt();
+        for i in 0..Hyperparameters::<R, D>::LEN {
+            // A raw value of −∞ (a noise on its floor) has no slope: it stays.
+            if !raw.get(i).is_finite() {
+                continue;
+            }
+            let g = -(grad.get(i) * slope.get(i)) / n;
+            let mi = m.get_mut(i);
+            *mi += (R::ONE - beta1) * (g - *mi);
+            let vi = v.get_mut(i);
+            *vi = *vi * beta2 + (R::ONE - beta2) * g * g;
+            let denom = v.get(i).sqrt() / correction + eps;
+            *raw.get_mut(i) -= step * m.get(i) / denom;
+        }
+    }
+    let (h, _) = coordinates(&raw);
+    let installed = gp.kernel_from(&h).ok().and_then(|k| {
+        gp.kernel = k;
+        gp.mean = h.mean;
+        gp.noise = h.log_noise.exp();
+        gp.refactor().ok()
+    });
+    if installed.is_none() || !h.is_finite() {
+        restore(gp);
+        return Err(GpError::NotPositiveDefinite);
+    }
+    Ok(FitReport {
+        hyperparameters: gp.hyperparameters(),
+        log_marginal_likelihood: gp.log_marginal_likelihood(),
+        objective,
+        evaluations: adam.steps,
+    })
+}
+
 fn random_point<R: Real, const D: usize>(
     config: &FitConfig<R, D>,
     rng: &mut Xoshiro128PlusPlus,

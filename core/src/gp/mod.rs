@@ -41,7 +41,7 @@ pub mod candidates;
 mod fit;
 pub mod time_varying;
 
-pub use fit::{fit_cache_len, CoordinatePrior, FitAscent, FitConfig, FitReport, Prior};
+pub use fit::{fit_cache_len, AdamFit, CoordinatePrior, FitAscent, FitConfig, FitReport, Prior};
 
 use crate::kernel::{Kernel, KernelError};
 use crate::linalg::{
@@ -842,6 +842,18 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
         cache: &mut [R],
     ) -> Result<FitReport<R, D>, GpError> {
         fit::fit(self, config, cache)
+    }
+
+    /// Fits every hyperparameter by Adam from `adam.start`, as GPyTorch's `Adam` on the exact
+    /// marginal likelihood does ([`AdamFit`]); `cache` as in
+    /// [`fit_with_cache`](Self::fit_with_cache). A fit whose kernel matrix cannot be factored
+    /// at some step leaves the model exactly as it was.
+    pub fn fit_adam(
+        &mut self,
+        adam: &AdamFit<R, D>,
+        cache: &mut [R],
+    ) -> Result<FitReport<R, D>, GpError> {
+        fit::fit_adam(self, adam, cache)
     }
 
     // ---- internals -------------------------------------------------------------------------
