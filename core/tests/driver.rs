@@ -233,6 +233,7 @@ fn unknown_costs_explore_round_robin_then_exploit() {
         exploration: Exploration::Rounds(2),
         alpha: 0.1,
         halve_every: None,
+        exploitation: costbo_core::policy::unknown_cost::Exploitation::Paper,
     });
     let mut ctl = controller(rule, None, 100.0, LIGHT);
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(4);

@@ -488,6 +488,7 @@ mod resume {
             exploration: Exploration::Rounds(2),
             alpha: 0.1,
             halve_every: None,
+            exploitation: costbo_core::policy::unknown_cost::Exploitation::Paper,
         });
         let settings = Settings {
             beta: 2.0,

@@ -205,6 +205,7 @@ fn unknown<R: Real>() -> PolicySpec<R> {
         exploration: Exploration::Rounds(2),
         alpha: R::from_f64(0.1),
         halve_every: Some(3),
+        exploitation: costbo_core::policy::unknown_cost::Exploitation::Paper,
     })
 }
 

@@ -142,6 +142,7 @@ fn restored_controllers_continue_like_the_original() {
             exploration: Exploration::Rounds(1),
             alpha: 0.1,
             halve_every: Some(2),
+            exploitation: costbo_core::policy::unknown_cost::Exploitation::Paper,
         }),
         false,
     );

@@ -143,6 +143,7 @@ fn rules() -> Vec<(&'static str, PolicySpec<f64>, bool)> {
                 exploration: Exploration::Rounds(1),
                 alpha: 0.1,
                 halve_every: Some(2),
+                exploitation: costbo_core::policy::unknown_cost::Exploitation::Paper,
             }),
             false,
         ),

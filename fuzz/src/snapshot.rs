@@ -34,6 +34,7 @@ fn rule(i: u8) -> (PolicySpec<f64>, bool) {
                 exploration: Exploration::Rounds(1),
                 alpha: 0.1,
                 halve_every: Some(2),
+                exploitation: costbo_core::policy::unknown_cost::Exploitation::Paper,
             }),
             false,
         ),

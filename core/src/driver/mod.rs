@@ -437,6 +437,33 @@ where
                 |y: &[R]| crate::gp::FitConfig::map_learned_noise(y, noise_floor),
                 workspace,
             ),
+            #[cfg(feature = "refit")]
+            Refit::AdamWhenSpent {
+                from_spent,
+                lengthscale,
+                outputscale,
+                noise,
+                mean,
+                steps,
+                learning_rate,
+            } => {
+                if self.gp.is_empty() || self.ledger.total() < from_spent * self.settings.budget {
+                    return false;
+                }
+                let adam = crate::gp::AdamFit {
+                    start: crate::gp::Hyperparameters {
+                        log_lengthscales: [lengthscale.ln(); D],
+                        log_outputscale: outputscale.ln(),
+                        log_noise: noise.ln(),
+                        mean,
+                    },
+                    lengthscale_bounds: (R::from_f64(1e-2), R::from_f64(1e4)),
+                    noise_floor: noise,
+                    steps,
+                    learning_rate,
+                };
+                self.gp.fit_adam(&adam, workspace).is_ok()
+            }
             Refit::Never => false,
             #[cfg(not(feature = "refit"))]
             Refit::_Never(never, _) => match never {},

@@ -88,6 +88,11 @@ pub const RULES: &[RuleName] = &[
         name: "unknown-cost",
         summary: "unknown random costs, no-regret costs (paper 001)",
     },
+    #[cfg(feature = "policy-unknown-cost")]
+    RuleName {
+        name: "unknown-cost-code",
+        summary: "paper 001's rule as its authors' code exploits (no alpha, UCB 1.96, LCB 0.3)",
+    },
     #[cfg(feature = "policy-thompson")]
     RuleName {
         name: "ts-psq",
@@ -201,6 +206,7 @@ impl<R: Real> RuleDefaults<R> {
                 exploration: super::unknown_cost::Exploration::BudgetFraction(R::from_f64(0.6)),
                 alpha: R::from_f64(0.1),
                 halve_every: None,
+                exploitation: super::unknown_cost::Exploitation::Paper,
             },
         }
     }
@@ -322,6 +328,14 @@ impl<R: Real> PolicySpec<R> {
             "etc-ada" => PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
             #[cfg(feature = "policy-unknown-cost")]
             "unknown-cost" => PolicySpec::UnknownCost(defaults.unknown_cost),
+            #[cfg(feature = "policy-unknown-cost")]
+            "unknown-cost-code" => PolicySpec::UnknownCost(UnknownCostConfig {
+                exploitation: super::unknown_cost::Exploitation::AuthorsCode {
+                    ucb_beta: R::from_f64(1.96),
+                    lcb_beta: R::from_f64(0.3),
+                },
+                ..defaults.unknown_cost
+            }),
             #[cfg(feature = "policy-thompson")]
             "ts-psq" => PolicySpec::Thompson(Selection::Argmax),
             #[cfg(feature = "policy-thompson")]
@@ -421,7 +435,7 @@ impl<R: Real> PolicySpec<R> {
             PolicySpec::UcbPerUnitCost => PolicySpec::UcbPerUnitCost,
             #[cfg(feature = "policy-unknown-cost")]
             PolicySpec::UnknownCost(u) => {
-                use super::unknown_cost::Exploration;
+                use super::unknown_cost::{Exploitation, Exploration};
                 PolicySpec::UnknownCost(UnknownCostConfig {
                     exploration: match u.exploration {
                         Exploration::Rounds(t) => Exploration::Rounds(t),
@@ -429,6 +443,15 @@ impl<R: Real> PolicySpec<R> {
                     },
                     alpha: c(u.alpha),
                     halve_every: u.halve_every,
+                    exploitation: match u.exploitation {
+                        Exploitation::Paper => Exploitation::Paper,
+                        Exploitation::AuthorsCode { ucb_beta, lcb_beta } => {
+                            Exploitation::AuthorsCode {
+                                ucb_beta: c(ucb_beta),
+                                lcb_beta: c(lcb_beta),
+                            }
+                        }
+                    },
                 })
             }
             #[cfg(feature = "policy-thompson")]

@@ -265,6 +265,31 @@ pub enum Refit<R> {
         /// The least noise variance the fit may choose.
         noise_floor: R,
     },
+    /// Paper 001's model as its authors' code refits it (feature `refit`): before every
+    /// decision once at least `from_spent` of the budget is spent (the unknown-cost rule's
+    /// exploitation, with the same fraction), Adam from the hyperparameters the model was built
+    /// with, as GPyTorch runs it ([`AdamFit`](crate::gp::AdamFit)); before that the model keeps
+    /// them. The start is the isotropic lengthscale, outputscale, noise variance and mean given
+    /// here, which should be the model's as built; the lengthscales stay within the authors'
+    /// `Interval(1e-2, 1e4)`.
+    #[cfg(feature = "refit")]
+    AdamWhenSpent {
+        /// The fraction of the budget spent from which every round refits.
+        from_spent: R,
+        /// The starting lengthscale of every input.
+        lengthscale: R,
+        /// The starting outputscale.
+        outputscale: R,
+        /// The starting noise variance (and its floor, as in the authors' model, where it is
+        /// GaussianLikelihood's floor 1e-4 and so never moves).
+        noise: R,
+        /// The starting constant mean.
+        mean: R,
+        /// Adam steps per refit (the authors': 10).
+        steps: usize,
+        /// Adam's learning rate (the authors': 0.1).
+        learning_rate: R,
+    },
     #[doc(hidden)]
     #[cfg(not(feature = "refit"))]
     _Never(core::convert::Infallible, core::marker::PhantomData<R>),

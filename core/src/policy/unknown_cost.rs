@@ -16,6 +16,10 @@
 //!   (a valid and at least as tight intersection as the minimum over set `i`'s own visits);
 //! - α may decay: halved every `halve_every` exploitation rounds (the paper's "halved after d
 //!   evaluations", read as a repeated halving; `None` keeps it fixed).
+//!
+//! The authors' code exploits differently from the paper's Algorithm 1
+//! ([`Exploitation::AuthorsCode`]): bounds of this round only, no α, the set with the least
+//! unclamped cost bound among those whose UCB reaches the best LCB.
 
 use super::memo::{tags, Memo};
 use super::{play_selected, values, Choice, DriverError, Outcome, Policy, Round};
@@ -39,6 +43,27 @@ pub enum Exploration<R> {
     BudgetFraction(R),
 }
 
+/// How the exploitation phase chooses.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Exploitation<R> {
+    /// Algorithm 1 as the paper writes it: running (intersected) bounds, the tolerance `α`, a
+    /// strict filter reset when it empties, the cost bound clamped at 0, ties to the higher
+    /// UCB; UCB and LCB with the controller's β.
+    Paper,
+    /// As the authors' code (`Exploit_CVS` in github.com/Fsoft-AIC/BO-uCVS) runs it: each set's
+    /// best expected `µ + ucb_beta·σ`; the best `µ − lcb_beta·σ` over the set controlling every
+    /// variable (over all sets without one), raised to the best observation; the sets with
+    /// `UCB ≥ LCB` (no α, no running bounds); of those the one with the least cost bound
+    /// `ĉᵢ − √(2 ln t / Tᵢ)`, not clamped, `t` counted from 1, ties to the later set; with no
+    /// such set, the highest UCB. The code's values: `ucb_beta` 1.96, `lcb_beta` 0.3.
+    AuthorsCode {
+        /// β of the upper bounds.
+        ucb_beta: R,
+        /// β of the lower bound.
+        lcb_beta: R,
+    },
+}
+
 /// Settings of the unknown-cost rule.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct UnknownCostConfig<R> {
@@ -48,6 +73,8 @@ pub struct UnknownCostConfig<R> {
     pub alpha: R,
     /// Halve `α` every this many exploitation rounds (`None`: fixed).
     pub halve_every: Option<u32>,
+    /// The exploitation phase's choice.
+    pub exploitation: Exploitation<R>,
 }
 
 /// State of the unknown-cost rule for up to `M` sets.
@@ -148,6 +175,40 @@ impl<R: Real, const M: usize> UnknownCost<R, M> {
                 (c - width).max(R::ZERO)
             }
         }
+    }
+
+    /// The authors' code's cost bound of set `i`: `ĉᵢ − √(2 ln t / Tᵢ)` with `t` this round's
+    /// number counted from 1, not clamped; −∞ before the set's first play.
+    pub fn coded_cost_lcb(&self, i: usize) -> R {
+        match self.mean_cost(i) {
+            None => -R::INFINITY,
+            Some(c) => {
+                let t = R::from_usize(self.rounds as usize + 1);
+                c - (R::TWO * t.ln() / R::from_usize(self.plays[i] as usize)).sqrt()
+            }
+        }
+    }
+
+    /// Decides an exploitation round as the authors' code does ([`Exploitation::AuthorsCode`]):
+    /// `ucb[i]` is set `i`'s best expected UCB, `lcb_max` the lower bound to reach (the best
+    /// LCB, already raised to the best observation).
+    pub fn select_as_coded(&self, ucb: &[R], lcb_max: R) -> Result<usize, UnknownCostError> {
+        if ucb.len() != self.sets {
+            return Err(UnknownCostError::LengthMismatch);
+        }
+        if !ucb.iter().all(|u| u.is_finite()) || !lcb_max.is_finite() {
+            return Err(UnknownCostError::NonFinite);
+        }
+        let chosen = (0..self.sets).filter(|&i| ucb[i] >= lcb_max).fold(
+            None,
+            |b: Option<usize>, i| match b {
+                Some(b) if self.coded_cost_lcb(i) > self.coded_cost_lcb(b) => Some(b),
+                _ => Some(i),
+            },
+        );
+        // torch.argmax: the first of equal maxima.
+        Ok(chosen
+            .unwrap_or_else(|| (0..self.sets).fold(0, |b, i| if ucb[i] > ucb[b] { i } else { b })))
     }
 
     /// Decides this round. `ucb[i]` is set `i`'s best expected UCB, `lcb_max` the best expected
@@ -287,6 +348,57 @@ pub struct UnknownCostRecord<R: Copy + Default, const M: usize> {
     pub exploit_rounds: u32,
 }
 
+impl<R: Real, const M: usize> UnknownCost<R, M> {
+    /// A round as the authors' code plays it: in exploration the round-robin set's UCB
+    /// maximiser with the controller's β (no other set is scored: the code keeps no running
+    /// bounds); in exploitation [`select_as_coded`](Self::select_as_coded) on this round's
+    /// bounds.
+    fn decide_as_coded<const D: usize, const N: usize, S, B>(
+        &mut self,
+        round: &mut Round<'_, R, N, D, M, S, B>,
+        ucb_beta: R,
+        lcb_beta: R,
+    ) -> Result<Choice<R, D>, DriverError>
+    where
+        S: AsRef<[R]> + AsMut<[R]>,
+        B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
+    {
+        let m = round.problem.num_sets();
+        let seed = round.seed;
+        let mut ucb = [None; M];
+        if self.exploring(round.spent, round.settings.budget) {
+            let turn = self.rounds as usize % m;
+            let beta = round.settings.beta;
+            round.score_bound(Bound::Upper(beta), seed, &mut ucb[..m], |i| i == turn);
+            return play_selected(&ucb[..m], Some(turn));
+        }
+        round.score_bound(Bound::Upper(ucb_beta), seed, &mut ucb[..m], |_| true);
+        let mut lcb = [None; M];
+        let full = round.problem.full_set();
+        super::score_full_set_first(&mut lcb[..m], full, |out, wanted| {
+            round.score_bound(Bound::Lower(lcb_beta), seed ^ 1, out, wanted)
+        });
+        let best_observed = round
+            .gp
+            .outputs()
+            .iter()
+            .copied()
+            .fold(-R::INFINITY, R::max);
+        let lcb_max = lcb[..m]
+            .iter()
+            .flatten()
+            .map(|r| r.value)
+            .fold(-R::INFINITY, R::max)
+            .max(best_observed);
+        let scores: [R; M] = values(&ucb[..m]);
+        let scores = &scores[..m];
+        if !scores.iter().all(|s| s.is_finite()) || !lcb_max.is_finite() {
+            return Err(DriverError::NoScore);
+        }
+        play_selected(&ucb[..m], self.select_as_coded(scores, lcb_max).ok())
+    }
+}
+
 impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for UnknownCost<R, M> {
     #[cfg(feature = "serde")]
     type Record = UnknownCostRecord<R, M>;
@@ -304,6 +416,9 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for UnknownCost<R,
         S: AsRef<[R]> + AsMut<[R]>,
         B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
     {
+        if let Exploitation::AuthorsCode { ucb_beta, lcb_beta } = self.config.exploitation {
+            return self.decide_as_coded(round, ucb_beta, lcb_beta);
+        }
         let m = round.problem.num_sets();
         let (beta, seed) = (round.settings.beta, round.seed);
         let mut ucb = [None; M];
@@ -409,6 +524,7 @@ mod tests {
             exploration: Exploration::Rounds(tau),
             alpha: 0.1,
             halve_every: None,
+            exploitation: Exploitation::Paper,
         }
     }
 
@@ -493,6 +609,7 @@ mod tests {
                 exploration: Exploration::Rounds(0),
                 alpha: 0.1,
                 halve_every: Some(5),
+                exploitation: Exploitation::Paper,
             },
         );
         for _ in 0..10 {
@@ -501,6 +618,60 @@ mod tests {
         assert_eq!(u.alpha(), 0.025);
         assert!(matches!(
             u.select(&[f64::NAN], 0.0, 0.0, 1.0),
+            Err(UnknownCostError::NonFinite)
+        ));
+    }
+
+    fn coded(sets: usize) -> UnknownCost<f64, 4> {
+        UnknownCost::with_sets(
+            sets,
+            UnknownCostConfig {
+                exploitation: Exploitation::AuthorsCode {
+                    ucb_beta: 1.96,
+                    lcb_beta: 0.3,
+                },
+                ..config(1)
+            },
+        )
+    }
+
+    #[test]
+    fn coded_exploitation_takes_the_cheapest_set_reaching_the_lower_bound() {
+        let mut u = coded(3);
+        // Costs 0.1, 0.5, 1.0 over 4 plays each: 12 rounds recorded, so t = 13 and the width
+        // is √(2 ln 13 / 4) = 1.1325, which leaves set 0's bound negative: not clamped.
+        for _ in 0..4 {
+            for (i, c) in [0.1, 0.5, 1.0].iter().enumerate() {
+                u.record(i, *c, 0.0, 100.0);
+            }
+        }
+        let w = (2.0 * 13f64.ln() / 4.0).sqrt();
+        assert!((u.coded_cost_lcb(0) - (0.1 - w)).abs() < 1e-15);
+        assert!(u.coded_cost_lcb(0) < 0.0);
+        // UCB ≥ LCB is not strict, and there is no tolerance below the lower bound.
+        assert_eq!(u.select_as_coded(&[1.5, 2.0, 2.5], 1.5).unwrap(), 0);
+        assert_eq!(u.select_as_coded(&[1.4999, 2.0, 2.5], 1.5).unwrap(), 1);
+        // With α = 0.1 the paper's filter would keep set 0 (1.4 > 0.9 · 1.5): the code's does not.
+        assert_eq!(u.select_as_coded(&[1.4, 2.0, 2.5], 1.5).unwrap(), 1);
+        // No set reaches the bound: the highest UCB, the first of equals.
+        assert_eq!(u.select_as_coded(&[1.0, 1.2, 1.2], 1.5).unwrap(), 1);
+    }
+
+    #[test]
+    fn coded_exploitation_prefers_unplayed_and_later_sets() {
+        let mut u = coded(3);
+        u.record(0, 0.2, 0.0, 10.0);
+        u.record(1, 0.2, 0.0, 10.0);
+        // Set 2 never played: its bound is −∞.
+        assert_eq!(u.select_as_coded(&[3.0, 3.0, 3.0], 1.0).unwrap(), 2);
+        // Equal bounds: the later set (`costs[i] <= costs[chosen]` in the code).
+        assert_eq!(u.select_as_coded(&[3.0, 3.0, 0.0], 1.0).unwrap(), 1);
+        assert!(matches!(
+            u.select_as_coded(&[3.0, 3.0], 1.0),
+            Err(UnknownCostError::LengthMismatch)
+        ));
+        assert!(matches!(
+            u.select_as_coded(&[3.0, f64::INFINITY, 0.0], 1.0),
             Err(UnknownCostError::NonFinite)
         ));
     }

@@ -139,17 +139,30 @@ pub enum Model {
     /// outputscale, constant mean and noise variance, on standardised outputs
     /// ([`costbo_core::driver::Refit::Map`]).
     Fitted,
+    /// Paper 001's model as its authors' code refits it: the fixed model until 60 % of the
+    /// budget is spent (the unknown-cost rule's exploration), then, before every decision, 10
+    /// Adam steps (learning rate 0.1) on every hyperparameter from the fixed model's values
+    /// ([`costbo_core::driver::Refit::AdamWhenSpent`]). Only as a suffix (`+adam`).
+    #[serde(skip)]
+    Adam,
 }
 
 /// The suffix of an algorithm name that runs it on the fitted model (`etc-ada+fitted`).
 pub const FITTED_SUFFIX: &str = "+fitted";
 
+/// The suffix of an algorithm name that runs it on the model refitted as paper 001's authors'
+/// code refits it (`unknown-cost-code+adam`).
+pub const ADAM_SUFFIX: &str = "+adam";
+
 /// The rule's name and the model of an algorithm name as written in a cell
 /// (`etc-ada+fitted` → (`etc-ada`, fitted)).
 pub fn split_model(name: &str) -> (&str, Model) {
-    match name.strip_suffix(FITTED_SUFFIX) {
-        Some(rule) => (rule, Model::Fitted),
-        None => (name, Model::Fixed),
+    if let Some(rule) = name.strip_suffix(FITTED_SUFFIX) {
+        (rule, Model::Fitted)
+    } else if let Some(rule) = name.strip_suffix(ADAM_SUFFIX) {
+        (rule, Model::Adam)
+    } else {
+        (name, Model::Fixed)
     }
 }
 
@@ -257,6 +270,10 @@ fn default_cost_noise() -> f64 {
     0.01
 }
 
+/// The share of the budget paper 001's rule explores with (its experiments': 60 units of
+/// 100).
+pub const PAPER_001_EXPLORATION: f64 = 0.6;
+
 /// Paper 001's tolerance `α` (its experiments' value at the start of exploitation): the
 /// unknown-cost rule's, and the one in the quality and cost regrets of every rule.
 pub const PAPER_001_ALPHA: f64 = 0.1;
@@ -273,9 +290,10 @@ pub type Algorithm = PolicySpec<f64>;
 pub fn parse_algorithm(name: &str, epsilon: f64, d: usize) -> Result<Algorithm, String> {
     let (rule, _) = split_model(name);
     let defaults = RuleDefaults::new(epsilon).with_unknown_cost(UnknownCostConfig {
-        exploration: Exploration::BudgetFraction(0.6),
+        exploration: Exploration::BudgetFraction(PAPER_001_EXPLORATION),
         alpha: PAPER_001_ALPHA,
         halve_every: Some(d as u32),
+        exploitation: costbo_core::policy::unknown_cost::Exploitation::Paper,
     });
     PolicySpec::parse(rule, &defaults).map_err(|e| match e {
         PolicySpecError::BadEpsilon => {

@@ -1054,6 +1054,8 @@ fn cell_fingerprint(settings: &Settings, cell: &Cell) -> String {
         + &match cell.model() {
             Model::Fixed => String::new(),
             Model::Fitted => format!("refit_every = {}\n", settings.refit_every),
+            // Its settings are fixed: the name says them.
+            Model::Adam => String::new(),
         }
 }
 

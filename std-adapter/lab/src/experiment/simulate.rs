@@ -12,7 +12,9 @@ use costbo_core::random::{standard_normal, uniform_open};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
-use super::config::{Algorithm, Model, PriorMean, MAX_OBSERVED_COST, MIN_OBSERVED_COST};
+use super::config::{
+    Algorithm, Model, PriorMean, MAX_OBSERVED_COST, MIN_OBSERVED_COST, PAPER_001_EXPLORATION,
+};
 use super::judge::Expected;
 use super::Progress;
 use crate::objectives::Objective;
@@ -142,6 +144,15 @@ pub fn run<const N: usize, const D: usize>(
                 Model::Fitted => Refit::Map {
                     every: input.refit_every,
                     noise_floor: 1e-6,
+                },
+                Model::Adam => Refit::AdamWhenSpent {
+                    from_spent: PAPER_001_EXPLORATION,
+                    lengthscale: input.lengthscale,
+                    outputscale: 1.0,
+                    noise: 1e-4,
+                    mean,
+                    steps: 10,
+                    learning_rate: 0.1,
                 },
             },
             ..CtlSettings::new(input.budget, input.seed)

@@ -199,6 +199,10 @@ pub struct PlannedCell {
     pub algorithms: Vec<String>,
 }
 
+/// Paper 001's method as its authors' code runs it (the plan's C5): the code's exploitation on
+/// the model it refits by Adam once exploration ends.
+pub const AUTHORS_CODE: &str = "unknown-cost-code+adam";
+
 /// The plan's phases, in its order.
 pub const PHASES: [&str; 4] = ["000-main", "000-cheap", "001", "000-gittins"];
 
@@ -229,8 +233,11 @@ pub fn plan(study: VariantStudy, baselines: &[Baseline]) -> Vec<PlannedCell> {
             };
             if phase != "000-gittins" {
                 algorithms.push(format!("{}+fitted", b.baseline));
-                if study == VariantStudy::UnknownCost && b.baseline != "unknown-cost" {
-                    algorithms.push("unknown-cost".into());
+                if study == VariantStudy::UnknownCost {
+                    if b.baseline != "unknown-cost" {
+                        algorithms.push("unknown-cost".into());
+                    }
+                    algorithms.push(AUTHORS_CODE.into());
                 }
             }
             let mut seen = std::collections::HashSet::new();
