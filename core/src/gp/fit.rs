@@ -448,23 +448,42 @@ pub(super) fn fit<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut
             }
         }
     }
-    let restore = |gp: &mut Gp<R, N, D, S>| {
-        (gp.kernel, gp.mean, gp.noise, gp.jitter) = original;
-        let _ = gp.refactor_keeping_jitter();
-    };
     let Some((objective, h)) = best else {
-        restore(gp);
+        restore(gp, &original);
         return Err(GpError::NotPositiveDefinite);
     };
-    // Install the winner (evaluation leaves the factor inverted, so factor afresh).
-    let installed = gp.kernel_from(&h).ok().and_then(|k| {
+    install(gp, &h, &original, objective, evaluations)
+}
+
+/// The model's kernel, mean, noise and per-observation jitter before a fit.
+type Saved<R, const N: usize, const D: usize> = (crate::kernel::Kernel<R, D>, R, R, [R; N]);
+
+/// Puts back the model as it was before a fit.
+fn restore<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>(
+    gp: &mut Gp<R, N, D, S>,
+    original: &Saved<R, N, D>,
+) {
+    (gp.kernel, gp.mean, gp.noise, gp.jitter) = *original;
+    let _ = gp.refactor_keeping_jitter();
+}
+
+/// Installs a fit's hyperparameters `h` (evaluation leaves the factor inverted, so it is factored
+/// afresh) and reports them, or puts back `original` if they cannot be installed.
+fn install<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>(
+    gp: &mut Gp<R, N, D, S>,
+    h: &Hyperparameters<R, D>,
+    original: &Saved<R, N, D>,
+    objective: R,
+    evaluations: usize,
+) -> Result<FitReport<R, D>, GpError> {
+    let installed = gp.kernel_from(h).ok().and_then(|k| {
         gp.kernel = k;
         gp.mean = h.mean;
         gp.noise = h.log_noise.exp();
         gp.refactor().ok()
     });
     if installed.is_none() {
-        restore(gp);
+        restore(gp, original);
         return Err(GpError::NotPositiveDefinite);
     }
     Ok(FitReport {
@@ -618,10 +637,6 @@ pub(super) fn fit_adam<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + 
         *raw.get_mut(i) = transform(i).inverse(v);
     }
     let original = (gp.kernel, gp.mean, gp.noise, gp.jitter);
-    let restore = |gp: &mut Gp<R, N, D, S>| {
-        (gp.kernel, gp.mean, gp.noise, gp.jitter) = original;
-        let _ = gp.refactor_keeping_jitter();
-    };
     // The coordinates of the model at `raw` (logs of the positive ones) and, per coordinate,
     // the derivative of that coordinate in the raw value.
     let coordinates = |raw: &Hyperparameters<R, D>| {
@@ -658,7 +673,7 @@ pub(super) fn fit_adam<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + 
     for _ in 0..adam.steps {
         let (h, slope) = coordinates(&raw);
         let Some((lml, grad)) = evaluate(gp, &unbounded, &h, cache) else {
-            restore(gp);
+            restore(gp, &original);
             return Err(GpError::NotPositiveDefinite);
         };
         objective = lml;
@@ -681,22 +696,11 @@ pub(super) fn fit_adam<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + 
         }
     }
     let (h, _) = coordinates(&raw);
-    let installed = gp.kernel_from(&h).ok().and_then(|k| {
-        gp.kernel = k;
-        gp.mean = h.mean;
-        gp.noise = h.log_noise.exp();
-        gp.refactor().ok()
-    });
-    if installed.is_none() || !h.is_finite() {
-        restore(gp);
+    if !h.is_finite() {
+        restore(gp, &original);
         return Err(GpError::NotPositiveDefinite);
     }
-    Ok(FitReport {
-        hyperparameters: gp.hyperparameters(),
-        log_marginal_likelihood: gp.log_marginal_likelihood(),
-        objective,
-        evaluations: adam.steps,
-    })
+    install(gp, &h, &original, objective, adam.steps)
 }
 
 fn random_point<R: Real, const D: usize>(
