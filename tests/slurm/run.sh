@@ -138,7 +138,7 @@ SHARED="$WORK/shared"
 ONE="$WORK/one"
 
 say "submitting the quick grid as an array of $SHARDS shards"
-# The job-array script of the README's "Grids on a cluster", with this run's paths.
+# The job-array script of docs/operations.md's "Grids on a cluster", with this run's paths.
 cat > "$WORK/grid.sbatch" <<EOF
 #!/bin/bash
 #SBATCH --job-name=costbo-quick
