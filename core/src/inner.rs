@@ -23,7 +23,7 @@ use rand_xoshiro::Xoshiro128PlusPlus;
 
 /// Candidate points: scrambled Sobol' within its direction-number table (`D ≤ 21`), i.i.d.
 /// uniforms beyond it (e.g. paper 002's 25-dimensional Pest Control), so that every dimension
-/// gets a spread of candidates; `D ≤ 21` draws exactly the Sobol' points as before.
+/// gets a spread of candidates; for `D ≤ 21` the candidates are exactly the Sobol' points.
 enum Candidates<const D: usize> {
     Sobol(Sobol<D>),
     Iid(IidUniform<D>),

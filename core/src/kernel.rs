@@ -13,7 +13,7 @@
 //! This is paper 002's non-stationary prior of its 1-D constructions (Figs. 2 and 9, after
 //! Astudillo et al. 2021, §A). The amplitude lives inside [`Kernel`] rather than in a second
 //! kernel type because the GP and every layer above it take this one type; without an
-//! amplitude every value is computed exactly as before, bit for bit.
+//! amplitude every value is computed bit for bit as by a plain stationary kernel.
 //!
 //! What honours the amplitude: [`Kernel::eval`], its gradients and [`Kernel::diagonal`], hence
 //! the GP's posterior, its gradients, its log marginal likelihood and fits (the amplitude is
@@ -121,8 +121,8 @@ impl<R, const D: usize> PartialEq for Amplitude<R, D> {
 }
 
 // The modulated kernel's arithmetic, kept out of line: the stationary kernels (every rule but
-// paper 002's 1-D constructions) then inline a kernel evaluation as small as before the
-// amplitude existed (the branch inlined with it cost 9 % more instructions a decision on the
+// paper 002's 1-D constructions) then inline a kernel evaluation as small as a plain
+// stationary one (the branch inlined with it cost 9 % more instructions a decision on the
 // Cortex-M4F; docs/embedded.md).
 impl<R: Real, const D: usize> Amplitude<R, D> {
     /// `√(a(x)a(x'))`.

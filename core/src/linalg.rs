@@ -87,7 +87,7 @@ pub fn factor_row_from<R: Real>(l: &[R], i: usize, from: usize, r: &mut [R]) -> 
 /// Why [`FORWARD_BLOCK`] rows at a time: each entry's sum is a chain of dependent additions
 /// that runs at the adder's latency. The sums of rows `i..i + 4` over the columns `k < i` do
 /// not depend on one another, so they run side by side as four chains, and each then adds its last terms
-/// (columns `i..`, solved meanwhile) in the same order as before. Every entry adds the same
+/// (columns `i..`, solved meanwhile) in the order of one row at a time. Every entry adds the same
 /// terms in the same order as one row at a time: the bits are unchanged. Not on 32-bit Arm:
 /// the Cortex-M's in-order FPU adds in a cycle or so, so there is no latency to hide, and the
 /// blocked loop took 6 % more instructions a PBGI-D decision on the M4F than one row at a time

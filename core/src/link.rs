@@ -71,7 +71,7 @@
 //!
 //! Without a costly measurement or contexts nothing of this happens and the conversation is
 //! the one above. The new messages and codes are appended to their enums, so every message of
-//! the plain conversation encodes as before, and [`VERSION`] stays 1: a host that does not
+//! the plain conversation encodes the same with or without them, and [`VERSION`] stays 1: a host that does not
 //! know `Query` or `MeasureContexts` only meets them with an experiment file it cannot mirror
 //! anyway (the `config` of `Hello` differs).
 

@@ -1,5 +1,6 @@
 //! The upper confidence bound `μ(x) + w·σ(x)` of the posterior at a point, `w = √β`: GP-UCB
-//! over a box (paper 002's UCB baseline; the building block of papers 003's and 004's rules).
+//! over a box (paper 002's UCB baseline; papers 003's and 004's rules compute their own, in
+//! `feedback::select` and `causal`).
 //! Nothing is averaged: the acquisition of a control set that controls every variable.
 
 use super::{Acquisition, Need};

@@ -21,7 +21,7 @@
 //! capacity `N` and [`WhenFull`] count distinct inputs, a merged slot moves to the newest
 //! position (a re-measured input is recent data; drop-oldest forgets the input measured least
 //! recently, with all its copies), and [`observations`](Gp::observations) counts every push.
-//! Data without exact repeats is handled exactly as before the merge existed.
+//! Data without exact repeats is handled exactly as if no input could be merged.
 //!
 //! ```
 //! use costbo_core::gp::{Gp, WhenFull};

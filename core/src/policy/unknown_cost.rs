@@ -3,7 +3,7 @@
 //! of the best running lower bound, and among them play the one whose cost has the smallest
 //! lower confidence bound.
 //!
-//! Pitfalls of the paper handled here (see `../shared/notes/seed-001.md`):
+//! Pitfalls of the paper's pseudo-code handled here:
 //! - round-robin index `((t − 1) mod m) + 1` (the paper's `t mod m` yields 0);
 //! - the cost statistics are updated in exploitation too (the paper's loop forgets them);
 //! - the horizon `T` of the cost width `√(2 ln T / Tᵢ)` is unknown under a budget: the current

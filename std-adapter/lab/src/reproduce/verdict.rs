@@ -1,6 +1,7 @@
-//! The rules every verdict on a paper's headline claims follows, and the table of results
-//! they are computed from, with explicit criteria (nothing is decided by hand); each study's
-//! claims and criteria are in its own module.
+//! The rules the verdicts on papers 000's and 001's headline claims follow, and the table of
+//! results they are computed from, with explicit criteria (nothing is decided by hand); each
+//! study's claims and criteria are in its own module (papers 002–004 judge theirs there too,
+//! with verdicts of their own shape).
 //!
 //! Every claim compares mean final simple regrets (or round counts, or budget shares) of
 //! algorithms within *settings* (objective × costs × variance). A setting takes part only if
