@@ -3,7 +3,7 @@
 //! thread's CPU time rather than wall time, so that the figures hold on a busy machine.
 //!
 //! ```text
-//! cargo run --release -p costbo-benches --example decision_cpu [REPS]
+//! cargo run --profile bench -p costbo-benches --example decision_cpu [REPS]
 //! ```
 //!
 //! Prints, per configuration, the median over REPS (default 5) of: all seven sets scored with

@@ -4,7 +4,7 @@
 //! evaluations and the fitted objective's bits (so that two builds can be compared for both
 //! speed and identical results). Prints one line per (d, n): the best of `REPEATS` fits.
 //!
-//! Run: `cargo run --release -p costbo-benches --example fit_time`.
+//! Run: `cargo run --profile bench -p costbo-benches --example fit_time`.
 
 use costbo_core::gp::{fit_cache_len, FitConfig, Gp, WhenFull};
 use costbo_core::kernel::Kernel;

@@ -2,7 +2,7 @@
 """Reference p-values of Wilcoxon's signed-rank test from SciPy, for the lab's tests.
 
     /path/to/venv-with-scipy/bin/python tools/variants/reference_stats.py \
-        > std-adapter/lab/tests/data/wilcoxon_scipy.csv
+        > std-adapter/eval/tests/data/wilcoxon_scipy.csv
 
 Each row: the differences (space separated) and SciPy's two-sided p-value with zeros dropped
 (`zero_method="wilcox"`): the exact distribution for untied samples, and for tied ones a

@@ -7,21 +7,23 @@
 //! ask/tell optimizer uses `costbo-std`, which this crate builds on.
 #![deny(missing_docs)]
 
+// `outln!`, `out!` and `errln!` in every module, as `println!` would be.
 #[macro_use]
-pub mod output;
+extern crate costbo_eval;
+pub use costbo_eval::{errln, out, outln, output};
 
 pub mod acq_tool;
 pub mod causal;
+pub use costbo_demo as demo;
 pub use costbo_objectives::csv_matrix;
-pub mod demo;
 pub mod device;
 pub mod experiment;
 pub mod feedback;
 pub mod gp_tool;
 pub use costbo_objectives as objectives;
 pub mod pandora;
+pub use costbo_eval::plot;
 pub use costbo_objectives::platform;
-pub mod plot;
 pub mod pool;
 pub mod reproduce;
 pub mod sealed;

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use costbo_core::kernel::Shape;
 use costbo_lab::csv_matrix::Table;
 use costbo_lab::experiment::{Shard, ShardError};
@@ -28,7 +28,7 @@ struct Cli {
 enum Command {
     /// The main job: a simulated nutrient-dosing experiment on the plant simulator (ETC-Ada),
     /// with progress, a summary of what was learned, a CSV and a plot.
-    Demo(DemoArgs),
+    Demo(costbo_lab::demo::DemoArgs),
     /// Run an experiment grid from a TOML file (objective × costs × variance × algorithm ×
     /// seed), in parallel and resumably: one CSV per job and a summary.json. With --shard K/N,
     /// only machine K's share of the grid (see `costbo run --help`).
@@ -149,26 +149,6 @@ struct ObjectiveEvalArgs {
     /// Points CSV: a header row, then one point of the unit cube per row.
     #[arg(long)]
     points: PathBuf,
-}
-
-#[derive(Args)]
-struct DemoArgs {
-    /// Total budget (dosing costs: 0.1 per pair of nutrients, 0.2 per triple, 1 for all five;
-    /// paper 000's plant budget).
-    #[arg(long, default_value_t = 200.0)]
-    budget: f64,
-    /// Seed of the simulation (61: the first of the held-out seeds 61..=160 of
-    /// docs/results/variants/PLAN.md; seeds 1..=20 tuned the contenders' β).
-    #[arg(long, default_value_t = 61)]
-    seed: u64,
-    /// Seeds of the comparison with the paper's ETC-Ada and a cost-unaware baseline, from
-    /// --seed on (0: none; 8 keeps the whole demo under a minute on 2 cores; the held-out
-    /// success rates over 100 seeds are in docs/results/variants/demo.md).
-    #[arg(long, default_value_t = 8)]
-    seeds: u64,
-    /// Directory for demo.csv and demo.svg.
-    #[arg(long, default_value = "results/demo")]
-    out: PathBuf,
 }
 
 #[derive(Args)]
@@ -498,30 +478,7 @@ fn read(path: &Path) -> Result<Table, String> {
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
         Command::Demo(a) => {
-            if !(a.budget > 0.0 && a.budget <= MAX_DEMO_BUDGET) {
-                return Err(format!(
-                    "--budget {:?}: must be in (0, {MAX_DEMO_BUDGET}] (at most 10 000 rounds of \
-                     the cheapest set, cost 0.1)",
-                    a.budget
-                ));
-            }
-            if a.seeds > costbo_lab::demo::MAX_SEEDS || a.seed.checked_add(a.seeds).is_none() {
-                return Err(format!(
-                    "--seeds {}: the comparison runs at most {} seeds (three runs each) from \
-                     --seed {}",
-                    a.seeds,
-                    costbo_lab::demo::MAX_SEEDS,
-                    a.seed
-                ));
-            }
-            costbo_lab::experiment::ensure_writable(&a.out)?;
-            let options = costbo_lab::demo::DemoOptions {
-                budget: a.budget,
-                seed: a.seed,
-                seeds: a.seeds,
-                out: a.out,
-            };
-            costbo_lab::demo::run(&options)?;
+            costbo_lab::demo::run(&a.options()?)?;
         }
         Command::Run(a) => {
             let shard = parse_shard(a.shard.as_deref())?;
@@ -1040,47 +997,6 @@ fn csv_number(v: f64) -> String {
     }
 }
 
-/// Lets every option that takes a value take a negative number (`--noise -0.01` is the value
-/// -0.01, refused as negative by the check of that setting, not read as an unknown flag).
-fn negative_numbers(cmd: clap::Command) -> clap::Command {
-    cmd.mut_args(|a| {
-        if a.get_action().takes_values() {
-            a.allow_negative_numbers(true)
-        } else {
-            a
-        }
-    })
-    .mut_subcommands(negative_numbers)
-}
-
-/// The command line, parsed; a bad one ends the process with clap's first line of error (one
-/// line, like every other refusal) and exit code 2. Help and version print in full.
-fn parse_cli() -> Cli {
-    let matches = negative_numbers(Cli::command())
-        .try_get_matches()
-        .and_then(|m| Cli::from_arg_matches(&m));
-    match matches {
-        Ok(cli) => cli,
-        Err(e) if !e.use_stderr() => {
-            // Help and version: printed in full, under the output policy.
-            if let Err(io) = e.print() {
-                costbo_lab::output::fail(&io);
-            }
-            costbo_lab::output::flush();
-            std::process::exit(e.exit_code())
-        }
-        Err(e) => {
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            errln!(
-                "costbo: {} (see --help)",
-                first.strip_prefix("error: ").unwrap_or(first)
-            );
-            std::process::exit(2)
-        }
-    }
-}
-
 /// Checks before any job runs that a study can write its results directory and its report.
 fn check_outputs(out: &Path, report: &Path) -> Result<(), String> {
     costbo_lab::experiment::ensure_writable(out)?;
@@ -1108,21 +1024,10 @@ const MAX_EXTERNAL_TIMEOUT: f64 = 86_400.0;
 const MAX_THREADS: usize = 1024;
 /// Most seeds (or trials) of `costbo reproduce --seeds`: the runner's grid limit.
 const MAX_REPRODUCE_SEEDS: u64 = 10_000;
-/// Largest `costbo demo --budget`: 10 000 rounds of the cheapest (0.1) control set.
-const MAX_DEMO_BUDGET: f64 = 1_000.0;
 /// Largest `costbo pandora --budget`: the run's GP holds at most 1 024 observations, so at
 /// costs of at least 1 (uniform, linear) no more rounds fit.
 const MAX_PANDORA_BUDGET: f64 = costbo_lab::pandora::run::CAPACITY as f64;
 
 fn main() -> ExitCode {
-    match run(parse_cli()) {
-        Ok(()) => {
-            costbo_lab::output::flush();
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            errln!("costbo: {}", costbo_lab::output::error_line(&e));
-            ExitCode::FAILURE
-        }
-    }
+    costbo_eval::cli::finish("costbo", run(costbo_eval::cli::parse("costbo")))
 }

@@ -9,7 +9,6 @@ mod box2d;
 mod causal;
 mod causal_study;
 mod costly_feedback;
-mod demo;
 mod device_fake;
 mod durable;
 mod durable_studies;

@@ -9,7 +9,7 @@
 
 pub mod demo;
 pub mod report;
-pub mod stats;
+pub use costbo_eval::stats;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

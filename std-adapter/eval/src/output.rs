@@ -6,7 +6,7 @@
 //! reports for a Unix tool ended by SIGPIPE ([`CLOSED_PIPE_STATUS`]); any other failure (a
 //! full disk: `costbo objective list > /dev/full`) is one line on standard error and status 1.
 //! Ending there leaves no file half-written: the files a user keeps are written whole or not at
-//! all ([`crate::experiment::write_atomic`], [`crate::experiment::write_atomic_with`]), and
+//! all ([`crate::files::write_atomic`], [`crate::files::write_atomic_with`]), and
 //! a run ended early resumes.
 //!
 //! Standard error carries progress and diagnostics: a failure to write there is ignored (the

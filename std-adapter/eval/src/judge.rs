@@ -13,10 +13,10 @@ use costbo_core::problem::{ControlSet, Problem, Variable};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
-use crate::objectives::Objective;
+use costbo_objectives::Objective;
 
 /// FNV-1a, 64 bits: a stable hash for cache keys and judge seeds.
-pub(crate) fn fnv(s: &str) -> u64 {
+pub fn fnv(s: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in s.bytes() {
         h ^= u64::from(b);
@@ -241,7 +241,7 @@ pub fn best_values<const D: usize>(
     if let Some(dir) = cache.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    super::write_atomic(cache, &format!("{text:#}\n"))?;
+    crate::files::write_atomic(cache, &format!("{text:#}\n"))?;
     Ok(values)
 }
 

@@ -1,4 +1,7 @@
-//! `costbo demo`: a simulated nutrient-dosing experiment.
+//! # costbo-demo
+//!
+//! `costbo demo` (and the `costbo-demo` program, the same run in a crate small enough that a
+//! fresh clone builds it in about a minute): a simulated nutrient-dosing experiment.
 //!
 //! Five nutrients (Ca, B, NH₃, K in log µM, and pH) feed plant trays whose growth follows the
 //! plant simulator. Each round the controller (the core's ETC-Ada rule on a model refitted by
@@ -36,12 +39,13 @@ use costbo_core::random::{standard_normal, uniform_open};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
-use crate::experiment::curves::{mean_commit_budget, mean_curve, mean_stderr, Metric, Trace};
-use crate::experiment::judge::Judge;
-use crate::experiment::thread_cpu_seconds;
-use crate::objectives::plant::Plant;
-use crate::platform::Platform;
-use crate::plot::{Curve, Figure, Panel};
+use costbo_eval::curves::{mean_commit_budget, mean_curve, mean_stderr, Metric, Trace};
+use costbo_eval::files::thread_cpu_seconds;
+use costbo_eval::judge::Judge;
+use costbo_eval::plot::{Curve, Figure, Panel};
+use costbo_eval::{errln, outln};
+use costbo_objectives::plant::Plant;
+use costbo_objectives::platform::Platform;
 
 const D: usize = 5;
 const M: usize = 7;
@@ -103,8 +107,9 @@ pub struct Contender {
     pub beta: f64,
 }
 
-/// Rounds between refits of the fitted model (the runner's default).
-pub const REFIT_EVERY: usize = crate::experiment::DEFAULT_REFIT_EVERY;
+/// Rounds between refits of the fitted model: the runner's default too (`costbo run`'s
+/// `refit_every`, chosen by measurement: docs/performance.md, "Fitted model").
+pub const REFIT_EVERY: usize = 5;
 
 /// The demo's controller: ETC-Ada on the fitted model (our variant).
 pub const OURS: Contender = Contender {
@@ -203,6 +208,57 @@ pub struct DemoOptions {
     pub seeds: u64,
     /// Where the plot and the round-by-round CSV go.
     pub out: PathBuf,
+}
+
+/// Largest `--budget`: 10 000 rounds of the cheapest (0.1) control set.
+pub const MAX_BUDGET: f64 = 1_000.0;
+
+/// The demo's command line (`costbo demo`, `costbo-demo`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct DemoArgs {
+    /// Total budget (dosing costs: 0.1 per pair of nutrients, 0.2 per triple, 1 for all five;
+    /// paper 000's plant budget).
+    #[arg(long, default_value_t = 200.0)]
+    pub budget: f64,
+    /// Seed of the simulation (61: the first of the held-out seeds 61..=160 of
+    /// docs/results/variants/PLAN.md; seeds 1..=20 tuned the contenders' β).
+    #[arg(long, default_value_t = 61)]
+    pub seed: u64,
+    /// Seeds of the comparison with the paper's ETC-Ada and a cost-unaware baseline, from
+    /// --seed on (0: none; 8 keeps the whole demo under a minute on 2 cores; the held-out
+    /// success rates over 100 seeds are in docs/results/variants/demo.md).
+    #[arg(long, default_value_t = 8)]
+    pub seeds: u64,
+    /// Directory for demo.csv and demo.svg.
+    #[arg(long, default_value = "results/demo")]
+    pub out: PathBuf,
+}
+
+impl DemoArgs {
+    /// The options, once every argument is checked and the output directory can be written.
+    pub fn options(self) -> Result<DemoOptions, String> {
+        if !(self.budget > 0.0 && self.budget <= MAX_BUDGET) {
+            return Err(format!(
+                "--budget {:?}: must be in (0, {MAX_BUDGET}] (at most 10 000 rounds of the \
+                 cheapest set, cost 0.1)",
+                self.budget
+            ));
+        }
+        if self.seeds > MAX_SEEDS || self.seed.checked_add(self.seeds).is_none() {
+            return Err(format!(
+                "--seeds {}: the comparison runs at most {MAX_SEEDS} seeds (three runs each) \
+                 from --seed {}",
+                self.seeds, self.seed
+            ));
+        }
+        costbo_eval::files::ensure_writable(&self.out)?;
+        Ok(DemoOptions {
+            budget: self.budget,
+            seed: self.seed,
+            seeds: self.seeds,
+            out: self.out,
+        })
+    }
 }
 
 /// One round of the demo.
@@ -647,7 +703,7 @@ fn print_comparison(r: &DemoResult, options: &DemoOptions) {
 fn successes(recommended: &[f64]) -> String {
     let k = recommended.iter().filter(|&&g| g >= 0.9 * OPTIMUM).count();
     let n = recommended.len();
-    match crate::variants::stats::wilson(k, n, crate::variants::stats::Z95) {
+    match costbo_eval::stats::wilson(k, n, costbo_eval::stats::Z95) {
         Some((lo, hi)) => format!("{k}/{n} [{:.0}–{:.0} %]", 100.0 * lo, 100.0 * hi),
         None => format!("{k}/{n}"),
     }
@@ -666,7 +722,7 @@ fn write_csv(path: &Path, r: &RunResult) -> Result<(), String> {
             x.simple_regret
         );
     }
-    crate::experiment::write_atomic(path, &s)
+    costbo_eval::files::write_atomic(path, &s)
 }
 
 fn trace(r: &RunResult) -> Trace {

@@ -202,7 +202,7 @@ impl Figure {
         self.check()?;
         register_font()?;
         let mut drawn = Ok(());
-        crate::experiment::write_atomic_with(path, |tmp| {
+        crate::files::write_atomic_with(path, |tmp| {
             let root = BitMapBackend::new(tmp, self.size()).into_drawing_area();
             drawn = self.draw(&root);
             drawn.clone().map_err(|e| e.to_string())?;
@@ -222,7 +222,7 @@ impl Figure {
             self.draw(&root)?;
             root.present().map_err(backend)?;
         }
-        crate::experiment::write_atomic(path, &text).map_err(PlotError::Backend)
+        crate::files::write_atomic(path, &text).map_err(PlotError::Backend)
     }
 
     fn colour_of(&self, label: &str) -> RGBColor {

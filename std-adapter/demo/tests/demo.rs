@@ -1,8 +1,8 @@
 //! The demo end to end on a small budget: the ledger, the regret bookkeeping, the comparison
 //! over seeds, the physical unit and the files.
 
-use costbo_lab::demo::{leaf_area, run, DemoOptions, COST_UNAWARE, OURS, PAPER};
-use costbo_lab::objectives::plant::MODEL_JSON;
+use costbo_demo::{leaf_area, run, DemoOptions, COST_UNAWARE, OURS, PAPER};
+use costbo_objectives::plant::MODEL_JSON;
 
 #[test]
 fn small_demo_runs_and_reports_consistently() {
@@ -64,4 +64,63 @@ fn leaf_area_uses_the_data_files_constants() {
     for f in [0.0, 1.0, 2.194_116_175_648_000_8, -0.3] {
         assert!((leaf_area(f) - (f * std + mean)).abs() < 1e-9 * mean);
     }
+}
+
+/// The `costbo-demo` program: a small run writes its files and prints its summary; bad
+/// arguments are refused in one line with the status of their kind and no file written.
+#[test]
+fn the_program_runs_and_refuses_bad_arguments_in_one_line() {
+    let exe = env!("CARGO_BIN_EXE_costbo-demo");
+    let out = std::env::temp_dir().join(format!("costbo-demo-cli-{}", std::process::id()));
+    let run = std::process::Command::new(exe)
+        .args(["--budget", "1", "--seeds", "1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{run:?}");
+    let stdout = String::from_utf8(run.stdout).unwrap();
+    assert!(stdout.contains("What was learned"));
+    assert!(out.join("demo.csv").exists());
+    for (args, status, start) in [
+        (
+            &["--budget", "-1"][..],
+            1,
+            "costbo-demo: --budget -1.0: must be in (0, 1000]",
+        ),
+        (
+            &["--budget", "NaN"][..],
+            1,
+            "costbo-demo: --budget NaN: must be in (0, 1000]",
+        ),
+        (
+            &["--seeds", "1001"][..],
+            1,
+            "costbo-demo: --seeds 1001: the comparison runs at most 1000",
+        ),
+        (
+            &["--seed", "x"][..],
+            2,
+            "costbo-demo: invalid value 'x' for '--seed <SEED>'",
+        ),
+        (
+            &["--colour"][..],
+            2,
+            "costbo-demo: unexpected argument '--colour' found",
+        ),
+    ] {
+        let refused = out.join("refused");
+        let r = std::process::Command::new(exe)
+            .args(args)
+            .arg("--out")
+            .arg(&refused)
+            .output()
+            .unwrap();
+        assert_eq!(r.status.code(), Some(status), "{args:?}");
+        let stderr = String::from_utf8(r.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with(start), "{args:?}: {stderr}");
+        assert!(r.stdout.is_empty(), "{args:?}");
+        assert!(!refused.join("demo.csv").exists(), "{args:?}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
 }

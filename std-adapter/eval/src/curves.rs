@@ -18,14 +18,14 @@ pub struct Trace {
 }
 
 /// A job CSV written by the runner: its header, and its non-empty data rows split into fields.
-pub(crate) struct JobCsv<'a> {
+pub struct JobCsv<'a> {
     header: Vec<&'a str>,
     rows: Vec<Vec<&'a str>>,
 }
 
 impl<'a> JobCsv<'a> {
     /// Splits `text` into the header and the data rows.
-    pub(crate) fn new(text: &'a str) -> Result<Self, String> {
+    pub fn new(text: &'a str) -> Result<Self, String> {
         let mut lines = text.lines();
         let header = lines.next().ok_or("empty CSV")?.split(',').collect();
         let rows = lines
@@ -36,7 +36,7 @@ impl<'a> JobCsv<'a> {
     }
 
     /// The index of the column called `name`.
-    pub(crate) fn column(&self, name: &str) -> Result<usize, String> {
+    pub fn column(&self, name: &str) -> Result<usize, String> {
         self.header
             .iter()
             .position(|h| *h == name)
@@ -44,16 +44,12 @@ impl<'a> JobCsv<'a> {
     }
 
     /// Number of data rows.
-    pub(crate) fn rows(&self) -> usize {
+    pub fn rows(&self) -> usize {
         self.rows.len()
     }
 
     /// Row `i`'s value in column `c`, parsed (and finite, for numbers that can be infinite).
-    pub(crate) fn value<T: std::str::FromStr + Finite>(
-        &self,
-        i: usize,
-        c: usize,
-    ) -> Result<T, String> {
+    pub fn value<T: std::str::FromStr + Finite>(&self, i: usize, c: usize) -> Result<T, String> {
         self.rows[i]
             .get(c)
             .and_then(|v| v.parse::<T>().ok())
@@ -63,7 +59,7 @@ impl<'a> JobCsv<'a> {
 }
 
 /// Values a job CSV may hold; a non-finite number is as bad as an unparsable one.
-pub(crate) trait Finite {
+pub trait Finite {
     /// Whether the value is usable.
     fn is_finite_value(&self) -> bool;
 }

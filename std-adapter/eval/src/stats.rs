@@ -243,7 +243,7 @@ mod tests {
     /// and for ties a permutation test over every sign assignment.
     #[test]
     fn signed_rank_p_values_equal_scipys() {
-        let text = include_str!("../../tests/data/wilcoxon_scipy.csv");
+        let text = include_str!("../tests/data/wilcoxon_scipy.csv");
         let mut cases = 0;
         for line in text.lines().filter(|l| !l.starts_with('#')) {
             let (d, p) = line.split_once(';').unwrap();
