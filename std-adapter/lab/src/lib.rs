@@ -27,4 +27,7 @@ pub use costbo_objectives::platform;
 pub mod pool;
 pub mod reproduce;
 pub mod sealed;
+pub mod studies;
+pub mod study;
+pub mod toml_text;
 pub mod variants;

@@ -10,7 +10,8 @@ use costbo_lab::csv_matrix::Table;
 use costbo_lab::experiment::{Shard, ShardError};
 use costbo_lab::gp_tool::{self, FitOptions, GpSpec, Precision};
 use costbo_lab::objectives::{self, Options, CATALOGUE};
-use costbo_lab::reproduce::{self, ReproduceOptions, Study};
+use costbo_lab::studies;
+use costbo_lab::study::{Request, Study};
 use costbo_lab::{errln, outln};
 
 #[derive(Parser)]
@@ -194,63 +195,21 @@ fn shard_done(shard: Shard, start: std::time::Instant) -> String {
     )
 }
 
-/// The study `costbo reproduce` runs: one of the runner's (papers 000 and 001, the registry
-/// `reproduce::STUDIES`), or paper 002's, which runs over a box on its own loop
-/// (`costbo_lab::pandora::study`).
-#[derive(Clone, Copy)]
-enum StudyChoice {
-    Runner(&'static dyn Study),
-    Pandora,
-    CostlyFeedback,
-    Causal,
-    Variants,
-}
-
-/// The studies as the values of `<STUDY>`, each with its summary as help.
-fn study_parser() -> impl TypedValueParser<Value = StudyChoice> {
+/// The studies as the values of `<STUDY>`, each with its help.
+fn study_parser() -> impl TypedValueParser<Value = &'static dyn Study> {
     PossibleValuesParser::new(
-        reproduce::STUDIES
+        studies::STUDIES
             .iter()
-            .map(|s| PossibleValue::new(s.name()).help(s.summary()))
-            .chain(std::iter::once(PossibleValue::new("pandora").help(
-                "Paper 002: the Pandora's Box Gittins index (figures 2, 3, 4, 5, 6, 9 and 11; \
-                 --objectives selects figures, e.g. fig5, a figure's cells by prefix, e.g. \
-                 fig4/gp-matern52-d32-uniform or fig6/robot-push-d14-uniform, or \
-                 fig6-pest-control, fig6-lunar-lander, fig6-robot-push; fig6's Box2D problems \
-                 need tools/box2d/setup.sh)",
-            )))
-            .chain(std::iter::once(PossibleValue::new("costly-feedback").help(
-                "Paper 003: CE-GP-UCB on a drifting function (Table A2, Fig. 1; --seeds sets \
-                 the trials, 50 in the paper)",
-            )))
-            .chain(std::iter::once(PossibleValue::new("variants").help(
-                "Our variants against the papers' best methods on fresh seeds, papers 000 and \
-                 001 (docs/results/variants/PLAN.md): runs the planned jobs into --out \
-                 (results/variants), gathers docs/results/variants/<study>.csv and writes the \
-                 reports; --no-run writes them from the finished jobs, or with no --out \
-                 directory from the committed per-seed files; --objectives ucb-cvs,demo runs \
-                 only those parts",
-            )))
-            .chain(std::iter::once(PossibleValue::new("causal").help(
-                "Paper 004: CoCa-BO against CoBO, the oracle arm and random on PSA-I/II, the \
-                 Fig. 1 SCM and A.2, with the noise sweep (Figs. 3, 5, 6b; --seeds, 40 by \
-                 default, 110 in the paper; --rounds, 700)",
-            ))),
+            .map(|s| PossibleValue::new(s.name()).help(s.help())),
     )
-    .map(|name| match reproduce::study(&name) {
-        Some(s) => StudyChoice::Runner(s),
-        None if name == "costly-feedback" => StudyChoice::CostlyFeedback,
-        None if name == "causal" => StudyChoice::Causal,
-        None if name == "variants" => StudyChoice::Variants,
-        None => StudyChoice::Pandora,
-    })
+    .try_map(|name| studies::find(&name).ok_or("no such study"))
 }
 
 #[derive(Args)]
 struct ReproduceArgs {
     /// Which paper.
     #[arg(value_parser = study_parser())]
-    study: StudyChoice,
+    study: &'static dyn Study,
     /// A small smoke grid (seconds) instead of the paper's.
     #[arg(long)]
     quick: bool,
@@ -278,7 +237,7 @@ struct ReproduceArgs {
     /// Write the report from the finished jobs without running the missing ones.
     #[arg(long)]
     no_run: bool,
-    /// Run only share K of N of the study's grids (1 ≤ K ≤ N), for N machines sharing the
+    /// Papers 000 to 003: run only share K of N of the study's grids (1 ≤ K ≤ N), for N machines sharing the
     /// output directory (give --out; e.g. a Slurm job array: --shard
     /// $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=1-N). Shards never share a
     /// job and write no report; once all have finished, the command without --shard writes the
@@ -290,13 +249,13 @@ struct ReproduceArgs {
         allow_hyphen_values = true
     )]
     shard: Option<String>,
-    /// Seeds a cell needs to enter a verdict (below 2 there is no standard error; the report
-    /// says which was used).
-    #[arg(long, default_value_t = costbo_lab::reproduce::verdict::MIN_SEEDS)]
-    min_seeds: usize,
+    /// ucb-cvs and unknown-cost only: seeds a cell needs to enter a verdict (default 2: below
+    /// 2 there is no standard error; the report says which was used).
+    #[arg(long)]
+    min_seeds: Option<usize>,
     /// costly-feedback only: the synthetic kernel's lengthscale (the paper does not give it).
-    #[arg(long, default_value_t = costbo_lab::feedback::study::LENGTHSCALE, allow_negative_numbers = true)]
-    lengthscale: f64,
+    #[arg(long, allow_negative_numbers = true)]
+    lengthscale: Option<f64>,
 }
 
 #[derive(Subcommand)]
@@ -408,59 +367,47 @@ impl ModelArgs {
     }
 }
 
-/// What is wrong with `costbo reproduce`'s numbers, if anything (the study checks the rest).
-fn reproduce_args_error(a: &ReproduceArgs) -> Option<String> {
+/// The request `costbo reproduce` makes of its study, once its numbers are checked (the study
+/// checks the rest).
+fn reproduce_request(a: &ReproduceArgs) -> Result<Request, String> {
     if let Some(n) = a.seeds {
         if !(1..=MAX_REPRODUCE_SEEDS).contains(&n) {
-            return Some(format!("--seeds {n}: must be in 1..={MAX_REPRODUCE_SEEDS}"));
+            return Err(format!("--seeds {n}: must be in 1..={MAX_REPRODUCE_SEEDS}"));
         }
     }
-    if a.min_seeds as u64 > MAX_REPRODUCE_SEEDS {
-        return Some(format!(
-            "--min-seeds {}: must be in 0..={MAX_REPRODUCE_SEEDS}",
-            a.min_seeds
-        ));
-    }
-    if let Some(r) = a.rounds {
-        if r == 0 {
-            return Some("--rounds 0: must be at least 1".into());
+    if let Some(m) = a.min_seeds {
+        if m as u64 > MAX_REPRODUCE_SEEDS {
+            return Err(format!(
+                "--min-seeds {m}: must be in 0..={MAX_REPRODUCE_SEEDS}"
+            ));
         }
     }
-    // Options of one study given to another would be ignored: refused before any job runs.
-    if a.rounds.is_some() && !matches!(a.study, StudyChoice::Causal) {
-        return Some("--rounds applies only to `reproduce causal`".into());
+    if a.rounds == Some(0) {
+        return Err("--rounds 0: must be at least 1".into());
     }
-    if matches!(a.study, StudyChoice::Variants) {
-        let other = [
-            (a.quick, "--quick"),
-            (a.seeds.is_some(), "--seeds (the plan fixes them)"),
-            (a.shard.is_some(), "--shard"),
-            (
-                a.min_seeds != costbo_lab::reproduce::verdict::MIN_SEEDS,
-                "--min-seeds",
-            ),
-        ];
-        if let Some((_, name)) = other.iter().find(|(given, _)| *given) {
-            return Some(format!("{name} does not apply to `reproduce variants`"));
+    if let Some(l) = a.lengthscale {
+        if !(l.is_finite() && (1e-4..=1e4).contains(&l)) {
+            return Err(format!("--lengthscale {l:?}: must be in [1e-4, 1e4]"));
         }
     }
-    if a.lengthscale != costbo_lab::feedback::study::LENGTHSCALE
-        && !matches!(a.study, StudyChoice::CostlyFeedback)
-    {
-        return Some("--lengthscale applies only to `reproduce costly-feedback`".into());
-    }
-    if !(a.lengthscale.is_finite() && (1e-4..=1e4).contains(&a.lengthscale)) {
-        return Some(format!(
-            "--lengthscale {:?}: must be in [1e-4, 1e4]",
-            a.lengthscale
-        ));
-    }
-    if let Some(j) = a.jobs {
-        if let Err(e) = worker_threads(Some(j)) {
-            return Some(e);
-        }
-    }
-    None
+    let shard = match &a.shard {
+        Some(s) => Some(parse_shard(Some(s))?),
+        None => None,
+    };
+    let request = Request {
+        quick: a.quick,
+        out: a.out.clone(),
+        jobs: worker_threads(a.jobs)?,
+        seeds: a.seeds,
+        rounds: a.rounds,
+        objectives: a.objectives.clone(),
+        run: !a.no_run,
+        shard,
+        min_seeds: a.min_seeds,
+        lengthscale: a.lengthscale,
+    };
+    studies::check(a.study, &request)?;
+    Ok(request)
 }
 
 /// Shortest text that reads back as the same value in the working precision.
@@ -548,206 +495,22 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Device(a) => {
             costbo_lab::device::run(&a.options()?)?;
         }
-        Command::Reproduce(a) if reproduce_args_error(&a).is_some() => {
-            return Err(reproduce_args_error(&a).unwrap_or_default());
-        }
-        Command::Reproduce(a) if matches!(a.study, StudyChoice::Pandora) => {
-            let shard = parse_shard(a.shard.as_deref())?;
-            use costbo_lab::pandora::study::{reproduce, PandoraOptions};
-            let out = a.out.clone().unwrap_or_else(|| {
-                PathBuf::from(if a.quick {
-                    "results/reproduce-pandora-quick"
-                } else {
-                    "results/reproduce-pandora"
-                })
-            });
-            let report = if a.out.is_some() || a.quick {
-                out.join("pandora.md")
-            } else {
-                PathBuf::from("docs/results/pandora.md")
-            };
-            check_outputs(&out, &report)?;
-            let options = PandoraOptions {
-                out,
-                report,
-                seeds: a.seeds.unwrap_or(if a.quick { 2 } else { 16 }),
-                quick: a.quick,
-                jobs: worker_threads(a.jobs)?,
-                figures: a.objectives.clone(),
-                no_run: a.no_run,
-            };
-            let start = std::time::Instant::now();
-            if !shard.is_whole() {
-                costbo_lab::pandora::study::run_shard(&options, shard)?;
-                outln!("{}", shard_done(shard, start));
-                return Ok(());
-            }
-            let written = reproduce(&options)?;
-            outln!("wrote {}", written.display());
-            outln!("in {:.1}s", start.elapsed().as_secs_f64());
-        }
-        Command::Reproduce(a) if matches!(a.study, StudyChoice::Variants) => {
-            use costbo_lab::variants::{reproduce, VariantOptions, DOCS};
-            let out = a
-                .out
-                .clone()
-                .unwrap_or_else(|| PathBuf::from("results/variants"));
-            let options = VariantOptions {
-                out,
-                docs: PathBuf::from(DOCS),
-                jobs: worker_threads(a.jobs)?,
-                run: !a.no_run,
-                progress: true,
-                only: a.objectives.clone().unwrap_or_default(),
-            };
-            if let Some(bad) = options
-                .only
-                .iter()
-                .find(|o| !["ucb-cvs", "unknown-cost", "demo"].contains(&o.as_str()))
-            {
-                return Err(format!(
-                    "--objectives {bad}: variants runs the parts ucb-cvs, unknown-cost and demo"
-                ));
-            }
-            let start = std::time::Instant::now();
-            for path in reproduce(&options)? {
-                outln!("wrote {}", path.display());
-            }
-            outln!("in {:.1}s", start.elapsed().as_secs_f64());
-        }
-        Command::Reproduce(a) if matches!(a.study, StudyChoice::Causal) => {
-            use costbo_lab::causal::study::{reproduce, CausalStudyOptions};
-            let out = a.out.clone().unwrap_or_else(|| {
-                PathBuf::from(if a.quick {
-                    "results/reproduce-causal-quick"
-                } else {
-                    "results/reproduce-causal"
-                })
-            });
-            // The quick report stays beside its runs so that CI never touches docs/results.
-            let report = if a.quick {
-                out.join("causal.md")
-            } else {
-                PathBuf::from("docs/results/causal.md")
-            };
-            let seeds = a.seeds.unwrap_or(if a.quick { 2 } else { 40 });
-            let rounds = a.rounds.unwrap_or(if a.quick { 30 } else { 700 });
-            let mut command = format!("costbo reproduce causal --seeds {seeds} --rounds {rounds}");
-            if a.quick {
-                command += " --quick";
-            }
-            check_outputs(&out, &report)?;
-            let options = CausalStudyOptions {
-                out,
-                report,
-                seeds,
-                rounds,
-                quick: a.quick,
-                jobs: worker_threads(a.jobs)?,
-                progress: !a.quick,
-                no_run: a.no_run,
-                command,
-                only: a.objectives.clone().unwrap_or_default(),
-            };
-            let start = std::time::Instant::now();
-            for path in reproduce(&options)? {
-                outln!("wrote {}", path.display());
-            }
-            outln!("in {:.1}s", start.elapsed().as_secs_f64());
-        }
-        Command::Reproduce(a) if matches!(a.study, StudyChoice::CostlyFeedback) => {
-            let shard = parse_shard(a.shard.as_deref())?;
-            use costbo_lab::feedback::study::{reproduce, FeedbackOptions};
-            let out = a.out.clone().unwrap_or_else(|| {
-                PathBuf::from(if a.quick {
-                    "results/reproduce-costly-feedback-quick"
-                } else {
-                    "results/reproduce-costly-feedback"
-                })
-            });
-            let (report, json) = if a.out.is_some() || a.quick {
-                (
-                    out.join("costly-feedback.md"),
-                    out.join("costly-feedback.json"),
-                )
-            } else {
-                (
-                    PathBuf::from("docs/results/costly-feedback.md"),
-                    PathBuf::from("docs/results/costly-feedback.json"),
-                )
-            };
-            check_outputs(&out, &report)?;
-            let options = FeedbackOptions {
-                quick: a.quick,
-                trials: a.seeds.unwrap_or(if a.quick { 3 } else { 50 }) as usize,
-                jobs: worker_threads(a.jobs)?,
-                out,
-                report,
-                json,
-                no_run: a.no_run,
-                lengthscale: a.lengthscale,
-                progress: true,
-            };
-            let start = std::time::Instant::now();
-            if !shard.is_whole() {
-                costbo_lab::feedback::study::reproduce_shard(&options, shard)?;
-                outln!("{}", shard_done(shard, start));
-                return Ok(());
-            }
-            for path in reproduce(&options)? {
-                outln!("wrote {}", path.display());
-            }
-            outln!("in {:.1}s", start.elapsed().as_secs_f64());
-        }
         Command::Reproduce(a) => {
-            let StudyChoice::Runner(study) = a.study else {
-                return Err("pandora and costly-feedback are handled above".into());
-            };
-            let shard = parse_shard(a.shard.as_deref())?;
-            let out = a.out.clone().unwrap_or_else(|| {
-                PathBuf::from("results").join(format!(
-                    "reproduce-{}{}",
-                    study.name(),
-                    if a.quick { "-quick" } else { "" }
-                ))
-            });
-            let report = if a.out.is_some() || a.quick {
-                out.join(format!("{}.md", study.name()))
-            } else {
-                PathBuf::from("docs/results").join(format!("{}.md", study.name()))
-            };
-            check_outputs(&out, &report)?;
-            let options = ReproduceOptions {
-                study,
-                quick: a.quick,
-                seeds: a.seeds.unwrap_or(study.paper_seeds()),
-                objectives: a.objectives,
-                out,
-                report,
-                jobs: worker_threads(a.jobs)?,
-                run: !a.no_run,
-                min_seeds: a.min_seeds,
-                progress: true,
-            };
+            let request = reproduce_request(&a)?;
             let start = std::time::Instant::now();
-            let outcome = costbo_lab::reproduce::reproduce_shard(&options, shard)?;
-            if !shard.is_whole() {
-                outln!("{}", shard_done(shard, start));
+            let outcome = a.study.reproduce(&request)?;
+            if !request.share().is_whole() {
+                outln!("{}", shard_done(request.share(), start));
             }
             for v in &outcome.verdicts {
-                outln!("{} {}: {}", v.id, v.status, v.claim);
+                outln!("{v}");
             }
             for f in &outcome.written {
                 outln!("wrote {}", f.display());
             }
             outln!("in {:.1}s", start.elapsed().as_secs_f64());
-            let failed: Vec<&String> = outcome.parts.iter().flat_map(|p| &p.failed).collect();
-            if !failed.is_empty() {
-                return Err(failed
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n"));
+            if !outcome.failed.is_empty() {
+                return Err(outcome.failed.join("\n"));
             }
         }
         Command::Gp(GpCommand::Predict(a)) => {
@@ -994,15 +757,6 @@ fn csv_number(v: f64) -> String {
         v.to_string()
     } else {
         format!("{v:e}")
-    }
-}
-
-/// Checks before any job runs that a study can write its results directory and its report.
-fn check_outputs(out: &Path, report: &Path) -> Result<(), String> {
-    costbo_lab::experiment::ensure_writable(out)?;
-    match report.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => costbo_lab::experiment::ensure_writable(dir),
-        _ => Ok(()),
     }
 }
 

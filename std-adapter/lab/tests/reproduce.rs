@@ -7,7 +7,7 @@ use costbo_lab::plot::{Curve, Figure, Panel, PlotError};
 use costbo_lab::reproduce::cvs::{self, UcbCvs};
 use costbo_lab::reproduce::unknown_cost::{self, UnknownCost};
 use costbo_lab::reproduce::verdict::{self, Row, Status, Table};
-use costbo_lab::reproduce::{reproduce, study, ReproduceOptions, Study, STUDIES};
+use costbo_lab::reproduce::{reproduce, study, ReproduceOptions, RunnerStudy, STUDIES};
 
 fn fresh_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("costbo-repro-{}-{name}", std::process::id()));
@@ -323,7 +323,7 @@ fn bad_figures_are_refused_with_a_typed_error() {
     ));
 }
 
-fn quick(study: &'static dyn Study, name: &str) -> (PathBuf, costbo_lab::reproduce::Outcome) {
+fn quick(study: &'static dyn RunnerStudy, name: &str) -> (PathBuf, costbo_lab::reproduce::Outcome) {
     let out = fresh_dir(name);
     let options = ReproduceOptions {
         study,
@@ -358,7 +358,7 @@ fn quick(study: &'static dyn Study, name: &str) -> (PathBuf, costbo_lab::reprodu
     (out, outcome)
 }
 
-fn check_report(out: &Path, study: &dyn Study, figures: usize) {
+fn check_report(out: &Path, study: &dyn RunnerStudy, figures: usize) {
     let md = std::fs::read_to_string(out.join(format!("{}.md", study.name()))).unwrap();
     assert!(md.contains("## Final simple regret") && md.contains("## Headline claims"));
     // Every part that ran says how long its jobs took from first start to last end.
@@ -463,7 +463,7 @@ fn studies_are_registered_by_name() {
     assert_eq!(names, ["ucb-cvs", "unknown-cost"]);
     for s in STUDIES {
         assert_eq!(study(s.name()).map(|f| f.name()), Some(s.name()));
-        assert!(!s.summary().is_empty() && s.paper_seeds() > 0);
+        assert!(!s.help().is_empty() && s.paper_seeds() > 0);
     }
     assert!(study("no-such").is_none());
 }

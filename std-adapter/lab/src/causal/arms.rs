@@ -215,7 +215,7 @@ impl ArmTable {
     /// Parses and checks a hand-written table.
     pub fn from_toml(text: &str) -> Result<ArmTable, ArmTableError> {
         let file: ArmFile = toml::from_str(text)
-            .map_err(|e| ArmTableError::Toml(crate::experiment::config::toml_error(&e, text)))?;
+            .map_err(|e| ArmTableError::Toml(crate::toml_text::toml_error(&e, text)))?;
         if file.arm.is_empty() {
             return Err(ArmTableError::NoArms);
         }

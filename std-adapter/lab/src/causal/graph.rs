@@ -200,7 +200,7 @@ impl CausalGraph {
     /// Parses and checks a graph from TOML text.
     pub fn from_toml(text: &str) -> Result<CausalGraph, GraphError> {
         let file: GraphFile = toml::from_str(text)
-            .map_err(|e| GraphError::Toml(crate::experiment::config::toml_error(&e, text)))?;
+            .map_err(|e| GraphError::Toml(crate::toml_text::toml_error(&e, text)))?;
         build(file)
     }
 

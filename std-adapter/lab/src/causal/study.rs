@@ -21,6 +21,7 @@ use super::envs::{Environment, A2, A2_EPS_Y_SD, A3, FIG1, PSA_1, PSA_2};
 use crate::experiment::write_atomic;
 use crate::plot::{Curve, Figure, Panel};
 use crate::sealed;
+use crate::study::{Outcome, Request, Setting, Study};
 
 /// Settings of a study.
 #[derive(Clone, Debug)]
@@ -1251,5 +1252,63 @@ mod tests {
             abbreviate("(A, B, C, D, E, F, G; C0)"),
             "(A, B, C, … (7 actions); C0)"
         );
+    }
+}
+
+/// Paper 004's study (`costbo reproduce causal`).
+#[derive(Debug, Clone, Copy)]
+pub struct Causal;
+
+impl Study for Causal {
+    fn name(&self) -> &'static str {
+        "causal"
+    }
+
+    fn help(&self) -> &'static str {
+        "Paper 004: CoCa-BO against CoBO, the oracle arm and random on PSA-I/II, the Fig. 1 \
+         SCM and A.2, with the noise sweep (Figs. 3, 5, 6b; --seeds, 40 by default, 110 in \
+         the paper; --rounds, 700)"
+    }
+
+    fn takes(&self) -> &'static [Setting] {
+        &[
+            Setting::Quick,
+            Setting::Seeds,
+            Setting::Rounds,
+            Setting::Objectives,
+        ]
+    }
+
+    fn min_seeds(&self) -> usize {
+        MIN_SEEDS
+    }
+
+    fn reproduce(&self, request: &Request) -> Result<Outcome, String> {
+        let outputs = self.outputs(request);
+        let seeds = request.seeds.unwrap_or(if request.quick { 2 } else { 40 });
+        let rounds = request
+            .rounds
+            .unwrap_or(if request.quick { 30 } else { 700 });
+        let mut command = format!("costbo reproduce causal --seeds {seeds} --rounds {rounds}");
+        if request.quick {
+            command += " --quick";
+        }
+        crate::study::check_outputs(&outputs)?;
+        let options = CausalStudyOptions {
+            out: outputs.out,
+            report: outputs.report,
+            seeds,
+            rounds,
+            quick: request.quick,
+            jobs: request.jobs,
+            progress: !request.quick,
+            no_run: !request.run,
+            command,
+            only: request.objectives.clone().unwrap_or_default(),
+        };
+        Ok(Outcome {
+            written: reproduce(&options)?,
+            ..Outcome::default()
+        })
     }
 }

@@ -166,6 +166,9 @@ pub fn split_model(name: &str) -> (&str, Model) {
     }
 }
 
+/// Most control sets a problem of the grid may have.
+pub const MAX_SETS: usize = 8;
+
 /// Rounds between refits of a fitted model unless the settings say otherwise (chosen by
 /// measurement: docs/performance.md, "Fitted model").
 pub const DEFAULT_REFIT_EVERY: usize = 5;
@@ -339,12 +342,10 @@ impl fmt::Display for Cell {
     }
 }
 
-/// A TOML error in one line (the parser's own is several, with a drawing of the spot):
-/// `line L: message`.
+/// A TOML error of a settings file in one line ([`crate::toml_text::toml_error`]), with the
+/// untagged settings named as the settings they are rather than as serde's enums.
 pub fn toml_error(e: &toml::de::Error, text: &str) -> String {
-    let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
-    // serde names the untagged enums, not the settings they are.
-    let message = message
+    crate::toml_text::toml_error(e, text)
         .replace(
             "data did not match any variant of untagged enum Seeds",
             "seeds must be a count (seeds = 3) or a list of integers (seeds = [0, 5])",
@@ -352,17 +353,7 @@ pub fn toml_error(e: &toml::de::Error, text: &str) -> String {
         .replace(
             "data did not match any variant of untagged enum CostSpec",
             "costs: each entry must be a preset (\"cheap\") or a list of numbers",
-        );
-    match e.span() {
-        Some(span) => {
-            let line = text
-                .get(..span.start)
-                .map_or(0, |before| before.matches('\n').count())
-                + 1;
-            format!("line {line}: {message}")
-        }
-        None => message,
-    }
+        )
 }
 
 /// The cost of each control set of a cost setting (a preset's, or the list).
@@ -491,12 +482,12 @@ impl Settings {
                     ));
                 }
             }
-            if o.sets.len() > super::simulate::MAX_SETS {
+            if o.sets.len() > MAX_SETS {
                 return Err(format!(
                     "{}: {} control sets, at most {}",
                     o.name,
                     o.sets.len(),
-                    super::simulate::MAX_SETS
+                    MAX_SETS
                 ));
             }
             if let Some(d) = o.dim {

@@ -21,8 +21,7 @@ use crate::objectives::Objective;
 use crate::platform::Platform;
 use costbo_core::policy::AnyPolicy;
 
-/// Most control sets a problem of the grid may have.
-pub const MAX_SETS: usize = 8;
+pub use super::config::MAX_SETS;
 /// Random Fourier features of the Thompson and EI rules (paper 000: 1024).
 pub const FEATURES: usize = 1024;
 

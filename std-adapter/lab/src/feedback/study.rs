@@ -19,6 +19,7 @@ use super::synthetic::{reset_period, run_trial, Grid, Method};
 use crate::experiment::write_atomic;
 use crate::plot::{Curve, Figure, Panel};
 use crate::sealed;
+use crate::study::{Outcome, Request, Setting, Study};
 
 /// The forgetting rates of Table A2.
 pub const EPSILONS: [f64; 5] = [0.003, 0.005, 0.01, 0.03, 0.05];
@@ -1240,4 +1241,53 @@ fn discussion(md: &mut String, spec: &SyntheticGrid, rows: &[Row]) {
         );
     }
     md.push('\n');
+}
+
+/// Paper 003's study (`costbo reproduce costly-feedback`).
+#[derive(Debug, Clone, Copy)]
+pub struct CostlyFeedback;
+
+impl Study for CostlyFeedback {
+    fn name(&self) -> &'static str {
+        "costly-feedback"
+    }
+
+    fn help(&self) -> &'static str {
+        "Paper 003: CE-GP-UCB on a drifting function (Table A2, Fig. 1; --seeds sets the \
+         trials, 50 in the paper)"
+    }
+
+    fn takes(&self) -> &'static [Setting] {
+        &[
+            Setting::Quick,
+            Setting::Seeds,
+            Setting::Shard,
+            Setting::Lengthscale,
+        ]
+    }
+
+    fn reproduce(&self, request: &Request) -> Result<Outcome, String> {
+        let outputs = self.outputs(request);
+        crate::study::check_outputs(&outputs)?;
+        let options = FeedbackOptions {
+            quick: request.quick,
+            trials: request.seeds.unwrap_or(if request.quick { 3 } else { 50 }) as usize,
+            jobs: request.jobs,
+            out: outputs.out,
+            json: outputs.report.with_extension("json"),
+            report: outputs.report,
+            no_run: !request.run,
+            lengthscale: request.lengthscale.unwrap_or(LENGTHSCALE),
+            progress: true,
+        };
+        let shard = request.share();
+        if !shard.is_whole() {
+            reproduce_shard(&options, shard)?;
+            return Ok(Outcome::default());
+        }
+        Ok(Outcome {
+            written: reproduce(&options)?,
+            ..Outcome::default()
+        })
+    }
 }

@@ -15,18 +15,18 @@
 //! bit-for-bit the paper's simulators.
 //!
 //! Jobs are written to `OUT/fig6/<panel>-<cost>/<rule>/seed-<s>.csv` in the trace format of
-//! [`super::study`], so the grid resumes like the rest of the study.
+//! [`super::grid`], so the grid resumes like the rest of the study.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::run::{run_box, BoxCost, BoxModel, BoxRun};
-use super::study::{
+use super::grid::{
     best_at, median, quartile_columns, read_trace, write_trace, PandoraOptions, Trace, COST_RULES,
     STACK_BYTES, UNIFORM_RULES,
 };
+use super::run::{run_box, BoxCost, BoxModel, BoxRun};
 use crate::objectives::external::External;
 use crate::objectives::{self, Objective, Options};
 use crate::plot::{Curve, Figure, Panel};
@@ -291,7 +291,7 @@ fn runnable(job: &Job) -> bool {
 pub fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> {
     let pending: Vec<&Job> = all
         .iter()
-        .filter(|j| crate::sealed::pending(&j.path(&options.out), super::study::parse_trace))
+        .filter(|j| crate::sealed::pending(&j.path(&options.out), super::grid::parse_trace))
         .collect();
     let mut missing: Vec<&Job> = pending.iter().copied().filter(|j| runnable(j)).collect();
     // Seed by seed, as the study's other figures run (`super::study`'s `run_missing`).
@@ -610,7 +610,7 @@ pub fn section(
                     traces.len()
                 ));
             }
-            let (xs, q) = super::study::quartile_curve(&traces, b, 100, best_at);
+            let (xs, q) = super::grid::quartile_curve(&traces, b, 100, best_at);
             let mut finals: Vec<f64> = traces.iter().map(|t| best_at(t, b)).collect();
             finals.sort_by(f64::total_cmp);
             let _ = writeln!(

@@ -10,6 +10,7 @@
 //! `random-search`.
 
 pub mod empirical;
+pub mod grid;
 pub mod onedim;
 pub mod run;
 pub mod study;

@@ -18,8 +18,8 @@
 //! and PBGI; Fig. 9 plots LogEI against PBGI. The jobs go to `OUT/fig2/bump-eipc-d1-bump/` and
 //! `OUT/fig9/bump-ei-d1-bump/`; `--objectives fig2,fig9` selects them.
 
+use super::grid::{final_quantile, Cell, Claim, FigureSpec, PanelSpec};
 use super::run::{BoxCost, BoxModel};
-use super::study::{final_quantile, Cell, Claim, FigureSpec, PanelSpec};
 use crate::objectives::bump::{self, Hard};
 
 /// Budget of the paper's runs.

@@ -11,85 +11,13 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::run::{initial_points, run_box_from, BoxCost, BoxModel, BoxRound, BoxRun};
+use super::run::{initial_points, run_box_from, BoxCost, BoxModel, BoxRun};
 use crate::objectives::{self, Objective, Options};
 use crate::plot::{Curve, Figure, Panel};
+use crate::study::{Outcome, Request, Setting, Study};
 
-/// One panel of a figure: an objective at a dimension, with its model and budgets.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PanelSpec {
-    /// Key in paths and tables (`ackley-d16`).
-    pub key: String,
-    /// Caption.
-    pub title: String,
-    /// Objective name in the catalogue.
-    pub objective: String,
-    /// Dimension.
-    pub dim: usize,
-    /// Whether each seed draws its own objective (GP samples: the objective's seed is the
-    /// run's, shared by every rule).
-    pub seeded_objective: bool,
-    /// Model.
-    pub model: BoxModel,
-    /// Rounds under uniform costs.
-    pub uniform_budget: f64,
-    /// Budget under the cost `1 + 20·mean(u)`.
-    pub cost_budget: f64,
-}
-
-/// A figure: panels × cost settings × rules.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FigureSpec {
-    /// Key (`fig5`).
-    pub key: &'static str,
-    /// What it reproduces.
-    pub title: &'static str,
-    /// Panels.
-    pub panels: Vec<PanelSpec>,
-    /// Cost settings.
-    pub costs: Vec<BoxCost>,
-    /// Rules under uniform costs.
-    pub uniform_rules: Vec<&'static str>,
-    /// Rules under the cost.
-    pub cost_rules: Vec<&'static str>,
-}
-
-/// The study's settings.
-#[derive(Debug, Clone)]
-pub struct PandoraOptions {
-    /// Where the runs go (and, with `quick`, the report).
-    pub out: PathBuf,
-    /// Where the report goes.
-    pub report: PathBuf,
-    /// Seeds per cell (the paper: 16).
-    pub seeds: u64,
-    /// The small smoke grid instead of the paper's.
-    pub quick: bool,
-    /// Worker threads.
-    pub jobs: usize,
-    /// Only these figures (keys), if given.
-    pub figures: Option<Vec<String>>,
-    /// Write the report without running missing jobs.
-    pub no_run: bool,
-}
-
-pub(crate) const UNIFORM_RULES: [&str; 6] = [
-    "pbgi",
-    "pbgi-d",
-    "log-ei",
-    "gp-ucb",
-    "ts-psq",
-    "random-search",
-];
-pub(crate) const COST_RULES: [&str; 7] = [
-    "pbgi",
-    "pbgi-d",
-    "log-eipc",
-    "log-eicc",
-    "gp-ucb",
-    "ts-psq",
-    "random-search",
-];
+use super::grid::*;
+pub use super::grid::{FigureSpec, PandoraOptions, PanelSpec};
 
 fn panel(objective: &str, dim: usize, model: BoxModel, uniform: f64, cost: f64) -> PanelSpec {
     let seeded = objective.starts_with("gp-");
@@ -205,9 +133,6 @@ fn grid_figures(quick: bool) -> Vec<FigureSpec> {
     ]
 }
 
-/// Stack of each worker thread (see `run_missing`).
-pub(crate) const STACK_BYTES: usize = 64 << 20;
-
 /// One job of the grid.
 #[derive(Debug, Clone)]
 struct Job {
@@ -277,67 +202,6 @@ fn jobs(figures: &[FigureSpec], seeds: u64) -> Vec<Job> {
     out
 }
 
-/// A finished run as stored: the best value of the initial design, then the rounds.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Trace {
-    pub(crate) optimum: f64,
-    pub(crate) initial_best: f64,
-    pub(crate) rounds: Vec<BoxRound>,
-}
-
-pub(crate) fn write_trace(path: &Path, t: &Trace) -> Result<(), String> {
-    let mut text = format!(
-        "# optimum {:?} initial_best {:?}\nspent,y,best,decide_seconds\n",
-        t.optimum, t.initial_best
-    );
-    for r in &t.rounds {
-        let _ = writeln!(
-            text,
-            "{:?},{:?},{:?},{:?}",
-            r.spent, r.y, r.best, r.decide_seconds
-        );
-    }
-    crate::sealed::write_sealed(path, &text)
-}
-
-/// Reads a finished trace (a whole, sealed file), quietly.
-pub(crate) fn read_trace(path: &Path) -> Option<Trace> {
-    crate::sealed::read_finished(path, parse_trace)
-}
-
-/// Parses a trace file's body (the optimum line, the header, one row per round).
-pub(crate) fn parse_trace(text: &str) -> Option<Trace> {
-    let mut lines = text.lines();
-    let head: Vec<&str> = lines.next()?.split_whitespace().collect();
-    let (optimum, initial_best) = match head.as_slice() {
-        ["#", "optimum", o, "initial_best", b] => (o.parse().ok()?, b.parse().ok()?),
-        _ => return None,
-    };
-    lines.next()?;
-    let mut rounds = Vec::new();
-    for l in lines {
-        let v: Vec<f64> = l
-            .split(',')
-            .map(|f| f.parse())
-            .collect::<Result<_, _>>()
-            .ok()?;
-        if v.len() != 4 {
-            return None;
-        }
-        rounds.push(BoxRound {
-            spent: v[0],
-            y: v[1],
-            best: v[2],
-            decide_seconds: v[3],
-        });
-    }
-    Some(Trace {
-        optimum,
-        initial_best,
-        rounds,
-    })
-}
-
 fn run_job(job: &Job) -> Result<Trace, String> {
     let f = job.objective()?;
     let run = BoxRun {
@@ -355,56 +219,6 @@ fn run_job(job: &Job) -> Result<Trace, String> {
         initial_best: trace.initial_best,
         rounds: trace.rounds,
     })
-}
-
-/// Regret (optimum − best observed) after spending `c`, the trace read as a step function of
-/// the budget spent (the paper's code interpolates linearly onto the integer grid; a step is
-/// what was actually known at `c`).
-fn regret_at(t: &Trace, c: f64) -> f64 {
-    t.optimum - best_at(t, c)
-}
-
-/// The best value known after spending `c`, the trace read as a step function of the budget
-/// spent (what regret reads; Fig. 6 plots it directly, its optimum being unknown).
-pub(crate) fn best_at(t: &Trace, c: f64) -> f64 {
-    let mut best = t.initial_best;
-    for r in &t.rounds {
-        if r.spent > c {
-            break;
-        }
-        best = r.best;
-    }
-    best
-}
-
-pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let pos = q * (sorted.len() - 1) as f64;
-    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
-}
-
-/// Quartiles, median and upper quartile of `value(trace, budget)` across traces on a grid of
-/// `points` budgets in `[0, b]` (the value is regret, or the best value where the optimum is
-/// unknown).
-pub(crate) fn quartile_curve(
-    traces: &[Trace],
-    b: f64,
-    points: usize,
-    value: impl Fn(&Trace, f64) -> f64,
-) -> (Vec<f64>, [Vec<f64>; 3]) {
-    let xs: Vec<f64> = (0..=points).map(|i| b * i as f64 / points as f64).collect();
-    let mut q = [Vec::new(), Vec::new(), Vec::new()];
-    for &x in &xs {
-        let mut v: Vec<f64> = traces.iter().map(|t| value(t, x)).collect();
-        v.sort_by(f64::total_cmp);
-        q[0].push(quantile(&v, 0.25));
-        q[1].push(quantile(&v, 0.5));
-        q[2].push(quantile(&v, 0.75));
-    }
-    (xs, q)
 }
 
 /// Runs the missing jobs of the study and writes the report; returns the report's path.
@@ -738,60 +552,8 @@ fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<
     Ok(md)
 }
 
-/// One cell's finished traces: rule → (budget, traces).
-pub(super) type Cell = BTreeMap<&'static str, (f64, Vec<Trace>)>;
-
 /// Every finished cell: (figure, panel, cost) → [`Cell`].
 type Cells = BTreeMap<(&'static str, String, &'static str), Cell>;
-
-/// `median | 25 % | 75 % | count` of sorted values, the columns of the final-value tables.
-pub(crate) fn quartile_columns(sorted: &[f64]) -> String {
-    format!(
-        "{:.4} | {:.4} | {:.4} | {}",
-        quantile(sorted, 0.5),
-        quantile(sorted, 0.25),
-        quantile(sorted, 0.75),
-        sorted.len()
-    )
-}
-
-/// The median of `v`.
-pub(crate) fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    quantile(&s, 0.5)
-}
-
-/// The `q`-quantile of `rule`'s final regrets in a cell.
-pub(super) fn final_quantile(cell: &Cell, rule: &str, q: f64) -> Option<f64> {
-    let (b, traces) = cell.get(rule)?;
-    let mut v: Vec<f64> = traces.iter().map(|t| regret_at(t, *b)).collect();
-    v.sort_by(f64::total_cmp);
-    Some(quantile(&v, q))
-}
-
-/// Median regret of `rule` in a cell at `fraction` of its budget.
-fn median_at(cell: &Cell, rule: &str, fraction: f64) -> Option<f64> {
-    let (b, traces) = cell.get(rule)?;
-    Some(median(
-        &traces
-            .iter()
-            .map(|t| regret_at(t, fraction * b))
-            .collect::<Vec<_>>(),
-    ))
-}
-
-/// One headline claim of the notes (§5), checked on one kind of panel.
-pub(super) struct Claim {
-    /// Which figure and panels (objective prefix of the panel key; cost setting).
-    pub(super) figure: &'static str,
-    pub(super) panel: &'static str,
-    pub(super) cost: &'static str,
-    /// The claim as the notes state it.
-    pub(super) text: &'static str,
-    /// The verdict and its evidence from a cell, or `None` when a rule is missing.
-    pub(super) check: fn(&Cell) -> Option<(bool, String)>,
-}
 
 /// `rule`'s median final regret is at most `factor` × the best median of `others`.
 fn within(cell: &Cell, rule: &str, others: &[&str], factor: f64) -> Option<(bool, String)> {
@@ -1087,6 +849,7 @@ pub fn initial_design_size(d: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pandora::run::BoxRound;
 
     fn round(spent: f64, best: f64) -> BoxRound {
         BoxRound {
@@ -1267,5 +1030,55 @@ mod tests {
         let last = t.rounds.last().unwrap().spent;
         assert!(last >= job.budget() && last < job.budget() + 10.0, "{last}");
         assert!(t.rounds.len() <= 10);
+    }
+}
+
+/// Paper 002's study (`costbo reproduce pandora`).
+#[derive(Debug, Clone, Copy)]
+pub struct Pandora;
+
+impl Study for Pandora {
+    fn name(&self) -> &'static str {
+        "pandora"
+    }
+
+    fn help(&self) -> &'static str {
+        "Paper 002: the Pandora's Box Gittins index (figures 2, 3, 4, 5, 6, 9 and 11; \
+         --objectives selects figures, e.g. fig5, a figure's cells by prefix, e.g. \
+         fig4/gp-matern52-d32-uniform or fig6/robot-push-d14-uniform, or \
+         fig6-pest-control, fig6-lunar-lander, fig6-robot-push; fig6's Box2D problems \
+         need tools/box2d/setup.sh)"
+    }
+
+    fn takes(&self) -> &'static [Setting] {
+        &[
+            Setting::Quick,
+            Setting::Seeds,
+            Setting::Objectives,
+            Setting::Shard,
+        ]
+    }
+
+    fn reproduce(&self, request: &Request) -> Result<Outcome, String> {
+        let outputs = self.outputs(request);
+        crate::study::check_outputs(&outputs)?;
+        let options = PandoraOptions {
+            out: outputs.out,
+            report: outputs.report,
+            seeds: request.seeds.unwrap_or(if request.quick { 2 } else { 16 }),
+            quick: request.quick,
+            jobs: request.jobs,
+            figures: request.objectives.clone(),
+            no_run: !request.run,
+        };
+        let shard = request.share();
+        if !shard.is_whole() {
+            run_shard(&options, shard)?;
+            return Ok(Outcome::default());
+        }
+        Ok(Outcome {
+            written: vec![reproduce(&options)?],
+            ..Outcome::default()
+        })
     }
 }

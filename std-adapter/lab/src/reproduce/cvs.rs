@@ -5,10 +5,11 @@
 
 use super::report::{objective_figure, CellData};
 use super::verdict::{clearly_below, fmt_setting, listed, verdict, Row, Status, Table, Verdict};
-use super::{named, objective, settings, strings, Part, Study};
+use super::{named, objective, settings, strings, Part, RunnerStudy};
 use crate::experiment::curves::Metric;
 use crate::experiment::{ObjectiveSpec, Settings};
 use crate::plot::Figure;
+use crate::study::{Outcome, Request, Setting, Study};
 
 /// Paper 000's study (`costbo reproduce ucb-cvs`).
 #[derive(Debug, Clone, Copy)]
@@ -19,10 +20,20 @@ impl Study for UcbCvs {
         "ucb-cvs"
     }
 
-    fn summary(&self) -> &'static str {
+    fn help(&self) -> &'static str {
         "Paper 000 (UCB-CVS): Figure 2's grid and appendix B's per-unit-cost comparison"
     }
 
+    fn takes(&self) -> &'static [Setting] {
+        super::RUNNER_SETTINGS
+    }
+
+    fn reproduce(&self, request: &Request) -> Result<Outcome, String> {
+        super::run(&UcbCvs, request)
+    }
+}
+
+impl RunnerStudy for UcbCvs {
     fn paper_seeds(&self) -> u64 {
         10
     }

@@ -1,13 +1,12 @@
-//! `costbo reproduce <study>`: a paper's experiment grids on the runner, then a Markdown
-//! report with figures (PNG embedded, SVG beside them), a table of final simple regret, the
-//! compute used, and a verdict on each headline claim.
+//! The studies of papers 000 and 001, on the runner's grids: each paper's experiment grids,
+//! then a Markdown report with figures (PNG embedded, SVG beside them), a table of final
+//! simple regret, the compute used, and a verdict on each headline claim.
 //!
-//! Each paper's study is one module that implements [`Study`]: its grids, the claims and how
-//! they are judged, what the report says about it and any report sections of its own
-//! ([`cvs`] for paper 000, [`unknown_cost`] for paper 001). This module holds what they share
-//! (the trait, the registry [`STUDIES`], the grids' building blocks, running the grids);
-//! [`report`] writes every study's report and [`verdict`] holds the rules every verdict
-//! follows. A new study is a new module and one line in [`STUDIES`].
+//! Each of these studies is one module that implements [`Study`] and [`RunnerStudy`]: its
+//! grids, the claims and how they are judged, what the report says about it and any report
+//! sections of its own ([`cvs`] for paper 000, [`unknown_cost`] for paper 001). This module
+//! holds what they share (the trait, the grids' building blocks, running the grids);
+//! [`report`] writes their reports and [`verdict`] holds the rules their verdicts follow.
 //!
 //! The runner is resumable, so a long grid can be stopped and continued; `--no-run` writes the
 //! report from whatever has finished (the report lists what is missing).
@@ -25,18 +24,12 @@ use crate::experiment::{
     Shard, Summary,
 };
 use crate::plot::Figure;
+use crate::study::{self, Request, Setting, Study};
 use report::CellData;
 use verdict::{Table, Verdict};
 
-/// One paper's reproduction: what `costbo reproduce <name>` runs and reports.
-pub trait Study: Sync {
-    /// The study's name on the command line (also the report's file stem and the default
-    /// output directory's suffix).
-    fn name(&self) -> &'static str;
-
-    /// One line for the command's help.
-    fn summary(&self) -> &'static str;
-
+/// A paper's study on the runner's grids (papers 000 and 001): what its report is made of.
+pub trait RunnerStudy: Study {
     /// The paper's number of seeds.
     fn paper_seeds(&self) -> u64;
 
@@ -70,18 +63,58 @@ pub trait Study: Sync {
     fn sections(&self, _md: &mut String, _cells: &[CellData]) {}
 }
 
-/// Every study, in the order of the command's help.
-pub static STUDIES: &[&dyn Study] = &[&cvs::UcbCvs, &unknown_cost::UnknownCost];
+/// The studies on the runner's grids.
+pub static STUDIES: &[&dyn RunnerStudy] = &[&cvs::UcbCvs, &unknown_cost::UnknownCost];
 
-/// The study called `name`.
-pub fn study(name: &str) -> Option<&'static dyn Study> {
+/// The runner's study called `name`.
+pub fn study(name: &str) -> Option<&'static dyn RunnerStudy> {
     STUDIES.iter().copied().find(|s| s.name() == name)
 }
 
-impl std::fmt::Debug for dyn Study {
+impl std::fmt::Debug for dyn RunnerStudy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// The options of `costbo reproduce` a study on the runner's grids takes.
+pub(crate) const RUNNER_SETTINGS: &[Setting] = &[
+    Setting::Quick,
+    Setting::Seeds,
+    Setting::Objectives,
+    Setting::Shard,
+    Setting::MinSeeds,
+];
+
+/// [`Study::reproduce`] of a study on the runner's grids.
+pub(crate) fn run(
+    study: &'static dyn RunnerStudy,
+    request: &Request,
+) -> Result<study::Outcome, String> {
+    let outputs = study.outputs(request);
+    study::check_outputs(&outputs)?;
+    let options = ReproduceOptions {
+        study,
+        quick: request.quick,
+        seeds: request.seeds.unwrap_or(study.paper_seeds()),
+        objectives: request.objectives.clone(),
+        out: outputs.out,
+        report: outputs.report,
+        jobs: request.jobs,
+        run: request.run,
+        min_seeds: request.min_seeds.unwrap_or(study.min_seeds()),
+        progress: true,
+    };
+    let outcome = reproduce_shard(&options, request.share())?;
+    Ok(study::Outcome {
+        verdicts: outcome
+            .verdicts
+            .iter()
+            .map(|v| format!("{} {}: {}", v.id, v.status, v.claim))
+            .collect(),
+        written: outcome.written,
+        failed: outcome.parts.into_iter().flat_map(|p| p.failed).collect(),
+    })
 }
 
 /// One runner grid of a study.
@@ -154,7 +187,7 @@ pub(crate) fn settings(
 #[derive(Debug, Clone)]
 pub struct ReproduceOptions {
     /// Which study.
-    pub study: &'static dyn Study,
+    pub study: &'static dyn RunnerStudy,
     /// The smoke grid instead of the paper's.
     pub quick: bool,
     /// Seeds of the paper grid (ignored with `quick`).

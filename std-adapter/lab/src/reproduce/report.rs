@@ -1,6 +1,6 @@
 //! The Markdown report of a reproduction, the same for every study: settings, completeness,
 //! compute, figures, the table of final simple regret and the verdicts, with the study's own
-//! preamble, figures and sections where [`Study`](super::Study) puts them.
+//! preamble, figures and sections where [`RunnerStudy`](super::RunnerStudy) puts them.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

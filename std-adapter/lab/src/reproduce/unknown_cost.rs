@@ -8,10 +8,11 @@ use std::fmt::Write as _;
 use super::cvs::{SETS_AIRFOIL, SETS_PLANT, UCB_CVS_BANK};
 use super::report::{objective_figure, settings_table, CellData};
 use super::verdict::{clearly_below, fmt_setting, listed, verdict, Table, Verdict};
-use super::{named, objective, settings, strings, Part, Study};
+use super::{named, objective, settings, strings, Part, RunnerStudy};
 use crate::experiment::curves::Metric;
 use crate::experiment::{PriorMean, Settings};
 use crate::plot::Figure;
+use crate::study::{Outcome, Request, Setting, Study};
 
 /// Paper 001's study (`costbo reproduce unknown-cost`).
 #[derive(Debug, Clone, Copy)]
@@ -22,10 +23,20 @@ impl Study for UnknownCost {
         "unknown-cost"
     }
 
-    fn summary(&self) -> &'static str {
+    fn help(&self) -> &'static str {
         "Paper 001: unknown random costs"
     }
 
+    fn takes(&self) -> &'static [Setting] {
+        super::RUNNER_SETTINGS
+    }
+
+    fn reproduce(&self, request: &Request) -> Result<Outcome, String> {
+        super::run(&UnknownCost, request)
+    }
+}
+
+impl RunnerStudy for UnknownCost {
     fn paper_seeds(&self) -> u64 {
         5
     }

@@ -23,7 +23,7 @@ use std::fmt;
 pub const SUPPORT_SHARE: f64 = 2.0 / 3.0;
 /// Seeds an algorithm needs in a setting for the setting to count, by default: with one seed
 /// there is no standard error and a single unlucky run decides.
-pub const MIN_SEEDS: usize = 2;
+pub use crate::study::MIN_SEEDS;
 /// Results of one cell (objective × costs × variance × algorithm) over its seeds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {

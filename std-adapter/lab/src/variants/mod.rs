@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use crate::experiment::{self, JobTime, RunOptions, Settings};
 use crate::reproduce::{cvs, unknown_cost};
+use crate::study::{Outcome, Outputs, Request, Setting, Study};
 
 /// The studies with a variants comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -546,4 +547,62 @@ fn collect(
     let mut seen = std::collections::HashSet::new();
     rows.retain(|r| seen.insert((r.cell.clone(), r.algorithm.clone(), r.seed)));
     Ok(rows)
+}
+
+/// Our variants against the papers' best methods (`costbo reproduce variants`).
+#[derive(Debug, Clone, Copy)]
+pub struct Variants;
+
+/// The parts of the plan `--objectives` can select.
+const PARTS: [&str; 3] = ["ucb-cvs", "unknown-cost", "demo"];
+
+impl Study for Variants {
+    fn name(&self) -> &'static str {
+        "variants"
+    }
+
+    fn help(&self) -> &'static str {
+        "Our variants against the papers' best methods on fresh seeds, papers 000 and 001 \
+         (docs/results/variants/PLAN.md): runs the planned jobs into --out \
+         (results/variants), gathers docs/results/variants/<study>.csv and writes the \
+         reports; --no-run writes them from the finished jobs, or with no --out directory \
+         from the committed per-seed files; --objectives ucb-cvs,demo runs only those parts"
+    }
+
+    fn takes(&self) -> &'static [Setting] {
+        &[Setting::Objectives]
+    }
+
+    /// The runner's output in `--out` (default `results/variants`); the reports, with the
+    /// plan and the per-seed files they are computed from, in [`DOCS`].
+    fn outputs(&self, request: &Request) -> Outputs {
+        Outputs {
+            out: request
+                .out
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("results/variants")),
+            report: PathBuf::from(DOCS),
+        }
+    }
+
+    fn reproduce(&self, request: &Request) -> Result<Outcome, String> {
+        let only = request.objectives.clone().unwrap_or_default();
+        if let Some(bad) = only.iter().find(|o| !PARTS.contains(&o.as_str())) {
+            return Err(format!(
+                "--objectives {bad}: variants runs the parts ucb-cvs, unknown-cost and demo"
+            ));
+        }
+        let options = VariantOptions {
+            out: self.outputs(request).out,
+            docs: PathBuf::from(DOCS),
+            jobs: request.jobs,
+            run: request.run,
+            progress: true,
+            only,
+        };
+        Ok(Outcome {
+            written: reproduce(&options)?,
+            ..Outcome::default()
+        })
+    }
 }
