@@ -24,7 +24,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use costbo_lab::device::{run, DeviceOptions, DeviceReport, Endpoint};
+use costbo::device::{run, DeviceOptions, DeviceReport, Endpoint};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -1,5 +1,5 @@
 """Hostile inputs to the package, one table (the command's suite is
-std-adapter/lab/tests/hostile.rs): endless or enormous files and texts, numbers at the edges
+std-adapter/command/tests/hostile.rs): endless or enormous files and texts, numbers at the edges
 of f64, sizes far beyond the machine, and text that would garble a terminal. Each ends at once
 in a costbo.CostboError of the right kind, with a message of bounded length that says what was
 wrong, or in a correct, finite result; an optimizer that refused a call is unchanged."""

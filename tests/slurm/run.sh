@@ -127,7 +127,7 @@ case "$(sinfo -h -N -n "$HOST" -o %t)" in
 esac
 
 say "building costbo (release)"
-(cd "$REPO" && cargo build --release -p costbo-lab --bin costbo)
+(cd "$REPO" && cargo build --release -p costbo --bin costbo)
 BIN=$(cd "$REPO" && cargo metadata --format-version 1 --no-deps |
       sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')/release/costbo
 [ -x "$BIN" ] || die "no binary at $BIN"

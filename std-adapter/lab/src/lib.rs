@@ -1,10 +1,11 @@
 //! # costbo-lab
 //!
 //! The lab of costbo: the same core algorithms run against benchmark objectives and simulators
-//! ([`objectives`]), the grid runner ([`experiment`]), the five papers' studies with their
-//! reports and figures, the device tool, and the `costbo` command around them. No decision or
-//! GP algorithm is written here (they come from `costbo-core`); a program that only needs the
-//! ask/tell optimizer uses `costbo-std`, which this crate builds on.
+//! ([`objectives`]), the grid runner ([`experiment`]), and the five papers' studies with their
+//! reports and figures ([`studies`]), judged and recorded by `costbo-eval`. No decision or GP
+//! algorithm is written here (they come from `costbo-core`); the `costbo` command
+//! (`std-adapter/command`) runs all of it, and a program that only needs the ask/tell optimizer
+//! uses `costbo-std`.
 #![deny(missing_docs)]
 
 // `outln!`, `out!` and `errln!` in every module, as `println!` would be.
@@ -12,14 +13,11 @@
 extern crate costbo_eval;
 pub use costbo_eval::{errln, out, outln, output};
 
-pub mod acq_tool;
 pub mod causal;
 pub use costbo_demo as demo;
 pub use costbo_objectives::csv_matrix;
-pub mod device;
 pub mod experiment;
 pub mod feedback;
-pub mod gp_tool;
 pub use costbo_objectives as objectives;
 pub mod pandora;
 pub use costbo_eval::plot;

@@ -12,13 +12,11 @@
 //! - [`scm`]: random numbers and quadrature for the simulators;
 //! - [`envs`]: the five environments with their optima;
 //! - [`study`]: `costbo reproduce causal`, the report with figures and verdicts;
-//! - [`cli`]: `costbo causal …`.
 //!
 //! See docs/causal.md.
 
 pub mod arms;
 pub mod bandit;
-pub mod cli;
 pub mod dag;
 pub mod envs;
 pub mod graph;

@@ -5,9 +5,9 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand};
 
-use super::arms::ArmTable;
-use super::graph::CausalGraph;
-use super::pomps::{group_into_arms, pomps, PompsOptions, DEFAULT_MAX_SCOPES};
+use costbo_lab::causal::arms::ArmTable;
+use costbo_lab::causal::graph::CausalGraph;
+use costbo_lab::causal::pomps::{group_into_arms, pomps, PompsOptions, DEFAULT_MAX_SCOPES};
 
 /// `costbo causal` subcommands.
 #[derive(Subcommand)]
@@ -222,7 +222,10 @@ pub fn run(cmd: CausalCommand) -> Result<(), String> {
                     a.samples
                 ));
             }
-            out!("{}", super::envs::render_all(a.samples, a.seed));
+            out!(
+                "{}",
+                costbo_lab::causal::envs::render_all(a.samples, a.seed)
+            );
             Ok(())
         }
     }

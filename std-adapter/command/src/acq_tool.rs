@@ -16,11 +16,11 @@
 //! where no improvement is possible (std 0, mean ≤ best) and below the range of `f64` where
 //! `(mean − best)/std` is.
 
-use crate::csv_matrix::Table;
 use costbo_core::special::entropy::max_value_entropy;
 use costbo_core::special::improvement::{
     gittins_index, log_expected_improvement, ImprovementError,
 };
+use costbo_objectives::csv_matrix::Table;
 
 /// The index of each of `names` in `table`'s header, or an error naming the first missing one.
 fn columns<const K: usize>(table: &Table, names: [&str; K]) -> Result<[usize; K], String> {

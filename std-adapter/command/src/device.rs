@@ -6,7 +6,7 @@
 //! plays the plant in closed loop: on each `Decision` it draws the variables left to chance
 //! from their source-water distributions, sends the `Measurement` (controlled variables as
 //! dosed), computes the tray's growth with the plant simulator
-//! ([`crate::objectives::plant`]), sends the `Outcome` with the set's cost, and waits for the
+//! ([`costbo_objectives::plant`]), sends the `Outcome` with the set's cost, and waits for the
 //! `Ack`.
 //!
 //! Alongside, it runs the **same f32 controller** the firmware runs, built from the same
@@ -56,10 +56,10 @@ use costbo_experiment::Spec;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
-use crate::experiment::judge::Judge;
-use crate::objectives::plant::Plant;
-use crate::objectives::Objective;
-use crate::platform::Platform;
+use costbo_eval::judge::Judge;
+use costbo_objectives::plant::Plant;
+use costbo_objectives::platform::Platform;
+use costbo_objectives::Objective;
 use costbo_std::optimizer::{Optimizer, Precision, MAX_SETS};
 
 pub mod causal;
@@ -79,11 +79,11 @@ pub enum Endpoint {
 impl std::fmt::Display for Endpoint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Endpoint::Tcp(addr) => write!(f, "tcp {}", crate::output::Shown(addr)),
+            Endpoint::Tcp(addr) => write!(f, "tcp {}", costbo_eval::output::Shown(addr)),
             Endpoint::Serial(path, baud) => write!(
                 f,
                 "serial port {} at {baud} baud",
-                crate::output::Shown(&path.to_string_lossy())
+                costbo_eval::output::Shown(&path.to_string_lossy())
             ),
         }
     }

@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use costbo::device::{run, DeviceOptions, DeviceReport, Endpoint};
 use costbo_core::link::{encode, DeviceMessage, ErrorCode, Values, MAX_FRAME, VERSION};
-use costbo_lab::device::{run, DeviceOptions, DeviceReport, Endpoint};
 
 fn experiment() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../firmware/experiment.toml")

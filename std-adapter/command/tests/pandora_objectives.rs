@@ -213,7 +213,7 @@ fn pest_control_prices_and_invariants_worked_by_hand() {
 
 /// How [`pest_control::BEST_KNOWN`] was found: first-improvement local search over changes of
 /// one stage and then of two stages, from 1000 random starts (xorshift, seed 1), on this port.
-/// Run with `cargo test -p costbo-lab --release --test integration -- --ignored
+/// Run with `cargo test -p costbo --release --test integration -- --ignored
 /// --nocapture pest_control_search`.
 #[test]
 #[ignore = "a search of a few minutes; prints the best choice vector it finds"]

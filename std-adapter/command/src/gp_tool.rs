@@ -4,7 +4,7 @@
 pub use costbo_std::gp::{FitOptions, FitSummary, GpSpec, MAX_DIM, MAX_POINTS};
 pub use costbo_std::Precision;
 
-use crate::csv_matrix::Table;
+use costbo_objectives::csv_matrix::Table;
 
 /// Splits a training table into the output, the column named `y`, and the inputs, every other
 /// column in order.

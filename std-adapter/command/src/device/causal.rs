@@ -38,7 +38,7 @@ use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
 use super::{open, DeviceOptions, DeviceReport, Received, RoundReport, Wire, D};
-use crate::platform::Platform;
+use costbo_objectives::platform::Platform;
 
 /// The variables the simulator's model is written on, in the file's order.
 pub const VARIABLES: [&str; D] = ["NO3", "Ca", "K", "pH", "T"];
