@@ -197,6 +197,10 @@ pub const MAX_SEEDS: u64 = 1000;
 /// While the comparison runs, a progress line on standard error after every this much time.
 const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// Stack of each comparison run's worker: four times the 2 MiB a spawned thread gets by
+/// default, which the runs used before they shared the lab's pool.
+const RUN_STACK: usize = 8 << 20;
+
 /// Settings of the demo.
 #[derive(Debug, Clone)]
 pub struct DemoOptions {
@@ -386,42 +390,47 @@ fn compare(options: &DemoOptions) -> Result<Vec<Comparison>, String> {
         jobs.len()
     );
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let next = std::sync::atomic::AtomicUsize::new(0);
     let done = std::sync::atomic::AtomicUsize::new(0);
+    let finished = std::sync::atomic::AtomicBool::new(false);
     let results: Vec<std::sync::Mutex<Option<Result<RunResult, String>>>> =
         jobs.iter().map(|_| std::sync::Mutex::new(None)).collect();
     let start = std::time::Instant::now();
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads.min(jobs.len()))
-            .map(|_| {
-                scope.spawn(|| loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(&(c, seed)) = jobs.get(i) else { break };
+    let pool = std::thread::scope(|scope| {
+        let pool = scope.spawn(|| {
+            let ran = costbo_eval::pool::for_each(
+                &jobs,
+                threads.min(jobs.len()),
+                RUN_STACK,
+                |i, &(c, seed)| {
                     let r = simulate(&contenders[c], options.budget, seed, false);
                     if let Ok(mut slot) = results[i].lock() {
                         *slot = Some(r);
                     }
                     done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                })
-            })
-            .collect();
+                },
+            );
+            finished.store(true, std::sync::atomic::Ordering::Relaxed);
+            ran
+        });
         // Progress on standard error while the workers run, so a long comparison is never
         // silent (the report on standard output stays as it is).
         let mut shown = std::time::Duration::ZERO;
-        while workers.iter().any(|w| !w.is_finished()) {
-            let finished = done.load(std::sync::atomic::Ordering::Relaxed);
+        while !finished.load(std::sync::atomic::Ordering::Relaxed) {
             let elapsed = start.elapsed();
             if elapsed >= shown + PROGRESS_EVERY {
                 shown = elapsed;
                 errln!(
-                    "  {finished}/{} comparison runs finished ({} s)",
+                    "  {}/{} comparison runs finished ({} s)",
+                    done.load(std::sync::atomic::Ordering::Relaxed),
                     jobs.len(),
                     elapsed.as_secs()
                 );
             }
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
+        pool.join()
     });
+    pool.map_err(|_| "a comparison run panicked".to_string())??;
     let mut runs = Vec::with_capacity(jobs.len());
     for slot in results {
         let r = slot

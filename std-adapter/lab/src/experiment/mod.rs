@@ -796,66 +796,11 @@ pub fn run_shard(
     pending.sort_by_key(|&(_, seed)| seeds.iter().position(|&s| s == seed));
     let skipped = total - pending.len();
     let progress = Progress::default();
-    let next = AtomicUsize::new(0);
     let failed = Mutex::new(Vec::new());
     let finished = AtomicBool::new(false);
     let start = Instant::now();
     let workers = options.jobs.max(1).min(pending.len().max(1));
     std::thread::scope(|s| -> Result<(), String> {
-        let mut handles = Vec::new();
-        for w in 0..workers {
-            let (cells, prepared, pending, next, failed, progress) =
-                (&cells, &prepared, &pending, &next, &failed, &progress);
-            let h = std::thread::Builder::new()
-                .name(format!("costbo-job-{w}"))
-                .stack_size(JOB_STACK)
-                .spawn_scoped(s, move || loop {
-                    let k = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(ci, seed)) = pending.get(k) else {
-                        break;
-                    };
-                    let cell = &cells[ci];
-                    let (wall, cpu) = (Instant::now(), thread_cpu_seconds());
-                    let r = run_one(settings, cell, &prepared[cell.objective], seed, progress)
-                        .and_then(|(rounds, d, spent_fraction)| {
-                            let path = job_path(out, cell, seed);
-                            let dir = path.parent().unwrap_or(out);
-                            std::fs::create_dir_all(dir)
-                                .map_err(|e| format!("{}: {e}", dir.display()))?;
-                            let time = JobTime {
-                                wall_seconds: wall.elapsed().as_secs_f64(),
-                                cpu_seconds: cpu.zip(thread_cpu_seconds()).map(|(a, b)| b - a),
-                            };
-                            // The time and the CSV's record first: a CSV present means its
-                            // time is there too, and a CSV that does not match its record is
-                            // not a finished job's (read_job).
-                            let text = csv(&rounds, d);
-                            write_atomic(
-                                &time_path(out, cell, seed),
-                                &(time.to_text() + &job_record(&text)),
-                            )?;
-                            write_atomic(&path, &text)?;
-                            Ok(spent_fraction)
-                        });
-                    match r {
-                        Ok(fraction) => {
-                            // Count the unspent budget as done: the job is finished.
-                            progress.work.fetch_add(
-                                ((1.0 - fraction).max(0.0) * 1e6) as u64,
-                                Ordering::Relaxed,
-                            );
-                        }
-                        Err(e) => {
-                            if let Ok(mut f) = failed.lock() {
-                                f.push(format!("{} seed {seed}: {e}", cell.name));
-                            }
-                        }
-                    }
-                    progress.jobs_done.fetch_add(1, Ordering::Relaxed);
-                })
-                .map_err(|e| format!("cannot start a job thread: {e}"))?;
-            handles.push(h);
-        }
         if options.progress && !pending.is_empty() {
             let (progress, finished) = (&progress, &finished);
             let n = pending.len();
@@ -877,11 +822,48 @@ pub fn run_shard(
                 }
             });
         }
-        for h in handles {
-            let _ = h.join();
-        }
+        let (prepared, progress, failed) = (&prepared, &progress, &failed);
+        let ran = crate::pool::for_each(&pending, workers, JOB_STACK, |_, &(ci, seed)| {
+            let cell = &cells[ci];
+            let (wall, cpu) = (Instant::now(), thread_cpu_seconds());
+            let r = run_one(settings, cell, &prepared[cell.objective], seed, progress).and_then(
+                |(rounds, d, spent_fraction)| {
+                    let path = job_path(out, cell, seed);
+                    let dir = path.parent().unwrap_or(out);
+                    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                    let time = JobTime {
+                        wall_seconds: wall.elapsed().as_secs_f64(),
+                        cpu_seconds: cpu.zip(thread_cpu_seconds()).map(|(a, b)| b - a),
+                    };
+                    // The time and the CSV's record first: a CSV present means its
+                    // time is there too, and a CSV that does not match its record is
+                    // not a finished job's (read_job).
+                    let text = csv(&rounds, d);
+                    write_atomic(
+                        &time_path(out, cell, seed),
+                        &(time.to_text() + &job_record(&text)),
+                    )?;
+                    write_atomic(&path, &text)?;
+                    Ok(spent_fraction)
+                },
+            );
+            match r {
+                Ok(fraction) => {
+                    // Count the unspent budget as done: the job is finished.
+                    progress
+                        .work
+                        .fetch_add(((1.0 - fraction).max(0.0) * 1e6) as u64, Ordering::Relaxed);
+                }
+                Err(e) => {
+                    if let Ok(mut f) = failed.lock() {
+                        f.push(format!("{} seed {seed}: {e}", cell.name));
+                    }
+                }
+            }
+            progress.jobs_done.fetch_add(1, Ordering::Relaxed);
+        });
         finished.store(true, Ordering::Relaxed);
-        Ok(())
+        ran
     })?;
     if options.progress && !pending.is_empty() {
         let line = progress_line(&progress, pending.len(), skipped, start);

@@ -32,6 +32,10 @@ pub const PI_EI_PS: [f64; 5] = [0.2, 0.4, 0.6, 0.8, 1.0];
 /// Our choice of the lengthscale the paper leaves out (see the report's "Setting").
 pub const LENGTHSCALE: f64 = 0.2;
 
+/// Stack of each worker thread: four times the 2 MiB a spawned thread gets by default, which
+/// the trials ran on before they shared the pool.
+const TRIAL_STACK: usize = 8 << 20;
+
 /// One row of Table A2 as printed in the paper: `(label, [(R_T/T, sd, C_T, sd); 5 ε])`.
 type PaperRow = (&'static str, [(f64, f64, f64, f64); 5]);
 
@@ -567,35 +571,26 @@ pub fn reproduce_shard(
         .map(|(_, job)| job)
         .collect();
     if !options.no_run && !jobs.is_empty() {
-        let next = AtomicUsize::new(0);
         let failures = Mutex::new(Vec::new());
         let done = AtomicUsize::new(0);
         let start = std::time::Instant::now();
-        std::thread::scope(|s| {
-            for _ in 0..options.jobs.max(1) {
-                s.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(epsilon, trial)) = jobs.get(i) else {
-                        break;
-                    };
-                    let result = run_synthetic_trial(&grid, &grid_spec, epsilon, trial, &dir);
-                    if let Err(e) = result {
-                        failures
-                            .lock()
-                            .map(|mut f| f.push(format!("ε {epsilon} trial {trial}: {e}")))
-                            .ok();
-                    }
-                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    if options.progress {
-                        errln!(
-                            "[{n}/{}] synthetic ε {epsilon} trial {trial} ({:.0} s)",
-                            jobs.len(),
-                            start.elapsed().as_secs_f64()
-                        );
-                    }
-                });
+        crate::pool::for_each(&jobs, options.jobs, TRIAL_STACK, |_, &(epsilon, trial)| {
+            let result = run_synthetic_trial(&grid, &grid_spec, epsilon, trial, &dir);
+            if let Err(e) = result {
+                failures
+                    .lock()
+                    .map(|mut f| f.push(format!("ε {epsilon} trial {trial}: {e}")))
+                    .ok();
             }
-        });
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if options.progress {
+                errln!(
+                    "[{n}/{}] synthetic ε {epsilon} trial {trial} ({:.0} s)",
+                    jobs.len(),
+                    start.elapsed().as_secs_f64()
+                );
+            }
+        })?;
         let failures = failures.into_inner().unwrap_or_default();
         if !failures.is_empty() {
             return Err(failures.join("\n"));
