@@ -108,7 +108,8 @@ impl Request {
 pub struct Outputs {
     /// The directory of the job files.
     pub out: PathBuf,
-    /// The report (Markdown); figures and a JSON summary, where the study has them, beside it.
+    /// The report (Markdown), with figures and a JSON summary beside it where the study has
+    /// them; for a study that writes several reports (the variants), their directory.
     pub report: PathBuf,
 }
 
