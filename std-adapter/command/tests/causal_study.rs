@@ -21,7 +21,8 @@ fn quick_study_writes_report_figures_and_resumes() {
         command: "test".into(),
         only: vec![],
     };
-    let written = reproduce(&options).unwrap();
+    let outcome = reproduce(&options).unwrap();
+    let written = &outcome.written;
     for name in [
         "causal.md",
         "causal.json",
@@ -57,7 +58,16 @@ fn quick_study_writes_report_figures_and_resumes() {
         ..options.clone()
     })
     .unwrap();
-    assert_eq!(again.len(), written.len());
+    assert_eq!(again.written.len(), written.len());
+    // The verdicts handed back are the report's table rows, the untested ones included.
+    assert_eq!(again.verdicts, outcome.verdicts);
+    assert!(!outcome.verdicts.is_empty());
+    for v in &outcome.verdicts {
+        assert!(
+            md.contains(&format!("| {} | {} |", v.claim, v.evidence)),
+            "{v}"
+        );
+    }
     assert_eq!(std::fs::metadata(&run).unwrap().modified().unwrap(), stamp);
     // A third seed runs only the new seed's files.
     reproduce(&CausalStudyOptions {

@@ -72,7 +72,8 @@ fn the_quick_study_writes_report_figure_and_json() {
         lengthscale: LENGTHSCALE,
         progress: false,
     };
-    let written = reproduce(&options).unwrap();
+    let outcome = reproduce(&options).unwrap();
+    let written = &outcome.written;
     assert!(written.iter().all(|p| p.exists()), "{written:?}");
     let md = std::fs::read_to_string(dir.join("costly-feedback.md")).unwrap();
     for heading in [
@@ -90,7 +91,16 @@ fn the_quick_study_writes_report_figure_and_json() {
     check_schema(&rows);
     // A rerun resumes: nothing is recomputed and the rows are identical.
     let again = reproduce(&options).unwrap();
-    assert_eq!(written, again);
+    assert_eq!(written, &again.written);
+    assert_eq!(outcome.verdicts, again.verdicts);
+    // The verdicts handed back are the report's: the three claims (the quick grid has no
+    // ε ≥ 0.01 row for Table A2's observation), each in it with its evidence.
+    let ids: Vec<&str> = outcome.verdicts.iter().map(|v| v.id.as_str()).collect();
+    assert_eq!(ids, ["003-1", "003-2", "003-3"]);
+    for v in &outcome.verdicts {
+        assert!(md.contains(&format!("**{}**: ", v.claim)), "{v}");
+        assert!(md.contains(&v.evidence), "{v}");
+    }
     let rows2: Vec<Value> =
         serde_json::from_str(&std::fs::read_to_string(dir.join("costly-feedback.json")).unwrap())
             .unwrap();

@@ -78,8 +78,17 @@ fn quick_study_writes_its_report_and_resumes() {
         figures: None,
         no_run: false,
     };
-    let report = reproduce(&options).unwrap();
-    let text = std::fs::read_to_string(&report).unwrap();
+    let outcome = reproduce(&options).unwrap();
+    let text = std::fs::read_to_string(&outcome.written[0]).unwrap();
+    // The verdicts handed back are the report's rows (claim, panel, ..., evidence).
+    assert!(!outcome.verdicts.is_empty());
+    for v in &outcome.verdicts {
+        assert!(
+            text.contains(&format!("| {} | {} |", v.claim, v.scope)),
+            "{v}"
+        );
+        assert!(text.contains(&v.evidence), "{v}");
+    }
     for rule in [
         "pbgi",
         "pbgi-d",
@@ -119,7 +128,8 @@ fn quick_study_writes_its_report_and_resumes() {
         ..options
     })
     .unwrap();
-    assert_eq!(std::fs::read_to_string(again).unwrap(), text);
+    assert_eq!(std::fs::read_to_string(&again.written[0]).unwrap(), text);
+    assert_eq!(again.verdicts, outcome.verdicts);
     let _ = std::fs::remove_dir_all(out);
 }
 
@@ -169,7 +179,7 @@ fn acq_commands_print_full_precision_values_and_refuse_bad_rows() {
     let dir = temp("acq");
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join("p.csv");
-    // mpmath (80 digits): the index at (0, 1, 1e-4) is 3.3630153259270826 (notes §2.4); at
+    // mpmath (80 digits): the index at (0, 1, 1e-4) is 3.3630153259270826 (`docs/notes/seed-002.md` §2.4); at
     // (10, 1e-3, 1e-300) 10.036762417436687; σ = 0 gives mean − λc.
     std::fs::write(
         &p,

@@ -66,7 +66,7 @@ fn status_thresholds() {
     assert_eq!(verdict::status(0, 0), Status::Inconclusive);
     assert_eq!(verdict::status(2, 3), Status::Supported);
     assert_eq!(verdict::status(1, 3), Status::NotSupported);
-    assert_eq!(verdict::status(1, 2), Status::Mixed);
+    assert_eq!(verdict::status(1, 2), Status::Partly);
 }
 
 #[test]
@@ -128,7 +128,7 @@ fn expensive_costs_split_ada_from_the_fixed_variants() {
     }
     let v = cvs::verdicts(&ahead);
     let b = v.iter().find(|v| v.id == "000-2b").unwrap();
-    assert_eq!(b.status, Status::Mixed);
+    assert_eq!(b.status, Status::Partly);
     assert!(
         b.evidence.contains("Of the 3 that disagree, 3 end lower"),
         "{}",

@@ -3,11 +3,12 @@
 //!
 //! The five papers' studies run on different loops (the runner's grids for papers 000 and
 //! 001, a box for paper 002, candidate sets for paper 003, arms for paper 004), so each keeps
-//! its own jobs and verdicts; what they share is here: the options a study takes (the
-//! command refuses the others, [`Setting`]), where its results and report go by default
-//! ([`Study::outputs`]), the seeds a cell needs to enter a verdict ([`Study::min_seeds`]), and
-//! running the missing jobs of a share of the grid before writing the report
-//! ([`Study::reproduce`]). The registry of every study is [`crate::studies`].
+//! its own jobs and the rules its verdicts follow; what they share is here: the options a
+//! study takes (the command refuses the others, [`Setting`]), where its results and report go
+//! by default ([`Study::outputs`]), the seeds a cell needs to enter a verdict
+//! ([`Study::min_seeds`]), running the missing jobs of a share of the grid before writing the
+//! report ([`Study::reproduce`]), and the [`Verdict`]s on the paper's claims it hands back in
+//! its [`Outcome`]. The registry of every study is [`crate::studies`].
 
 use std::path::PathBuf;
 
@@ -113,11 +114,87 @@ pub struct Outputs {
     pub report: PathBuf,
 }
 
+/// How a claim of a paper fared on our data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Status {
+    /// The data agree with the claim by the study's stated criterion.
+    Supported,
+    /// Some of what the claim says holds and some does not, or it holds in some of the
+    /// settings it speaks of and not in others.
+    Partly,
+    /// The data do not agree with the claim.
+    NotSupported,
+    /// Nothing to judge: too few seeds, or a method's runs are missing.
+    #[default]
+    Inconclusive,
+}
+
+impl Status {
+    /// `Supported` when `holds`, else `NotSupported`.
+    pub fn from_bool(holds: bool) -> Status {
+        if holds {
+            Status::Supported
+        } else {
+            Status::NotSupported
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Status::Supported => "supported",
+            Status::Partly => "partly supported",
+            Status::NotSupported => "not supported",
+            Status::Inconclusive => "inconclusive",
+        })
+    }
+}
+
+/// A verdict on one claim of a paper in one place it speaks of: every study judges its
+/// paper's claims into these, its report renders them (each report in its own words, kept
+/// as they were so that the committed reports regenerate byte for byte: paper 002's "no
+/// data" and paper 004's "not tested" are [`Status::Inconclusive`], the runner's "mixed"
+/// and paper 003's "mostly" and "partly" are [`Status::Partly`]) and the command prints
+/// them one per line.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Verdict {
+    /// The claim's short identifier (`000-1`, `fig4`, ...), if the study numbers its claims.
+    pub id: String,
+    /// The claim as the paper makes it.
+    pub claim: String,
+    /// Where it was checked (a panel, a cost setting), when the claim is judged in several.
+    pub scope: String,
+    /// The criterion applied, when the report states it apart from the claim.
+    pub criterion: String,
+    /// The outcome.
+    pub status: Status,
+    /// What the status alone does not say: which part holds, or the threshold it passed.
+    pub qualifier: String,
+    /// The numbers behind the outcome.
+    pub evidence: String,
+}
+
+impl std::fmt::Display for Verdict {
+    /// One line: `[id ]status: claim[ (scope)]`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !self.id.is_empty() {
+            write!(f, "{} ", self.id)?;
+        }
+        write!(f, "{}: {}", self.status, self.claim)?;
+        if !self.scope.is_empty() {
+            write!(f, " ({})", self.scope)?;
+        }
+        Ok(())
+    }
+}
+
 /// What a study did.
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
-    /// The verdicts on the paper's claims, one line each, to print.
-    pub verdicts: Vec<String>,
+    /// The verdicts on the paper's claims (none for a shard: a share of the grid is no basis
+    /// for verdicts).
+    pub verdicts: Vec<Verdict>,
     /// Files written (reports, figures, per-seed data).
     pub written: Vec<PathBuf>,
     /// Jobs that failed in this invocation, one line each.
@@ -158,6 +235,14 @@ pub trait Study: Sync {
             PathBuf::from("docs/results").join(format!("{}.md", self.name()))
         };
         Outputs { out, report }
+    }
+
+    /// [`Study::outputs`], once both directories are created and found writable, so that a
+    /// study fails before its jobs run, not after.
+    fn writable_outputs(&self, request: &Request) -> Result<Outputs, String> {
+        let outputs = self.outputs(request);
+        check_outputs(&outputs)?;
+        Ok(outputs)
     }
 
     /// Runs the missing jobs of the request's share of the grid (unless `request.run` is

@@ -21,7 +21,7 @@ use super::envs::{Environment, A2, A2_EPS_Y_SD, A3, FIG1, PSA_1, PSA_2};
 use crate::experiment::write_atomic;
 use crate::plot::{Curve, Figure, Panel};
 use crate::sealed;
-use crate::study::{Outcome, Request, Setting, Study};
+use crate::study::{Outcome, Request, Setting, Status, Study, Verdict};
 
 /// Settings of a study.
 #[derive(Clone, Debug)]
@@ -361,8 +361,8 @@ fn summarise(c: &Cell, runs: &[RunFile], rounds: usize, error: Option<String>) -
 const WORKER_STACK: usize = 64 << 20;
 
 /// Runs (or resumes) the study and writes the report, the JSON summary and the figures;
-/// returns the files written.
-pub fn reproduce(o: &CausalStudyOptions) -> Result<Vec<PathBuf>, String> {
+/// returns the files written and the verdicts.
+pub fn reproduce(o: &CausalStudyOptions) -> Result<Outcome, String> {
     if o.rounds == 0 || o.rounds > CAPACITY {
         return Err(format!("rounds {} outside 1..={CAPACITY}", o.rounds));
     }
@@ -479,7 +479,7 @@ fn stem(o: &CausalStudyOptions) -> String {
         .map_or("causal".into(), |s| s.to_string_lossy().into_owned())
 }
 
-fn write_outputs(o: &CausalStudyOptions, s: &[CellSummary]) -> Result<Vec<PathBuf>, String> {
+fn write_outputs(o: &CausalStudyOptions, s: &[CellSummary]) -> Result<Outcome, String> {
     let figs = figure_dir(o);
     std::fs::create_dir_all(&figs).map_err(|e| format!("{}: {e}", figs.display()))?;
     let mut written = Vec::new();
@@ -502,10 +502,15 @@ fn write_outputs(o: &CausalStudyOptions, s: &[CellSummary]) -> Result<Vec<PathBu
     let text = serde_json::to_string_pretty(s).map_err(|e| e.to_string())?;
     write_atomic(&json, &(text + "\n"))?;
     written.push(json);
-    let md = report(o, s, &fig_names);
+    let verdicts = verdicts(s);
+    let md = report(o, s, &fig_names, &verdicts);
     write_atomic(&o.report, &md)?;
     written.push(o.report.clone());
-    Ok(written)
+    Ok(Outcome {
+        verdicts,
+        written,
+        ..Outcome::default()
+    })
 }
 
 fn curve(label: &str, s: &CellSummary) -> Curve {
@@ -782,7 +787,13 @@ fn decreasing(c: &CellSummary) -> bool {
     b + 1.96 * eb < a - 1.96 * ea
 }
 
-fn report(o: &CausalStudyOptions, s: &[CellSummary], figs: &[String]) -> String {
+/// The report, with `verdicts` (from [`verdicts`]) in its table of headline results.
+fn report(
+    o: &CausalStudyOptions,
+    s: &[CellSummary],
+    figs: &[String],
+    verdicts: &[Verdict],
+) -> String {
     let seeds = s.iter().map(|c| c.seeds).max().unwrap_or(0);
     let mut md = format!(
         "# Paper 004 (contextual causal BO): reproduction\n\n\
@@ -923,8 +934,8 @@ fn report(o: &CausalStudyOptions, s: &[CellSummary], figs: &[String]) -> String 
     }
     md += "\n## Headline results (notes §5): the paper beside ours\n\n\
            | claim (paper) | ours | verdict |\n|---|---|---|\n";
-    for (claim, ours, verdict) in verdicts(s) {
-        md += &format!("| {claim} | {ours} | {verdict} |\n");
+    for v in verdicts {
+        md += &format!("| {} | {} | {} |\n", v.claim, v.evidence, word(v));
     }
     md += "\nA verdict is *supported* only when the 1.96 s.e. intervals separate as the claim \
            needs; \"still falling\" means the normalised regret at T is below its value at T/4 \
@@ -934,12 +945,26 @@ fn report(o: &CausalStudyOptions, s: &[CellSummary], figs: &[String]) -> String 
     md
 }
 
-type Verdict = (String, String, String);
+/// A claim, our numbers and the judgement with its qualifier, as the study builds them.
+type Judged = (String, String, (Status, String));
 
+/// The report's words for a verdict: *not tested* when inconclusive, *partly:* followed by
+/// which part holds, else the status and its qualifier.
+fn word(v: &Verdict) -> String {
+    match (v.status, v.qualifier.as_str()) {
+        (Status::Inconclusive, _) => "not tested".into(),
+        (Status::Partly, q) => format!("partly: {q}"),
+        (s, "") => s.to_string(),
+        (s, q) => format!("{s} {q}"),
+    }
+}
+
+/// The verdicts on the paper's headline claims.
 fn verdicts(s: &[CellSummary]) -> Vec<Verdict> {
     let e = A2_EPS_Y_SD;
-    let mut v: Vec<Verdict> = Vec::new();
-    let word = |b: bool| if b { "supported" } else { "not supported" }.to_string();
+    let mut v: Vec<Judged> = Vec::new();
+    let word = |b: bool| (Status::from_bool(b), String::new());
+    let untested = || (Status::Inconclusive, String::new());
     // Fig. 1 SCM: CoBO's lower bound and flat curve; CoCa-BO sublinear and onto (X1; C).
     match (
         find(s, "fig1", Method::CoBo, e),
@@ -988,13 +1013,16 @@ fn verdicts(s: &[CellSummary]) -> Vec<Verdict> {
             v.push((
                 "Fig. 3d: CoCa-BO's selection frequency converges to (X1; C)".into(),
                 ours.join("; "),
-                format!("{} (threshold: > 0.8 of the last quarter)", word(ok)),
+                (
+                    Status::from_bool(ok),
+                    "(threshold: > 0.8 of the last quarter)".into(),
+                ),
             ));
         }
         _ => v.push((
             "Fig. 3d (Fig. 1 SCM)".into(),
             format!("fewer than {MIN_SEEDS} seeds"),
-            "not tested".into(),
+            untested(),
         )),
     }
     // Fig. 1 SCM: every context-free policy loses at least 1/12 per round (analytic); CaBO is
@@ -1017,7 +1045,7 @@ fn verdicts(s: &[CellSummary]) -> Vec<Verdict> {
         None => v.push((
             "Fig. 1 SCM: any context-free policy has regret ≥ T/12".into(),
             format!("fewer than {MIN_SEEDS} CaBO seeds"),
-            "not tested".into(),
+            untested(),
         )),
     }
     // A.2: both converge, CoBO faster.
@@ -1043,7 +1071,7 @@ fn verdicts(s: &[CellSummary]) -> Vec<Verdict> {
         _ => v.push((
             "Fig. 3c (A.2)".into(),
             format!("fewer than {MIN_SEEDS} seeds"),
-            "not tested".into(),
+            untested(),
         )),
     }
     // PSA: CaBO against CoCa-BO.
@@ -1076,7 +1104,7 @@ fn verdicts(s: &[CellSummary]) -> Vec<Verdict> {
             _ => v.push((
                 claim,
                 format!("fewer than {MIN_SEEDS} seeds of CaBO or CoCa-BO"),
-                "not tested".into(),
+                untested(),
             )),
         }
     }
@@ -1108,7 +1136,7 @@ fn verdicts(s: &[CellSummary]) -> Vec<Verdict> {
             word(ok),
         ));
     } else {
-        v.push(("Fig. 5".into(), "no sweep runs".into(), "not tested".into()));
+        v.push(("Fig. 5".into(), "no sweep runs".into(), untested()));
     }
     // Fig. 6b: both converge (still falling), CoCa-BO's regret below CoBO's.
     let claim = "Fig. 6b (A.3): both converge, CoCa-BO faster (smaller scopes)";
@@ -1140,23 +1168,26 @@ fn verdicts(s: &[CellSummary]) -> Vec<Verdict> {
                         .join(", ")
                 ),
                 match (both, faster) {
-                    (true, true) => "supported".into(),
-                    (false, true) => format!(
-                        "partly: CoCa-BO's regret is lower (supported); {} (not supported)",
-                        if decreasing(coca) {
-                            "CoBO's is not falling"
-                        } else {
-                            "not both are falling"
-                        }
+                    (true, true) => word(true),
+                    (false, true) => (
+                        Status::Partly,
+                        format!(
+                            "partly: CoCa-BO's regret is lower (supported); {} (not supported)",
+                            if decreasing(coca) {
+                                "CoBO's is not falling"
+                            } else {
+                                "not both are falling"
+                            }
+                        ),
                     ),
-                    (_, false) => "not supported".into(),
+                    (_, false) => word(false),
                 },
             ));
         }
         _ => v.push((
             claim.into(),
             format!("fewer than {MIN_SEEDS} seeds of CoBO or CoCa-BO on A.3"),
-            "not tested".into(),
+            untested(),
         )),
     }
     // Fig. 7: the same bandit over the same actions, without the contexts.
@@ -1185,7 +1216,7 @@ fn verdicts(s: &[CellSummary]) -> Vec<Verdict> {
         _ => v.push((
             claim.into(),
             format!("fewer than {MIN_SEEDS} seeds"),
-            "not tested".into(),
+            untested(),
         )),
     }
     // Fig. 7's backends: every variant's regret still falling at T (converging).
@@ -1215,25 +1246,35 @@ fn verdicts(s: &[CellSummary]) -> Vec<Verdict> {
                 "CoCa-BO (Alg. 2) with one GP implementation in three variants (model/precision, \
                  not three libraries): {ours}"
             ),
-            format!(
-                "{} for these variants (all converge on A.2: {})",
-                word(all),
-                if all { "yes" } else { "no" }
+            (
+                Status::from_bool(all),
+                format!(
+                    "for these variants (all converge on A.2: {})",
+                    if all { "yes" } else { "no" }
+                ),
             ),
         ));
     } else {
         v.push((
             claim.into(),
             format!("fewer than {MIN_SEEDS} seeds of a backend variant"),
-            "not tested".into(),
+            untested(),
         ));
     }
     v.push((
         "Theorem 1: regret Õ(√(mT) max d̄_i); √m saved with a unique best arm".into(),
         "a bound, not checked numerically".into(),
-        "not tested".into(),
+        untested(),
     ));
-    v
+    v.into_iter()
+        .map(|(claim, evidence, (status, qualifier))| Verdict {
+            claim,
+            evidence,
+            status,
+            qualifier,
+            ..Verdict::default()
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -1284,7 +1325,7 @@ impl Study for Causal {
     }
 
     fn reproduce(&self, request: &Request) -> Result<Outcome, String> {
-        let outputs = self.outputs(request);
+        let outputs = self.writable_outputs(request)?;
         let seeds = request.seeds.unwrap_or(if request.quick { 2 } else { 40 });
         let rounds = request
             .rounds
@@ -1293,7 +1334,6 @@ impl Study for Causal {
         if request.quick {
             command += " --quick";
         }
-        crate::study::check_outputs(&outputs)?;
         let options = CausalStudyOptions {
             out: outputs.out,
             report: outputs.report,
@@ -1306,9 +1346,6 @@ impl Study for Causal {
             command,
             only: request.objectives.clone().unwrap_or_default(),
         };
-        Ok(Outcome {
-            written: reproduce(&options)?,
-            ..Outcome::default()
-        })
+        reproduce(&options)
     }
 }

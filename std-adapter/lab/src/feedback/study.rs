@@ -19,7 +19,7 @@ use super::synthetic::{reset_period, run_trial, Grid, Method};
 use crate::experiment::write_atomic;
 use crate::plot::{Curve, Figure, Panel};
 use crate::sealed;
-use crate::study::{Outcome, Request, Setting, Study};
+use crate::study::{Outcome, Request, Setting, Status, Study, Verdict};
 
 /// The forgetting rates of Table A2.
 pub const EPSILONS: [f64; 5] = [0.003, 0.005, 0.01, 0.03, 0.05];
@@ -39,7 +39,7 @@ const TRIAL_STACK: usize = 8 << 20;
 /// One row of Table A2 as printed in the paper: `(label, [(R_T/T, sd, C_T, sd); 5 ε])`.
 type PaperRow = (&'static str, [(f64, f64, f64, f64); 5]);
 
-/// Table A2 of paper 003 (50 trials), from the notes' transcription.
+/// Table A2 of paper 003 (50 trials), from `docs/notes/seed-003.md`'s transcription.
 pub const PAPER_A2: [PaperRow; 19] = [
     (
         "r-gp-ucb",
@@ -534,20 +534,20 @@ fn parse_trial(text: &str, methods: &[Method]) -> Option<Vec<(String, f64, u32)>
 }
 
 /// Runs (or resumes) the study and writes the report and JSON; returns the files written.
-pub fn reproduce(options: &FeedbackOptions) -> Result<Vec<PathBuf>, String> {
+pub fn reproduce(options: &FeedbackOptions) -> Result<Outcome, String> {
     reproduce_shard(options, crate::experiment::Shard::WHOLE)
 }
 
 /// [`reproduce`] for `shard`'s share of the synthetic trials (`costbo reproduce
 /// costly-feedback --shard K/N`): trial `i` of the fixed order (ε, then trial) is shard
 /// `i mod N + 1`'s, as the runner's shards (see [`crate::experiment::shard`]). A shard writes
-/// no report or JSON and returns no files: once every shard has finished, [`reproduce`] on the
+/// no report or JSON and returns no files or verdicts: once every shard has finished, [`reproduce`] on the
 /// shared output directory finds every trial done and writes them. Every shard must be given
 /// the same options (trials, quick, lengthscale).
 pub fn reproduce_shard(
     options: &FeedbackOptions,
     shard: crate::experiment::Shard,
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Outcome, String> {
     if options.trials == 0 || options.trials > 10_000 {
         return Err(format!("trials {} outside 1..=10000", options.trials));
     }
@@ -597,7 +597,7 @@ pub fn reproduce_shard(
         }
     }
     if !shard.is_whole() {
-        return Ok(Vec::new());
+        return Ok(Outcome::default());
     }
     let mut rows = synthetic_rows(&grid_spec, &dir, options.trials);
     let bandit_trials = if options.quick { 10 } else { 100 };
@@ -703,7 +703,7 @@ fn write_outputs(
     options: &FeedbackOptions,
     spec: &SyntheticGrid,
     rows: &[Row],
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Outcome, String> {
     let mut written = Vec::new();
     if let Some(parent) = options.report.parent() {
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
@@ -730,13 +730,17 @@ fn write_outputs(
         .map_err(|e| format!("{}: {e}", figure_path.display()))?;
     written.push(figure_path.clone());
     let tuning = super::tuning_study::section(if options.quick { 3 } else { 20 })?;
-    let mut md = report(options, spec, rows, &figure_path);
+    let (mut md, verdicts) = report(options, spec, rows, &figure_path);
     if let Some(at) = md.find("## Verdicts on the claims") {
         md.insert_str(at, &tuning);
     }
     write_atomic(&options.report, &md)?;
     written.push(options.report.clone());
-    Ok(written)
+    Ok(Outcome {
+        verdicts,
+        written,
+        ..Outcome::default()
+    })
 }
 
 fn trade_off_figure(spec: &SyntheticGrid, rows: &[Row]) -> Figure {
@@ -810,7 +814,13 @@ fn fmt_pm(m: f64, s: f64, digits: usize) -> String {
     format!("{m:.digits$} ± {s:.digits$}")
 }
 
-fn report(options: &FeedbackOptions, spec: &SyntheticGrid, rows: &[Row], figure: &Path) -> String {
+/// The report and the verdicts in it.
+fn report(
+    options: &FeedbackOptions,
+    spec: &SyntheticGrid,
+    rows: &[Row],
+    figure: &Path,
+) -> (String, Vec<Verdict>) {
     let mut md = String::new();
     let command = if options.quick {
         "costbo reproduce costly-feedback --quick".to_string()
@@ -902,15 +912,33 @@ fn report(options: &FeedbackOptions, spec: &SyntheticGrid, rows: &[Row], figure:
     let _ = writeln!(md, "![Fig. 1]({})\n", rel.display());
     bandit_section(&mut md, rows);
     let _ = writeln!(md, "## Verdicts on the claims (notes §6)\n");
-    for v in verdicts(spec, rows)
+    let verdicts: Vec<Verdict> = verdicts(spec, rows)
         .into_iter()
         .chain(bandit_verdicts(rows))
-    {
-        let _ = writeln!(md, "- {v}");
+        .collect();
+    for v in &verdicts {
+        let _ = writeln!(md, "- **{}**: {} — {}", v.claim, word(v), v.evidence);
     }
     md.push('\n');
-    md
+    (md, verdicts)
 }
+
+/// The report's word for a verdict: Table A2's observation is *reproduced* or not, and
+/// claim 1 holding at most but not all ε is *mostly* supported.
+fn word(v: &Verdict) -> String {
+    match (v.id.as_str(), v.status) {
+        (OBSERVATION, Status::Supported) => "reproduced".into(),
+        (OBSERVATION, Status::Partly) => "partly reproduced".into(),
+        (OBSERVATION, _) => "not reproduced".into(),
+        (CLAIM_1, Status::Partly) => "mostly supported".into(),
+        (_, s) => s.to_string(),
+    }
+}
+
+/// Claim 1's identifier (its in-between word is *mostly*).
+const CLAIM_1: &str = "003-1";
+/// Table A2's observation's identifier (it is *reproduced* or not).
+const OBSERVATION: &str = "003-A2";
 
 /// Why the lengthscale is what it is (kept with the constant it explains).
 const LENGTHSCALE_NOTE: &str = "The paper follows Bogunovic et al. (2016), whose synthetic \
@@ -918,8 +946,8 @@ const LENGTHSCALE_NOTE: &str = "The paper follows Bogunovic et al. (2016), whose
     which depends only on the model and β (no query rule): see the tv-gp-ucb rows beside the \
     paper's.";
 
-/// The verdicts, each a sentence with the numbers it rests on.
-fn verdicts(spec: &SyntheticGrid, rows: &[Row]) -> Vec<String> {
+/// The verdicts on the synthetic study's claims, each with the numbers it rests on.
+fn verdicts(spec: &SyntheticGrid, rows: &[Row]) -> Vec<Verdict> {
     let mut out = Vec::new();
     // Claim 1: at C_T ≈ T/2, CE loses little regret, Bernoulli more.
     let half = spec.rounds as f64 / 2.0;
@@ -940,31 +968,50 @@ fn verdicts(spec: &SyntheticGrid, rows: &[Row]) -> Vec<String> {
         }
     }
     if !cells.is_empty() {
-        out.push(format!(
-            "**Claim 1 (Fig. 1: at half the queries, C_T = {half}, CE loses less regret than Bernoulli \
-             sampling)**: {} — CE below Bernoulli at {wins} of {} ε (regret interpolated at C_T = {half} \
-             along each curve): {}.",
-            if wins == cells.len() { "supported" } else if wins * 2 > cells.len() { "mostly supported" } else { "not supported" },
-            cells.len(),
-            cells.join("; ")
-        ));
+        out.push(Verdict {
+            id: CLAIM_1.into(),
+            claim: format!(
+                "Claim 1 (Fig. 1: at half the queries, C_T = {half}, CE loses less regret than \
+                 Bernoulli sampling)"
+            ),
+            status: if wins == cells.len() {
+                Status::Supported
+            } else if wins * 2 > cells.len() {
+                Status::Partly
+            } else {
+                Status::NotSupported
+            },
+            evidence: format!(
+                "CE below Bernoulli at {wins} of {} ε (regret interpolated at C_T = {half} along \
+                 each curve): {}.",
+                cells.len(),
+                cells.join("; ")
+            ),
+            ..Verdict::default()
+        });
     }
     // Claim 2: ε = 0.05, κ = 0.9: ~40 % fewer queries, ~2.6 % (table: 2.0 %) more regret.
     if let (Some(ce), Some(full)) = (find(rows, 0.05, "ce@0.9"), find(rows, 0.05, "tv-gp-ucb")) {
         let fewer = 100.0 * (1.0 - ce.queries_mean / full.queries_mean);
         let loss = 100.0 * (ce.regret_per_round_mean / full.regret_per_round_mean - 1.0);
         let holds = fewer >= 30.0 && loss <= 10.0;
-        out.push(format!(
-            "**Claim 2 (ε = 0.05, κ = 0.9: up to 40 % fewer queries for a 2.6 % regret loss; Table A2 \
-             itself gives 41.7 % and 2.0 %)**: {} — ours {fewer:.1} % fewer queries ({:.0} vs {:.0}) \
-             for a {loss:+.1} % regret change ({:.3} vs {:.3}). Threshold for \"supported\": ≥ 30 % \
-             fewer queries and ≤ 10 % more regret.",
-            if holds { "supported" } else { "not supported" },
-            ce.queries_mean,
-            full.queries_mean,
-            ce.regret_per_round_mean,
-            full.regret_per_round_mean
-        ));
+        out.push(Verdict {
+            id: "003-2".into(),
+            claim: "Claim 2 (ε = 0.05, κ = 0.9: up to 40 % fewer queries for a 2.6 % regret \
+                    loss; Table A2 itself gives 41.7 % and 2.0 %)"
+                .into(),
+            status: Status::from_bool(holds),
+            evidence: format!(
+                "ours {fewer:.1} % fewer queries ({:.0} vs {:.0}) for a {loss:+.1} % regret \
+                 change ({:.3} vs {:.3}). Threshold for \"supported\": ≥ 30 % fewer queries \
+                 and ≤ 10 % more regret.",
+                ce.queries_mean,
+                full.queries_mean,
+                ce.regret_per_round_mean,
+                full.regret_per_round_mean
+            ),
+            ..Verdict::default()
+        });
     }
     // Notes §5.1: for ε ≥ 0.01 CE@0.99 and @* beat full feedback with fewer queries.
     let mut beat = Vec::new();
@@ -981,22 +1028,28 @@ fn verdicts(spec: &SyntheticGrid, rows: &[Row]) -> Vec<String> {
     }
     if !beat.is_empty() {
         let n = beat.iter().filter(|b| b.1).count();
-        out.push(format!(
-            "**Table A2's observation (ε ≥ 0.01: CE @0.99 has lower R_T/T than full feedback with \
-             fewer queries)**: {} — lower at {n} of {} ε: {}.",
-            if n == beat.len() {
-                "reproduced"
+        out.push(Verdict {
+            id: OBSERVATION.into(),
+            claim: "Table A2's observation (ε ≥ 0.01: CE @0.99 has lower R_T/T than full \
+                    feedback with fewer queries)"
+                .into(),
+            status: if n == beat.len() {
+                Status::Supported
             } else if n > 0 {
-                "partly reproduced"
+                Status::Partly
             } else {
-                "not reproduced"
+                Status::NotSupported
             },
-            beat.len(),
-            beat.iter()
-                .map(|b| format!("ε {}: {:.3} vs {:.3} at {:.0} queries", b.0, b.2, b.3, b.4))
-                .collect::<Vec<_>>()
-                .join("; ")
-        ));
+            evidence: format!(
+                "lower at {n} of {} ε: {}.",
+                beat.len(),
+                beat.iter()
+                    .map(|b| format!("ε {}: {:.3} vs {:.3} at {:.0} queries", b.0, b.2, b.3, b.4))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            ..Verdict::default()
+        });
     }
     out
 }
@@ -1090,7 +1143,8 @@ fn bandit_section(md: &mut String, rows: &[Row]) {
     md.push('\n');
 }
 
-fn bandit_verdicts(rows: &[Row]) -> Vec<String> {
+/// The verdict on Table A1's claim, if any bandit curve has finished.
+fn bandit_verdicts(rows: &[Row]) -> Vec<Verdict> {
     let mut cells = Vec::new();
     let (mut lower, mut fewer, mut n) = (0, 0, 0);
     for curve in BanditCurve::ALL {
@@ -1131,11 +1185,26 @@ fn bandit_verdicts(rows: &[Row]) -> Vec<String> {
     if n == 0 {
         return Vec::new();
     }
-    vec![format!(
-        "**Claim 3 (Table A1: CE-GP-UCB has 3–5× lower R_T/T than the best Ber(0.1) baseline with about 4× fewer queries, and saves about 97.5 % of full GP-UCB's queries)**: {} — at least 2× lower regret on {lower} of {n} curves and at least 2× fewer queries on {fewer} of {n} (our curves, not the paper's): {}.",
-        if lower == n && fewer == n { "supported" } else if lower + fewer > n { "partly supported" } else { "not supported" },
-        cells.join("; ")
-    )]
+    vec![Verdict {
+        id: "003-3".into(),
+        claim: "Claim 3 (Table A1: CE-GP-UCB has 3–5× lower R_T/T than the best Ber(0.1) \
+                baseline with about 4× fewer queries, and saves about 97.5 % of full GP-UCB's \
+                queries)"
+            .into(),
+        status: if lower == n && fewer == n {
+            Status::Supported
+        } else if lower + fewer > n {
+            Status::Partly
+        } else {
+            Status::NotSupported
+        },
+        evidence: format!(
+            "at least 2× lower regret on {lower} of {n} curves and at least 2× fewer queries on \
+             {fewer} of {n} (our curves, not the paper's): {}.",
+            cells.join("; ")
+        ),
+        ..Verdict::default()
+    }]
 }
 
 /// How far our full-feedback rows are from the paper's, and what we did differently.
@@ -1262,8 +1331,7 @@ impl Study for CostlyFeedback {
     }
 
     fn reproduce(&self, request: &Request) -> Result<Outcome, String> {
-        let outputs = self.outputs(request);
-        crate::study::check_outputs(&outputs)?;
+        let outputs = self.writable_outputs(request)?;
         let options = FeedbackOptions {
             quick: request.quick,
             trials: request.seeds.unwrap_or(if request.quick { 3 } else { 50 }) as usize,
@@ -1276,13 +1344,6 @@ impl Study for CostlyFeedback {
             progress: true,
         };
         let shard = request.share();
-        if !shard.is_whole() {
-            reproduce_shard(&options, shard)?;
-            return Ok(Outcome::default());
-        }
-        Ok(Outcome {
-            written: reproduce(&options)?,
-            ..Outcome::default()
-        })
+        reproduce_shard(&options, shard)
     }
 }

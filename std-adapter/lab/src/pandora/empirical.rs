@@ -23,13 +23,14 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::grid::{
-    best_at, median, quartile_columns, read_trace, write_trace, PandoraOptions, Trace, COST_RULES,
-    STACK_BYTES, UNIFORM_RULES,
+    best_at, median, quartile_columns, read_trace, word, write_trace, PandoraOptions, Trace,
+    COST_RULES, STACK_BYTES, UNIFORM_RULES,
 };
 use super::run::{run_box, BoxCost, BoxModel, BoxRun};
 use crate::objectives::external::External;
 use crate::objectives::{self, Objective, Options};
 use crate::plot::{Curve, Figure, Panel};
+use crate::study::{Status, Verdict};
 
 /// The figure's key: `--objectives fig6` selects it, and its jobs live under `OUT/fig6/`.
 pub const KEY: &str = "fig6";
@@ -405,18 +406,24 @@ fn close_to(cell: &Cell, value: f64, best: f64, fraction: f64) -> Option<bool> {
     Some(value >= best - fraction * (best - rs).max(0.0) - 1e-12)
 }
 
-/// One verdict line: the claim, the panel(s), the verdict and the evidence.
-type Verdict = (String, String, &'static str, String);
-
-fn verdict(ok: Option<bool>) -> &'static str {
-    match ok {
-        Some(true) => "supported",
-        Some(false) => "not supported",
-        None => "no data",
+/// The verdict on `claim` in `scope` from a check's outcome (`None`: a rule's runs are
+/// missing).
+fn verdict(claim: String, scope: String, check: Option<(bool, String)>) -> Verdict {
+    let (status, evidence) = match check {
+        Some((ok, e)) => (Status::from_bool(ok), e),
+        None => (Status::Inconclusive, "a rule's runs are missing".into()),
+    };
+    Verdict {
+        id: "fig6".into(),
+        claim,
+        scope,
+        status,
+        evidence,
+        ..Verdict::default()
     }
 }
 
-/// The verdicts on the notes' Fig. 6 claims (notes §5), from the finished cells.
+/// The verdicts on Fig. 6's claims (`docs/notes/seed-002.md` §5), from the finished cells.
 pub(crate) fn verdicts(cells: &Cells) -> Vec<Verdict> {
     let mut out = Vec::new();
     let cost_names = |p: Problem| [BoxCost::Uniform.name(), p.cost().name()];
@@ -441,11 +448,10 @@ pub(crate) fn verdicts(cells: &Cells) -> Vec<Verdict> {
                     ),
                 ))
             })();
-            out.push((
+            out.push(verdict(
                 format!("{}: PBGI matches or beats all baselines (within {:.0} % of the best baseline's gain over random search)", p.title(), 100.0 * MATCH_FRACTION),
                 format!("{}, {cost}", p.key()),
-                verdict(check.as_ref().map(|c| c.0)),
-                check.map(|c| c.1).unwrap_or_else(|| "a rule's runs are missing".into()),
+                check,
             ));
         }
     }
@@ -479,11 +485,10 @@ pub(crate) fn verdicts(cells: &Cells) -> Vec<Verdict> {
                 ),
             ))
         })();
-        out.push((
+        out.push(verdict(
             format!("Robot Pushing: LogEI variants best (within {:.0} % of the best rule's gain over random search), PBGI-D the best of the rest, PBGI in the lower half", 100.0 * MATCH_FRACTION),
             format!("{}, {cost}", Problem::RobotPush.key()),
-            verdict(check.as_ref().map(|c| c.0)),
-            check.map(|c| c.1).unwrap_or_else(|| "a rule's runs are missing".into()),
+            check,
         ));
     }
     // 3. PBGI-D reasonable in 5 of the 6 cells.
@@ -509,12 +514,14 @@ pub(crate) fn verdicts(cells: &Cells) -> Vec<Verdict> {
         }
     }
     let ok = (judged.len() == 6).then_some(reasonable >= 5);
-    out.push((
-        format!("PBGI-D is reasonable in 5 of 6 cells (within {:.0} % of the best rule's gain over random search)", 100.0 * REASONABLE_FRACTION),
-        "all six".into(),
-        verdict(ok),
-        format!("reasonable in {reasonable} of the {} cells judged: {}", judged.len(), judged.join("; ")),
-    ));
+    out.push(Verdict {
+        id: "fig6".into(),
+        claim: format!("PBGI-D is reasonable in 5 of 6 cells (within {:.0} % of the best rule's gain over random search)", 100.0 * REASONABLE_FRACTION),
+        scope: "all six".into(),
+        status: ok.map_or(Status::Inconclusive, Status::from_bool),
+        evidence: format!("reasonable in {reasonable} of the {} cells judged: {}", judged.len(), judged.join("; ")),
+        ..Verdict::default()
+    });
     out
 }
 
@@ -526,24 +533,25 @@ fn yes(b: bool) -> &'static str {
     }
 }
 
-/// The paper's statement of each claim (notes §5), beside ours in the report.
+/// The paper's statement of each claim (`docs/notes/seed-002.md` §5), beside ours in the report.
 const PAPER: &str = "The paper (Fig. 6, §5; notes §5): *\"Pest Control and Lunar Lander: PBGI \
 matches or beats all baselines in both cost settings. Robot Pushing: LogEI variants are best and \
 PBGI-D is second; PBGI does poorly (and so does BMSEI), which the authors attribute to a mismatch \
 between the multimodality of the prior and of the objective. Overall PBGI-D is reasonable in 5 of \
 6 empirical cases.\"* The paper gives no numbers; the thresholds below are ours.";
 
-/// The figure's report section: figure, final-value tables, verdicts, and what did not run.
-/// `figures_dir` is where the PNG goes (`stem` its file name without extension).
+/// The figure's report section (figure, final-value tables, verdicts, and what did not run)
+/// and its verdicts. `figures_dir` is where the PNG goes (`stem` its file name without
+/// extension).
 pub fn section(
     all: &[Job],
     options: &PandoraOptions,
     figures_dir: &Path,
     stem: &str,
-) -> Result<String, String> {
+) -> Result<(String, Vec<Verdict>), String> {
     let mut md = String::new();
     if all.is_empty() {
-        return Ok(md);
+        return Ok((md, Vec::new()));
     }
     let _ = writeln!(
         md,
@@ -685,11 +693,19 @@ pub fn section(
         "\n### Verdicts on Fig. 6's claims (notes §5)\n\n{PAPER}\n"
     );
     md.push_str("| claim | panel | verdict | evidence |\n|---|---|---|---|\n");
-    for (claim, panel, v, evidence) in verdicts(&cells) {
-        let _ = writeln!(md, "| {claim} | {panel} | {v} | {evidence} |");
+    let verdicts = verdicts(&cells);
+    for v in &verdicts {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} |",
+            v.claim,
+            v.scope,
+            word(v.status),
+            v.evidence
+        );
     }
     md.push_str(&not_run(all, options));
-    Ok(md)
+    Ok((md, verdicts))
 }
 
 /// The jobs with no finished trace, by cell, and the command that runs them.
@@ -885,16 +901,17 @@ mod tests {
         cells.insert((Problem::PestControl, "uniform"), with(-2.5));
         cells.insert((Problem::PestControl, "pest-control"), with(-3.0));
         let v = verdicts(&cells);
-        assert_eq!(v[0].2, "supported", "{:?}", v[0]);
-        assert_eq!(v[1].2, "not supported", "{:?}", v[1]);
+        assert_eq!(v[0].status, Status::Supported, "{:?}", v[0]);
+        assert_eq!(v[1].status, Status::NotSupported, "{:?}", v[1]);
         // PBGI-D at −3 is within 25 % of 8 of the best (−2): reasonable, but only two cells
         // are judged, so the 5-of-6 claim has no verdict.
         let last = v.last().unwrap();
-        assert_eq!(last.2, "no data");
+        assert_eq!(last.status, Status::Inconclusive);
         assert!(
-            last.3.starts_with("reasonable in 2 of the 2 cells judged"),
+            last.evidence
+                .starts_with("reasonable in 2 of the 2 cells judged"),
             "{}",
-            last.3
+            last.evidence
         );
         // Robot Pushing: LogEIPC best, PBGI-D next, PBGI in the lower half of six rules.
         cells.insert(
@@ -909,12 +926,15 @@ mod tests {
             ]),
         );
         let v = verdicts(&cells);
-        let rp = v.iter().find(|l| l.1.starts_with("robot-push")).unwrap();
-        assert_eq!(rp.2, "supported", "{rp:?}");
+        let rp = v
+            .iter()
+            .find(|l| l.scope.starts_with("robot-push"))
+            .unwrap();
+        assert_eq!(rp.status, Status::Supported, "{rp:?}");
         // A cell with a rule still running has no verdict.
         let mut partial = with(-2.5);
         partial.expected += 1;
         cells.insert((Problem::PestControl, "uniform"), partial);
-        assert_eq!(verdicts(&cells)[0].2, "no data");
+        assert_eq!(verdicts(&cells)[0].status, Status::Inconclusive);
     }
 }

@@ -240,13 +240,21 @@ pub(super) fn median_at(cell: &Cell, rule: &str, fraction: f64) -> Option<f64> {
     ))
 }
 
+/// The report's word for a verdict's status: *no data* where a rule's runs are missing.
+pub(super) fn word(status: crate::study::Status) -> String {
+    match status {
+        crate::study::Status::Inconclusive => "no data".into(),
+        s => s.to_string(),
+    }
+}
+
 /// One headline claim of the paper, checked on one kind of panel.
 pub(super) struct Claim {
     /// Which figure and panels (objective prefix of the panel key; cost setting).
     pub(super) figure: &'static str,
     pub(super) panel: &'static str,
     pub(super) cost: &'static str,
-    /// The claim as the notes state it.
+    /// The claim as `docs/notes/seed-002.md` states it.
     pub(super) text: &'static str,
     /// The verdict and its evidence from a cell, or `None` when a rule is missing.
     pub(super) check: fn(&Cell) -> Option<(bool, String)>,

@@ -14,7 +14,7 @@ use std::time::Instant;
 use super::run::{initial_points, run_box_from, BoxCost, BoxModel, BoxRun};
 use crate::objectives::{self, Objective, Options};
 use crate::plot::{Curve, Figure, Panel};
-use crate::study::{Outcome, Request, Setting, Study};
+use crate::study::{Outcome, Request, Setting, Status, Study, Verdict};
 
 use super::grid::*;
 pub use super::grid::{FigureSpec, PandoraOptions, PanelSpec};
@@ -221,19 +221,24 @@ fn run_job(job: &Job) -> Result<Trace, String> {
     })
 }
 
-/// Runs the missing jobs of the study and writes the report; returns the report's path.
-pub fn reproduce(options: &PandoraOptions) -> Result<PathBuf, String> {
+/// Runs the missing jobs of the study and writes the report; returns the report's path and
+/// the verdicts in it.
+pub fn reproduce(options: &PandoraOptions) -> Result<Outcome, String> {
     let (figs, all) = grid(options)?;
     if !options.no_run {
         run_missing(&all, options)?;
         super::empirical::run_missing(&super::empirical::jobs(options), options)?;
     }
-    let report = report(&figs, &all, options)?;
+    let (report, verdicts) = report(&figs, &all, options)?;
     if let Some(dir) = options.report.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     crate::experiment::write_atomic(&options.report, &report)?;
-    Ok(options.report.clone())
+    Ok(Outcome {
+        verdicts,
+        written: vec![options.report.clone()],
+        ..Outcome::default()
+    })
 }
 
 /// Runs the missing jobs of `shard`'s share of the study's grid (`costbo reproduce pandora
@@ -348,7 +353,11 @@ fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> {
 /// Final regrets of each rule in one panel and cost setting, by rule.
 type Finals = BTreeMap<&'static str, Vec<f64>>;
 
-fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<String, String> {
+fn report(
+    figs: &[FigureSpec],
+    all: &[Job],
+    options: &PandoraOptions,
+) -> Result<(String, Vec<Verdict>), String> {
     let mut md = String::new();
     let _ = writeln!(
         md,
@@ -539,17 +548,20 @@ fn report(figs: &[FigureSpec], all: &[Job], options: &PandoraOptions) -> Result<
     } else {
         "pandora-fig6"
     };
-    md.push_str(&super::empirical::section(
+    let (fig6, fig6_verdicts) = super::empirical::section(
         &super::empirical::jobs(options),
         options,
         &figures_dir,
         stem,
-    )?);
-    md.push_str(&verdicts(&cells));
+    )?;
+    md.push_str(&fig6);
+    let (mut verdicts, section) = verdicts(&cells);
+    md.push_str(&section);
+    verdicts.extend(fig6_verdicts);
     md.push_str(&crate::reproduce::report::discussion(&options.report));
     md.push_str(&missing(options));
     md.push_str(&unfinished(all, options));
-    Ok(md)
+    Ok((md, verdicts))
 }
 
 /// Every finished cell: (figure, panel, cost) → [`Cell`].
@@ -687,7 +699,8 @@ const CLAIMS: &[Claim] = &[
     },
 ];
 
-fn verdicts(cells: &Cells) -> String {
+/// The verdicts on the headline claims and the report's section of them.
+fn verdicts(cells: &Cells) -> (Vec<Verdict>, String) {
     let mut md = String::from("\n## Verdicts on the headline claims (notes §5)\n\n");
     md.push_str(
         "Each claim is checked on the final median regrets of the panels it speaks of (the \
@@ -696,7 +709,7 @@ fn verdicts(cells: &Cells) -> String {
          are indications, not significance tests.\n\n",
     );
     md.push_str("| claim | panel | verdict | evidence |\n|---|---|---|---|\n");
-    let mut count = 0;
+    let mut verdicts = Vec::new();
     for claim in CLAIMS.iter().chain(super::onedim::CLAIMS) {
         for ((figure, panel, cost), cell) in cells {
             if *figure != claim.figure || *cost != claim.cost || !panel.starts_with(claim.panel) {
@@ -705,24 +718,28 @@ fn verdicts(cells: &Cells) -> String {
             // Medians over different seeds are not comparable: a cell still running (some
             // rules with more finished seeds than others) is not judged.
             let seeds: BTreeSet<usize> = cell.values().map(|(_, t)| t.len()).collect();
-            let (verdict, evidence) = match (claim.check)(cell) {
+            let (status, evidence) = match (claim.check)(cell) {
                 _ if seeds.len() > 1 => (
-                    "no data",
+                    Status::Inconclusive,
                     "its rules have different numbers of finished seeds".to_string(),
                 ),
-                Some((true, e)) => ("supported", e),
-                Some((false, e)) => ("not supported", e),
-                None => ("no data", "a rule's runs are missing".to_string()),
+                Some((ok, e)) => (Status::from_bool(ok), e),
+                None => (
+                    Status::Inconclusive,
+                    "a rule's runs are missing".to_string(),
+                ),
             };
-            count += 1;
-            let _ = writeln!(
-                md,
-                "| {} | {panel}, {cost} | {verdict} | {evidence} |",
-                claim.text
-            );
+            verdicts.push(Verdict {
+                id: claim.figure.into(),
+                claim: claim.text.into(),
+                scope: format!("{panel}, {cost}"),
+                status,
+                evidence,
+                ..Verdict::default()
+            });
         }
     }
-    if count == 0 {
+    if verdicts.is_empty() {
         md.push_str("| (no panel of a claim has finished) | | | |\n");
     }
     // The runtime claim (Fig. 11): PBGI slightly slower than LogEI and TS, same order.
@@ -740,14 +757,31 @@ fn verdicts(cells: &Cells) -> String {
             })
         };
         if let (Some(p), Some(l), Some(ts)) = (time("pbgi"), time("log-ei"), time("ts-psq")) {
-            let _ = writeln!(
-                md,
-                "| runtime: PBGI is slightly slower than LogEI and TS, within the same order (≤ 1.5× LogEI) | {panel} | {} | median CPU s per decision: PBGI {p:.4}, LogEI {l:.4}, TS {ts:.4} |",
-                if p <= 1.5 * l { "supported" } else { "not supported" }
-            );
+            verdicts.push(Verdict {
+                id: "fig11".into(),
+                claim: "runtime: PBGI is slightly slower than LogEI and TS, within the same order \
+                        (≤ 1.5× LogEI)"
+                    .into(),
+                scope: panel.clone(),
+                status: Status::from_bool(p <= 1.5 * l),
+                evidence: format!(
+                    "median CPU s per decision: PBGI {p:.4}, LogEI {l:.4}, TS {ts:.4}"
+                ),
+                ..Verdict::default()
+            });
         }
     }
-    md
+    for v in &verdicts {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} |",
+            v.claim,
+            v.scope,
+            word(v.status),
+            v.evidence
+        );
+    }
+    (verdicts, md)
 }
 
 /// What the report does not cover, said plainly.
@@ -892,7 +926,7 @@ mod tests {
         let judge = |cell: Cell| {
             let mut cells = Cells::new();
             cells.insert(("fig4", "gp-matern52-d8".to_string(), "uniform"), cell);
-            verdicts(&cells)
+            verdicts(&cells).1
         };
         let all = [("pbgi", 2), ("pbgi-d", 2), ("log-ei", 2), ("gp-ucb", 2)];
         assert!(judge(cell_of(&all)).contains("| gp-matern52-d8, uniform | supported |"));
@@ -1060,8 +1094,7 @@ impl Study for Pandora {
     }
 
     fn reproduce(&self, request: &Request) -> Result<Outcome, String> {
-        let outputs = self.outputs(request);
-        crate::study::check_outputs(&outputs)?;
+        let outputs = self.writable_outputs(request)?;
         let options = PandoraOptions {
             out: outputs.out,
             report: outputs.report,
@@ -1076,9 +1109,6 @@ impl Study for Pandora {
             run_shard(&options, shard)?;
             return Ok(Outcome::default());
         }
-        Ok(Outcome {
-            written: vec![reproduce(&options)?],
-            ..Outcome::default()
-        })
+        reproduce(&options)
     }
 }

@@ -575,5 +575,6 @@ fn variance_effect(table: &Table) -> Verdict {
             Status::NotSupported
         },
         evidence: format!("{counted} groups; wins by variance {}.", counts.join(", ")),
+        ..Verdict::default()
     }
 }

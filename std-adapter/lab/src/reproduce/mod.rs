@@ -91,8 +91,7 @@ pub(crate) fn run(
     study: &'static dyn RunnerStudy,
     request: &Request,
 ) -> Result<study::Outcome, String> {
-    let outputs = study.outputs(request);
-    study::check_outputs(&outputs)?;
+    let outputs = study.writable_outputs(request)?;
     let options = ReproduceOptions {
         study,
         quick: request.quick,
@@ -107,11 +106,7 @@ pub(crate) fn run(
     };
     let outcome = reproduce_shard(&options, request.share())?;
     Ok(study::Outcome {
-        verdicts: outcome
-            .verdicts
-            .iter()
-            .map(|v| format!("{} {}: {}", v.id, v.status, v.claim))
-            .collect(),
+        verdicts: outcome.verdicts,
         written: outcome.written,
         failed: outcome.parts.into_iter().flat_map(|p| p.failed).collect(),
     })

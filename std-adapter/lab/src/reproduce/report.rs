@@ -592,7 +592,11 @@ pub fn write(
         let _ = writeln!(
             md,
             "- **{} — {}.** {}\n  - Criterion: {}.\n  - Result: {}",
-            v.id, v.status, v.claim, v.criterion, v.evidence
+            v.id,
+            verdict::word(v.status),
+            v.claim,
+            v.criterion,
+            v.evidence
         );
     }
     md.push_str(&discussion(&options.report));

@@ -1,7 +1,7 @@
 //! The rules the verdicts on papers 000's and 001's headline claims follow, and the table of
 //! results they are computed from, with explicit criteria (nothing is decided by hand); each
-//! study's claims and criteria are in its own module (papers 002–004 judge theirs there too,
-//! with verdicts of their own shape).
+//! study's claims and criteria are in its own module (papers 002–004 judge theirs into the
+//! same [`Verdict`] by rules of their own).
 //!
 //! Every claim compares mean final simple regrets (or round counts, or budget shares) of
 //! algorithms within *settings* (objective × costs × variance). A setting takes part only if
@@ -16,8 +16,6 @@
 //!
 //! Means are compared as they are (as the papers read their figures); the evidence also counts
 //! how many of the differences exceed two combined standard errors.
-
-use std::fmt;
 
 /// The share of agreeing comparisons at or above which a claim is supported.
 pub const SUPPORT_SHARE: f64 = 2.0 / 3.0;
@@ -58,43 +56,16 @@ pub struct Row {
     pub cheaper_optimal_set: bool,
 }
 
-/// Outcome of a claim.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    /// Enough comparisons agree.
-    Supported,
-    /// Too few comparisons agree.
-    NotSupported,
-    /// In between.
-    Mixed,
-    /// Nothing to compare.
-    Inconclusive,
-}
+pub use crate::study::{Status, Verdict};
 
-impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Status::Supported => "supported",
-            Status::NotSupported => "not supported",
-            Status::Mixed => "mixed",
-            Status::Inconclusive => "inconclusive",
-        })
+/// This report's word for a status: the share in between is *mixed*.
+pub fn word(status: Status) -> &'static str {
+    match status {
+        Status::Supported => "supported",
+        Status::Partly => "mixed",
+        Status::NotSupported => "not supported",
+        Status::Inconclusive => "inconclusive",
     }
-}
-
-/// A claim, how it was tested, and the outcome with numbers.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
-    /// Short identifier (`000-1`, ...).
-    pub id: String,
-    /// The claim as the paper makes it.
-    pub claim: String,
-    /// The criterion applied.
-    pub criterion: String,
-    /// Outcome.
-    pub status: Status,
-    /// Counts and numbers behind the outcome.
-    pub evidence: String,
 }
 
 /// Turns agreeing/total comparison counts into a status.
@@ -108,7 +79,7 @@ pub fn status(agree: usize, total: usize) -> Status {
     } else if share <= 1.0 - SUPPORT_SHARE + 1e-12 {
         Status::NotSupported
     } else {
-        Status::Mixed
+        Status::Partly
     }
 }
 
@@ -227,5 +198,6 @@ pub fn verdict(
                 100.0 * agree as f64 / total as f64
             )
         },
+        ..Verdict::default()
     }
 }
