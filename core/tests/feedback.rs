@@ -54,7 +54,7 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
     x
 }
 
-/// The data-space posterior of the notes (§2.1), by a dense solve: observations `(x, y, h)`,
+/// The data-space posterior of `docs/notes/seed-003.md` (§2.1), by a dense solve: observations `(x, y, h)`,
 /// current round `t`.
 fn reference(obs: &[(f64, f64, u32)], x: f64, t: u32, eps: f64, noise: f64) -> (f64, f64) {
     let w = |d: u32| (1.0 - eps).powf(f64::from(d) / 2.0);
@@ -209,7 +209,7 @@ fn skipped_rounds_follow_lemma_2() {
         let p = gp.predict(&x).unwrap();
         assert!((p.mean - mean).abs() < 1e-12, "k {k}");
         assert!((p.variance - var).abs() < 1e-12, "k {k}");
-        // The bounds the notes derive: σ²_t ≤ σ²_{t+1} ≤ (1−ε)σ²_t + ε.
+        // The bounds `docs/notes/seed-003.md` derives: σ²_t ≤ σ²_{t+1} ≤ (1−ε)σ²_t + ε.
         assert!(p.variance >= start.variance - 1e-15);
     }
 }

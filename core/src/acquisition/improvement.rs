@@ -348,7 +348,7 @@ where
     }
 }
 
-/// The gradient of the Gittins index (paper 002's Prop. 3) in its stable form (notes §2.6):
+/// The gradient of the Gittins index (paper 002's Prop. 3) in its stable form (`docs/notes/seed-002.md` §2.6):
 /// `∇α = ∇μ − u*∇σ + (∇σ − σ∇ln c)/(ln h)'(u*)`, from the posterior's `∇μ`, `σ`, `∇σ`, the
 /// index's root `u*` and `∇ln c`. For `u* ≥ 10`, where the index is `μ − λc` to rounding, its
 /// limit `∇μ − σu*∇ln c = ∇μ − λ∇c`, free of the cancellation of `u*∇σ` against `∇σ/(ln h)'`.

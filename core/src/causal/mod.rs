@@ -15,7 +15,7 @@
 //!   checked round protocol.
 //!
 //! Every arm's GP models the target in its own units (no per-arm standardisation), so the UCB
-//! values Algorithm 2 averages are comparable across arms (the notes' pitfall 2). Hyperparameters
+//! values Algorithm 2 averages are comparable across arms (`docs/notes/seed-004.md`'s pitfall 2). Hyperparameters
 //! are fixed for the life of a controller, so the running averages never mix models (pitfall 3).
 
 pub mod arms;

@@ -1,6 +1,6 @@
 //! Schedules for β (the square of the UCB width, `UCB = μ + √β σ`) and ρ (the numerator of
 //! Algorithm 2's arm bonus `ρ/√n`), each a function of the arm's play count `n ≥ 1` and of
-//! the arm's shape. The paper leaves both unspecified in its experiments (the notes' pitfall
+//! the arm's shape. The paper leaves both unspecified in its experiments (`docs/notes/seed-004.md`'s pitfall
 //! 4), so every decision reports the values it used.
 
 use crate::real::Real;
@@ -10,7 +10,7 @@ use crate::real::Real;
 pub enum Schedule<R> {
     /// The same value for every `n`.
     Constant(R),
-    /// `max(scale·ln n + offset, 0)`: the `log n` growth the notes suggest for ρ.
+    /// `max(scale·ln n + offset, 0)`: the `log n` growth `docs/notes/seed-004.md` suggests for ρ.
     Logarithmic {
         /// The factor of `ln n`.
         scale: R,

@@ -5,7 +5,7 @@
 //! - **PBGI-D** ([`Lambda::Decaying`]): `λ₀ = 0.1`, divided by `β = 2` whenever the Pandora
 //!   stopping rule fires, i.e. after an observation when the index the decision was made with
 //!   is below the best value seen, the new one included (`a_τ < f*`, strict, as the paper's
-//!   code; notes §2.9);
+//!   code; `docs/notes/seed-002.md` §2.9);
 //! - **cost-per-sample PBGI** (`stop = true`): the same index, and the run stops when the best
 //!   value seen reaches the largest index (`f* ≥ max α`) — the Pandora stopping rule itself;
 //! - **PBGI-U**: with costs learned (`Costs::Unknown` and the controller's model of `ln c`), the

@@ -181,7 +181,7 @@ impl<R: Real> Root<R> {
             // h(u) ≤ φ(u) for u ≤ 0, so ln φ(lo) = log_r puts lo left of the root.
             let l = -R::TWO * (log_r - ln_phi0);
             let lo = -l.sqrt();
-            // From h ≈ φ/u²: u ≈ −√(L − 2 ln L) with L = −2 ln r − ln 2π (notes §2.5).
+            // From h ≈ φ/u²: u ≈ −√(L − 2 ln L) with L = −2 ln r − ln 2π (`docs/notes/seed-002.md` §2.5).
             let guess = if log_r < cst(-3.0) && l > R::ONE {
                 -(l - R::TWO * l.ln()).max(R::ZERO).sqrt()
             } else {

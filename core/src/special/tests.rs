@@ -292,7 +292,7 @@ fn log_h_matches_mpmath_from_deep_tail_to_large_u() {
 #[test]
 fn log_h_inverse_matches_the_notes_table_and_round_trips() {
     use super::improvement::{log_h, log_h_inverse};
-    // (r, h⁻¹(r)) from the notes' table (seed-002 §2.4, 17 significant digits, mpmath).
+    // (r, h⁻¹(r)) from the table in `docs/notes/seed-002.md` §2.4 (17 significant digits, mpmath).
     let table = [
         (1e-300, -36.949568054037773),
         (1e-100, -21.129673280216516),

@@ -189,7 +189,7 @@ mod tests {
     fn columns_by_name_in_any_order_and_errors_name_the_row() {
         let t = Table::parse("lambda_cost,extra,std,mean\n1e-4,9,1,0\n0.5,9,0,3\n").unwrap();
         let v = pbgi(&t).unwrap();
-        // mpmath: h⁻¹(1e-4) = −3.3630153259270826 (seed-002 §2.4); σ = 0 gives mean − λc.
+        // mpmath: h⁻¹(1e-4) = −3.3630153259270826 (`docs/notes/seed-002.md` §2.4); σ = 0 gives mean − λc.
         assert!((v[0] - 3.3630153259270826).abs() < 1e-15);
         assert_eq!(v[1], 2.5);
         let bad = Table::parse("mean,std,lambda_cost\n0,1,1\n0,-1,1\n").unwrap();

@@ -735,7 +735,7 @@ fn a_graphs_arms_become_a_firmware_experiments_causal_table() {
 fn a3_optima_by_large_monte_carlo() {
     // <X1 | C1, C6>: C1 − X2 = a − 0.3|U2| − ε with a set by X1, so the best value is
     // e^{−0.005}·|E e^{i·0.3|U|}| = e^{−0.005}·|e^{0.3i} − 1|/0.3 = e^{−0.005}·sin(0.15)/0.15
-    // (hand-worked; the notes give ≈ 0.991). <X2 | C1>: X2 = C1 gives cos 0 = 1.
+    // (hand-worked; `docs/notes/seed-004.md` gives ≈ 0.991). <X2 | C1>: X2 = C1 gives cos 0 = 1.
     let x1_closed = (-0.005f64).exp() * 0.15f64.sin() / 0.15;
     assert!((x1_closed - 0.991_285).abs() < 1e-6);
     // The paper's coefficients and the public code's have the same optima (U2 enters Y

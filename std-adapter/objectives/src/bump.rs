@@ -1,6 +1,6 @@
 //! `bump-eipc` and `bump-ei`: the 1-D constructions of paper 002's Fig. 2 (hard for EI per
 //! unit cost) and Fig. 9 (hard for EI), after Astudillo et al. 2021, §A, in the form the
-//! paper's code builds them on `[0, 1]` (notes `seed-002.md` §4.4; the paper's text states an
+//! paper's code builds them on `[0, 1]` (`docs/notes/seed-002.md` §4.4; the paper's text states an
 //! equivalent construction on `[−500, 500]`).
 //!
 //! - `f_M` is a Matérn-5/2 GP prior sample with lengthscale `ℓ = 10⁻⁴` and unit outputscale,

@@ -1,5 +1,5 @@
 //! Paper 002's objectives (Xie et al., "Cost-aware Bayesian optimization via the Pandora's Box
-//! Gittins index"), as its code builds them (notes `seed-002.md` §4):
+//! Gittins index"), as its code builds them (`docs/notes/seed-002.md` §4):
 //!
 //! - `ackley-pbgi`, `levy-pbgi`, `rosenbrock-pbgi`: the synthetic benchmarks with the code's
 //!   domains and scalings — Ackley on `[−1, 1]^d` negated, Levy on `[−10, 10]^d` negated and

@@ -1,4 +1,4 @@
-//! The known evaluation costs of paper 002's cost-aware settings (notes `seed-002.md` §1.1,
+//! The known evaluation costs of paper 002's cost-aware settings (`docs/notes/seed-002.md` §1.1,
 //! §4.1–4.4), each with its gradient in unit-cube coordinates, so that a runner can price a
 //! point and a cost-aware rule can differentiate the price.
 //!
@@ -11,7 +11,7 @@
 //! The mean-linear cost is the paper's **code's** form: the text writes `c(x) = 20‖S(x)‖₁ + 1`,
 //! which ranges over `[1, 20d + 1]` and with the budgets `25d`/`50d` would allow only a handful
 //! of evaluations at `d = 16`; the configs (`max_to_min_ratio: 21`) and the code use
-//! `20·(0.05 + mean u) = 1 + 20·mean(u)`, which produced the figures (notes §6.2, pitfall 1).
+//! `20·(0.05 + mean u) = 1 + 20·mean(u)`, which produced the figures (`docs/notes/seed-002.md` §6.2, pitfall 1).
 //!
 //! [`paper_cost`] finds the cost of an objective by its catalogue name. Each cost also exists as
 //! a plain `fn(usize, &[f64; D]) -> (f64, [f64; D])` ([`mean_linear_fn`], [`bump_cost_fn`],

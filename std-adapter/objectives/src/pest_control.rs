@@ -1,6 +1,6 @@
 //! `pest-control`: paper 002's Pest Control problem (Oh et al. 2019's COMBO benchmark in the
 //! setup of Li et al. 2024), ported from the paper's code (`pest_control.py` of
-//! `QianJaneXie/PandoraBayesOpt`; notes `seed-002.md` §4.3), deterministic.
+//! `QianJaneXie/PandoraBayesOpt`; `docs/notes/seed-002.md` §4.3), deterministic.
 //!
 //! # The problem
 //!
@@ -32,7 +32,7 @@
 //! The code then adds `10⁻⁶` Gaussian noise to the score and to the cost "to prevent training
 //! instabilities". That noise is left out here (the objective is deterministic); the cost is
 //! instead floored at [`PRICE_FLOOR`] so that it stays positive at the all-untreated corner,
-//! where the price is 0 (notes §6.2, pitfall 8).
+//! where the price is 0 (`docs/notes/seed-002.md` §6.2, pitfall 8).
 //!
 //! # Cost
 //!

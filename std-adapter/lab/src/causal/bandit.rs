@@ -6,7 +6,7 @@
 //!
 //! The values drawn so far (NaN where not yet drawn, indexed by graph node) are exactly the
 //! contexts slice the controller reads, so an arm whose context comes after its action in the
-//! SCM (the notes' pitfall 6) is refused with `ContextMissing` rather than fed a guess.
+//! SCM (`docs/notes/seed-004.md`'s pitfall 6) is refused with `ContextMissing` rather than fed a guess.
 //!
 //! The controller maximises; a minimised target is negated before it is told.
 
@@ -243,7 +243,7 @@ pub fn context_free_pomps_arms(g: &CausalGraph) -> Result<Vec<RunArm>, String> {
         .collect())
 }
 
-/// CaBO's arms: one context-free arm per non-empty POMIS (notes 4.8: the empty set dropped, as
+/// CaBO's arms: one context-free arm per non-empty POMIS (`docs/notes/seed-004.md` §4.8: the empty set dropped, as
 /// in the paper's code).
 pub fn cabo_arms(g: &CausalGraph) -> Result<Vec<RunArm>, String> {
     Ok(super::pomis::pomis(g)?

@@ -3,7 +3,7 @@
 //! policy when an intervened variable is reached, and its optimum per scope.
 //!
 //! Equations are the paper's (App. A.1.1, A.1.2, §2 Fig. 1(b), A.2, A.3) with the typo fixes of
-//! the implementation notes (seed 004 §4): `N(a, b)` has standard deviation `b`; A.1.2's PSA
+//! the implementation notes (`docs/notes/seed-004.md` §4): `N(a, b)` has standard deviation `b`; A.1.2's PSA
 //! includes `+ Cancer`; A.2's `U2, U2` reads `U1, U2`; A.3's `C4 ~ N(C4, 0.1)` reads
 //! `N(C3, 0.1)`.
 //!
@@ -523,7 +523,7 @@ const A3_XT: usize = 59; // Xt_j is A3_XT + j − 1
 /// Index of Y in the A.3 environment's value vectors.
 pub const A3_Y: usize = 86;
 
-/// The coefficients in which the paper's A.3 and the public code's differ (notes §4.9).
+/// The coefficients in which the paper's A.3 and the public code's differ (`docs/notes/seed-004.md` §4.9).
 struct A3Coefficients {
     /// Of U2 in Y (paper 0.1, code 0.01).
     u2_in_y: f64,
@@ -642,7 +642,7 @@ fn a3_code_optima(samples: u64, seed: u64) -> Vec<Optimum> {
 }
 
 /// The large SCM of App. A.3 (57 contexts, 29 actions), the paper's equations: the one the
-/// study runs (the notes derive its optima from them, and every other environment follows the
+/// study runs (`docs/notes/seed-004.md` derives its optima from them, and every other environment follows the
 /// paper too).
 pub static A3: Environment = Environment {
     name: "a3",
@@ -657,7 +657,7 @@ pub static A3: Environment = Environment {
 };
 
 /// A.3 with the public code's coefficients (U2/100 in Y, 0.001·X̄ in C5, Xt ≤ 1 + 0.01·C̄;
-/// notes §4.9): the same graph, arms and optima, a different observational law.
+/// `docs/notes/seed-004.md` §4.9): the same graph, arms and optima, a different observational law.
 pub static A3_CODE: Environment = Environment {
     name: "a3-code",
     summary:

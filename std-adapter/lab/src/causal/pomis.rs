@@ -1,5 +1,5 @@
 //! Possibly-optimal minimal intervention sets (POMIS, Lee & Bareinboim 2018): the candidate
-//! sets of the CaBO baseline (paper 004 §4.8, notes 4.8).
+//! sets of the CaBO baseline (paper 004 §4.8, `docs/notes/seed-004.md` §4.8).
 //!
 //! CaBO treats every variable that cannot be intervened on as unobserved, so the graph is first
 //! *latent-projected* onto the intervenable variables and the target ([`latent_projection`]):
@@ -202,7 +202,7 @@ mod tests {
             CausalGraph::from_path(&path).unwrap()
         };
         // PSA: projecting Age, BMI and Cancer out confounds both drugs with PSA and with each
-        // other, so every subset is a POMIS (notes 4.1: {∅, {Asp}, {Sta}, {Asp, Sta}}).
+        // other, so every subset is a POMIS (`docs/notes/seed-004.md` §4.1: {∅, {Asp}, {Sta}, {Asp, Sta}}).
         let psa = load("psa.toml");
         let names = |g: &CausalGraph, s: &[NodeSet]| -> Vec<Vec<String>> {
             s.iter().map(|&x| g.names_of(x)).collect()

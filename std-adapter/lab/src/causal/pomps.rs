@@ -1,5 +1,5 @@
 //! Possibly-optimal mixed policy scopes (POMPS), by brute force over mixed policy scopes with
-//! the filters of the implementation notes (seed 004 §2.2) and one dominance rule.
+//! the filters of the implementation notes (`docs/notes/seed-004.md` §2.2) and one dominance rule.
 //!
 //! Every filter only removes scopes that provably cannot be strictly optimal for any SCM
 //! compatible with the graph; where no such argument is available the scope is kept (a missing

@@ -1,7 +1,7 @@
 //! Paper 003's synthetic time-varying study (§4.1, App. E.1, Table A2, Fig. 1): a drifting
 //! function on a 1 000-point grid of [0, 1], and one trial of each method on it.
 //!
-//! The functions follow the Markov model of the notes: `f₁ ~ GP(0, k)`,
+//! The functions follow the Markov model of `docs/notes/seed-003.md`: `f₁ ~ GP(0, k)`,
 //! `f_{t+1} = √(1−ε)·f_t + √ε·g_{t+1}` with `g_t ~ GP(0, k)` i.i.d., `k` Matérn-3/2 of unit
 //! variance, observation noise variance 0.01, T = 500 rounds. Draws use one Cholesky factor of
 //! the grid's kernel matrix (a jitter of 1e-9 on its diagonal, far below the noise), computed
@@ -24,7 +24,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::platform::Platform;
 
-/// Observation noise variance of the study (the notes: σ² = 0.01).
+/// Observation noise variance of the study (`docs/notes/seed-003.md`: σ² = 0.01).
 pub const NOISE_VARIANCE: f64 = 0.01;
 /// The jitter added to the kernel matrix's diagonal before factorising it for sampling.
 const SAMPLING_JITTER: f64 = 1e-9;

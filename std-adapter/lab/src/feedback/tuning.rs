@@ -1,5 +1,5 @@
 //! Online learning-rate tuning with paid validations: a small, CPU-only analogue of paper 003's
-//! STN and SimCLR studies (notes `seed-003.md` §§ 5.3–5.4).
+//! STN and SimCLR studies (`docs/notes/seed-003.md` §§ 5.3–5.4).
 //!
 //! A small classifier is trained by minibatch SGD, one *round* (a fixed number of minibatches)
 //! at a time. Before each round the tuner picks `x ∈ [0, 1]`, which sets that round's learning

@@ -23,7 +23,7 @@ use crate::objectives::{bump, pbgi_costs, pest_control, Objective};
 pub const BOX_DIMS: &[usize] = &[1, 2, 3, 4, 5, 6, 8, 12, 14, 16, 25, 32];
 
 /// The least cost Pest Control is priced at: an untreated plan pays nothing, which the index
-/// cannot divide by (notes §6.2 pitfall 8); `10⁻⁶` is the scale of the noise the paper's
+/// cannot divide by (`docs/notes/seed-002.md` §6.2 pitfall 8); `10⁻⁶` is the scale of the noise the paper's
 /// code adds to the cost.
 pub const PEST_CONTROL_MIN_COST: f64 = 1e-6;
 

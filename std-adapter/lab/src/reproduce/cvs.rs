@@ -72,7 +72,7 @@ impl RunnerStudy for UcbCvs {
 const PREAMBLE: &str =
     "Paper 000: Tay et al., \"Bayesian Optimization with Cost-varying Variable Subsets\" \
      (NeurIPS 2023), Figure 2 (section 5) and Figure 3 (appendix B); implementation notes \
-     in `shared/notes/seed-000.md`.\n\n\
+     in `docs/notes/seed-000.md`.\n\n\
      As the paper's code: inputs in [0,1]^d, SE kernel with fixed hyperparameters \
      (outputscale 1, noise variance 1e-4, lengthscale 0.1 in 3-D and 0.2 in 5-D), \
      observation noise std 0.01, 5 uniformly random initial points not charged, β = 2, \

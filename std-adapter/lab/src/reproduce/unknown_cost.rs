@@ -102,7 +102,7 @@ impl RunnerStudy for UnknownCost {
 const PREAMBLE: &str =
     "Paper 001: Hoang et al., \"Bayesian Optimization for Unknown Cost-Varying Variable \
      Subsets with No-Regret Costs\", Figures 1 and 2; implementation notes in \
-     `shared/notes/seed-001.md`.\n\n\
+     `docs/notes/seed-001.md`.\n\n\
      Budget 100; Hartmann-6 and Ackley-6 each with six ignored variables (d = 12, two \
      optimal sets: {1..6} and the full set), plant and airfoil; cheap and moderate mean \
      costs; observed costs are the mean plus N(0, 0.01²) noise clipped to [0.001, 2] (as \
