@@ -289,7 +289,8 @@ impl Figure {
         }
         // The axis starts at 0 unless a curve's centre line goes below it (best values of a
         // negated loss); then it spans the data, bands included, with a 5 % margin each side.
-        // (Bands or error bars alone dipping below 0 keep the 0-based axis, as before.)
+        // Bands or error bars alone dipping below 0 keep the 0-based axis: a regret is never
+        // negative, and an interval that says it might be is the interval's, not the data's.
         let below = panel.curves.iter().any(|c| c.mean.iter().any(|m| *m < 0.0));
         let y_low = panel
             .curves
