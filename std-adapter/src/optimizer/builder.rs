@@ -81,7 +81,8 @@ struct Set {
     cost: f64,
 }
 
-/// An experiment described in code (see the [module documentation](self)). Every setting the
+/// An experiment described in code: it writes the experiment file's text and opens it, so its
+/// optimizer's saved state holds the file and the device can be built from it. Every setting the
 /// file has a default for may be left out: seed 0, capacity 256, a bank of 64 points, rule
 /// `"ucb-cvs"` (paper 000's), β = 2, a squared-exponential kernel of lengthscale 0.2 (of the
 /// unit cube), output scale 1, noise 1e-4, prior mean 0, the core's inner optimiser.

@@ -10,7 +10,7 @@
 //! Every method of a trial runs on the *same* sequence of functions (common random numbers),
 //! with its own stream for observation noise and coins, so the comparison between methods is
 //! paired. The methods decide through the core's
-//! [`CandidateController`](costbo_core::feedback::controller::CandidateController) over the
+//! [`CandidateController`] over the
 //! grid, whose posterior is the exact time-varying GP in Kalman form.
 
 use costbo_core::feedback::controller::{

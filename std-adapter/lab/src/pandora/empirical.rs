@@ -217,7 +217,7 @@ fn selects_cell(options: &PandoraOptions, problem: Problem, cost: BoxCost) -> bo
     })
 }
 
-/// Whether `options` select either of `problem`'s cells (see [`selects_cell`]).
+/// Whether `options` select either of `problem`'s cells (see `selects_cell`).
 pub fn selects(options: &PandoraOptions, problem: Problem) -> bool {
     [BoxCost::Uniform, problem.cost()]
         .into_iter()

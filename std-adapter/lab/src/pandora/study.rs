@@ -1,6 +1,6 @@
-//! `costbo reproduce pandora`: paper 002's experiments on [`run_box`], with figures in the
-//! paper's form (median and quartiles of regret against cumulative cost), a table of final
-//! regret and a verdict on each headline claim the data can speak to.
+//! `costbo reproduce pandora`: paper 002's experiments on [`run_box`](super::run::run_box),
+//! with figures in the paper's form (median and quartiles of regret against cumulative cost),
+//! a table of final regret and a verdict on each headline claim the data can speak to.
 //!
 //! Jobs are one `(panel, cost setting, rule, seed)` each; each writes its rounds to
 //! `OUT/<figure>/<panel>-<cost>/<rule>/seed-<s>.csv` when it finishes, so an interrupted grid
