@@ -40,16 +40,11 @@
 //! Regret is measured as in `costbo demo`: each decision's expected growth over an
 //! independent bank of 4 096 source-water draws, against the simulator's optimum.
 
-use std::io::{ErrorKind, Read, Write};
-use std::net::TcpStream;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use costbo_core::driver::Decision;
-use costbo_core::link::{
-    encode, values_to_array, DeviceMessage, FrameDecoder, HostMessage, Values, DECODER_CAPACITY,
-    MAX_FRAME, VERSION,
-};
+use costbo_core::link::{values_to_array, DeviceMessage, HostMessage, Values};
 use costbo_core::problem::{ControlSet, Problem};
 use costbo_core::random::{standard_normal, uniform_open};
 use costbo_experiment::Spec;
@@ -61,8 +56,10 @@ use costbo_objectives::plant::Plant;
 use costbo_objectives::platform::Platform;
 use costbo_objectives::Objective;
 use costbo_std::optimizer::{Optimizer, Precision, MAX_SETS};
+use session::Session;
 
 pub mod causal;
+mod session;
 
 /// The plant simulator's inputs.
 const D: usize = 5;
@@ -163,10 +160,6 @@ pub struct DeviceReport {
     pub contexts_checked: usize,
 }
 
-/// A byte stream to the device with a read timeout.
-trait Link: Read + Write + Send {}
-impl<T: Read + Write + Send> Link for T {}
-
 impl DeviceReport {
     /// A report of a session that has not heard from the device yet, against `optimum`.
     fn empty(optimum: f64) -> Self {
@@ -183,129 +176,6 @@ impl DeviceReport {
             recommended_expected: None,
             optimum,
             contexts_checked: 0,
-        }
-    }
-}
-
-fn open(endpoint: &Endpoint, deadline: Instant) -> Result<Box<dyn Link>, String> {
-    loop {
-        let r: std::io::Result<Box<dyn Link>> = match endpoint {
-            Endpoint::Tcp(addr) => TcpStream::connect(addr).and_then(|s| {
-                s.set_read_timeout(Some(Duration::from_millis(200)))?;
-                // A device that stops reading must not block a send for ever (the link is
-                // then reported closed): frames are small, so a second is ample.
-                s.set_write_timeout(Some(Duration::from_secs(1)))?;
-                s.set_nodelay(true)?;
-                Ok(Box::new(s) as Box<dyn Link>)
-            }),
-            Endpoint::Serial(path, baud) => serialport::new(path.to_string_lossy(), *baud)
-                .timeout(Duration::from_millis(200))
-                .open()
-                .map(|p| Box::new(p) as Box<dyn Link>)
-                .map_err(std::io::Error::from),
-        };
-        match r {
-            Ok(l) => return Ok(l),
-            Err(e) if Instant::now() >= deadline => return Err(format!("{endpoint}: {e}")),
-            // A serial device that is there but cannot be opened as a port (not a terminal,
-            // no permission) will not become one by waiting; one that is not there yet (a
-            // board that is still enumerating on USB) may.
-            Err(e) if matches!(endpoint, Endpoint::Serial(path, _) if path.exists()) => {
-                return Err(format!("{endpoint}: cannot open it as a serial port: {e}"))
-            }
-            Err(_) => std::thread::sleep(Duration::from_millis(50)),
-        }
-    }
-}
-
-/// The link with framing.
-struct Wire {
-    link: Box<dyn Link>,
-    decoder: FrameDecoder<DECODER_CAPACITY>,
-    pending: std::collections::VecDeque<u8>,
-    // A write failed: the link is gone (reported as `Closed` by the next receive).
-    broken: bool,
-    // Frames dropped as damaged.
-    damaged: usize,
-}
-
-enum Received {
-    Message(DeviceMessage),
-    Idle,
-    Closed,
-}
-
-impl Wire {
-    fn new(link: Box<dyn Link>) -> Self {
-        Wire {
-            link,
-            decoder: FrameDecoder::new(),
-            pending: Default::default(),
-            broken: false,
-            damaged: 0,
-        }
-    }
-
-    fn send(&mut self, m: &HostMessage) -> Result<(), String> {
-        let mut buf = [0u8; MAX_FRAME + 1];
-        // A leading delimiter flushes whatever partial frame the device holds.
-        let n = encode(m, &mut buf[1..]).map_err(|e| format!("encode {m:?}: {e}"))?;
-        if self
-            .link
-            .write_all(&buf[..n + 1])
-            .and_then(|_| self.link.flush())
-            .is_err()
-        {
-            self.broken = true;
-        }
-        Ok(())
-    }
-
-    /// The next message, `Idle` after a read timeout or once `deadline` has passed (so that a
-    /// link that never stops sending, garbage or not, cannot keep the caller here), `Closed`
-    /// at end of stream.
-    fn receive(&mut self, deadline: Instant) -> Result<Received, String> {
-        loop {
-            if self.broken {
-                return Ok(Received::Closed);
-            }
-            while let Some(b) = self.pending.pop_front() {
-                match self.decoder.push::<DeviceMessage>(b) {
-                    Some(Ok(m)) => return Ok(Received::Message(m)),
-                    Some(Err(e)) => {
-                        self.damaged += 1;
-                        // A wrong baud rate damages every frame: say so a few times, not
-                        // thousands.
-                        if self.damaged <= 3 {
-                            errln!("costbo device: dropped a damaged frame ({e})");
-                        }
-                    }
-                    None => {}
-                }
-            }
-            if Instant::now() >= deadline {
-                return Ok(Received::Idle);
-            }
-            let mut chunk = [0u8; 512];
-            match self.link.read(&mut chunk) {
-                Ok(0) => return Ok(Received::Closed),
-                Ok(n) => self.pending.extend(&chunk[..n]),
-                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                    return Ok(Received::Idle)
-                }
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        ErrorKind::ConnectionReset
-                            | ErrorKind::ConnectionAborted
-                            | ErrorKind::BrokenPipe
-                    ) =>
-                {
-                    return Ok(Received::Closed)
-                }
-                Err(e) => return Err(format!("receive: {e}")),
-            }
         }
     }
 }
@@ -383,6 +253,8 @@ fn decision_bits(set: usize, control: ControlSet, values: &[f32], score: f32) ->
 /// opened from the same file, which makes the device's decisions bit for bit.
 type Mirror = Optimizer;
 
+/// The session of a plain (cost-aware) experiment, message by message; the link's side of it
+/// is [`Session`]'s.
 fn session(
     spec: &Spec<'static>,
     text: &str,
@@ -408,20 +280,10 @@ fn session(
     let mut water = Xoshiro128PlusPlus::seed_from_u64(options.seed);
 
     let mut report = DeviceReport::empty(optimum);
-    let mut wire = Wire::new(open(&options.endpoint, Instant::now() + options.timeout)?);
-    // The timeout bounds the time without progress (a round observed, or the end), whatever
-    // arrives meanwhile: garbage, damaged frames, repeated hellos or decisions, reconnects.
-    let mut last_progress = Instant::now();
-    let mut damaged = 0usize;
-    let mut last_heard = Instant::now();
-    let mut last_ping = Instant::now();
-    let mut greeted = false;
-    // Rounds observed by the host's controller (absolute round numbers).
-    let mut host_round: u32 = 0;
+    let mut link = Session::open(options, config_id)?;
     let mut in_flight: Option<InFlight> = None;
     let mut best = f64::NEG_INFINITY;
     let mut spent_sum = 0.0f64;
-    wire.send(&HostMessage::Ping)?;
     outln!(
         "costbo device: {} ({} variables, {} control sets, budget {}), link: {}",
         spec.name,
@@ -431,56 +293,7 @@ fn session(
         options.endpoint
     );
     loop {
-        let progress_deadline = last_progress + options.timeout;
-        if Instant::now() >= progress_deadline {
-            damaged += wire.damaged;
-            wire.damaged = 0;
-            return Err(format!(
-                "no round completed for {:?} (host at round {host_round}; in this time {}; \
-                 --timeout sets the wait)",
-                options.timeout,
-                if damaged > 0 {
-                    format!("{damaged} damaged frames were dropped: a wrong baud rate or link?")
-                } else if last_heard.elapsed() >= options.timeout {
-                    "the device said nothing".to_string()
-                } else {
-                    "only messages that did not advance the session".to_string()
-                }
-            ));
-        }
-        let msg = match wire.receive(progress_deadline)? {
-            Received::Message(m) => {
-                last_heard = Instant::now();
-                m
-            }
-            Received::Idle => {
-                if last_ping.elapsed() > Duration::from_secs(2) && !greeted {
-                    wire.send(&HostMessage::Ping)?;
-                    last_ping = Instant::now();
-                }
-                continue;
-            }
-            Received::Closed => {
-                if !options.reconnect {
-                    return Err(format!("the device closed the link at round {host_round}"));
-                }
-                if options.verbose {
-                    outln!("link closed at round {host_round}; waiting for the device");
-                }
-                std::thread::sleep(Duration::from_millis(100));
-                damaged += wire.damaged;
-                let deadline = last_progress + options.timeout;
-                wire = Wire::new(open(&options.endpoint, deadline).map_err(|e| {
-                    format!("reconnecting within --timeout {:?}: {e}", options.timeout)
-                })?);
-                report.reconnects += 1;
-                last_heard = Instant::now();
-                greeted = false;
-                wire.send(&HostMessage::Ping)?;
-                last_ping = Instant::now();
-                continue;
-            }
-        };
+        let msg = link.next(&mut report)?;
         match msg {
             DeviceMessage::Hello {
                 version,
@@ -502,9 +315,7 @@ fn session(
                          budget must be finite and > 0, spent in [0, budget + {dearest}])"
                     ));
                 }
-                if accept_hello(version, config, round, config_id, options, &mut report)? {
-                    host_round = round;
-                }
+                link.accept_hello(version, config, round, &mut report)?;
                 // Resynchronise: the round in flight was journaled (Ack lost) or not.
                 if let Some(f) = in_flight {
                     if round == f.round + 1 && f.outcome_sent {
@@ -513,33 +324,23 @@ fn session(
                             &mut mirror,
                             options,
                             &f,
-                            &mut host_round,
                             &mut report,
                             &expected,
                             &mut best,
                             &mut spent_sum,
                         )?;
+                        link.round_observed();
                         in_flight = None;
-                        last_progress = Instant::now();
                     } else if round == f.round {
                         in_flight = None;
                     }
                 }
-                if round != host_round {
-                    return Err(format!(
-                        "the device is at round {round}, the host at {host_round}"
-                    ));
-                }
-                if options.verbose || !greeted {
-                    outln!(
+                link.greet(
+                    round,
+                    format_args!(
                         "device: hello, round {round}, spent {spent}/{budget}, config {config:#010x}"
-                    );
-                }
-                greeted = true;
-                // (Once greeted, the host pings no more: any later Hello is the device's own,
-                // after a reboot, and may be answered with Start; a Decision asked twice comes
-                // twice and the second is ignored.)
-                wire.send(&HostMessage::Start)?;
+                    ),
+                )?;
             }
             DeviceMessage::Decision {
                 round,
@@ -551,13 +352,14 @@ fn session(
                     // The same decision again (a repeated Start): already being played.
                     continue;
                 }
+                let host_round = link.round();
                 if round != host_round {
                     return Err(format!(
                         "decision for round {round}, the host is at round {host_round}"
                     ));
                 }
                 if options.stop_after.is_some_and(|k| host_round >= k) {
-                    wire.send(&HostMessage::Stop)?;
+                    link.send(&HostMessage::Stop)?;
                     continue;
                 }
                 let set = set as usize;
@@ -650,14 +452,14 @@ fn session(
                     measured: true,
                     measurement_cost: spec.measurement.map_or(0.0, |m| m.cost as f32),
                 };
-                wire.send(&HostMessage::Measurement {
+                link.send(&HostMessage::Measurement {
                     round,
                     values: Values::from_slice(&sent)
                         .map_err(|_| format!("{} values exceed a message's", sent.len()))?,
                 })?;
                 // With a costly measurement the device answers with a Query first.
                 if spec.measurement.is_none() {
-                    wire.send(&HostMessage::Outcome {
+                    link.send(&HostMessage::Outcome {
                         round,
                         y: f.y,
                         cost,
@@ -678,7 +480,7 @@ fn session(
                     ));
                 }
                 let Some(f) = in_flight.as_mut().filter(|f| f.round == round) else {
-                    return Err(format!("Query for round {round}, host at {host_round}"));
+                    return Err(format!("Query for round {round}, host at {}", link.round()));
                 };
                 if f.outcome_sent {
                     // The same answer again (the round's end is already on its way).
@@ -700,13 +502,13 @@ fn session(
                 }
                 f.measured = measure;
                 if measure {
-                    wire.send(&HostMessage::Outcome {
+                    link.send(&HostMessage::Outcome {
                         round,
                         y: f.y,
                         cost: f.cost,
                     })?;
                 } else {
-                    wire.send(&HostMessage::Skipped {
+                    link.send(&HostMessage::Skipped {
                         round,
                         cost: f.cost,
                     })?;
@@ -716,19 +518,18 @@ fn session(
             DeviceMessage::Ack { round } => {
                 let f = in_flight
                     .filter(|f| f.round == round)
-                    .ok_or_else(|| format!("Ack for round {round}, host at {host_round}"))?;
+                    .ok_or_else(|| format!("Ack for round {round}, host at {}", link.round()))?;
                 observe(
                     &mut mirror,
                     options,
                     &f,
-                    &mut host_round,
                     &mut report,
                     &expected,
                     &mut best,
                     &mut spent_sum,
                 )?;
+                link.round_observed();
                 in_flight = None;
-                last_progress = Instant::now();
             }
             DeviceMessage::Done {
                 round,
@@ -737,6 +538,7 @@ fn session(
                 values,
                 score,
             } => {
+                let host_round = link.round();
                 if round != host_round {
                     return Err(format!("Done at round {round}, the host at {host_round}"));
                 }
@@ -839,45 +641,6 @@ fn session(
     }
 }
 
-/// The checks every session makes of a device's `Hello`: the protocol version, the experiment
-/// it was built from (when mirroring), and on the first one where the device resumes (a mirror
-/// can only follow an experiment from its start). Counts it in `report`; `Ok(true)` for the
-/// first.
-fn accept_hello(
-    version: u16,
-    config: u32,
-    round: u32,
-    config_id: u32,
-    options: &DeviceOptions,
-    report: &mut DeviceReport,
-) -> Result<bool, String> {
-    if version != VERSION {
-        return Err(format!(
-            "the device speaks protocol version {version}, the host {VERSION}"
-        ));
-    }
-    if config != config_id && options.mirror {
-        return Err(format!(
-            "the device was built from another experiment (config {config:#010x}, {} is \
-             {config_id:#010x})",
-            options.config.display()
-        ));
-    }
-    report.hellos += 1;
-    if report.hellos > 1 {
-        return Ok(false);
-    }
-    report.config_id = config;
-    report.first_round = round;
-    if options.mirror && round != 0 {
-        return Err(format!(
-            "the device resumes at round {round}: the host can only mirror an experiment from \
-             its start (run without the mirror, or reformat the device's journal)"
-        ));
-    }
-    Ok(true)
-}
-
 /// Checks a decision's or recommendation's numbers from the device: every controlled value
 /// finite and within its variable's bounds, and a finite score (the rules only play finite
 /// scores), so that nothing absurd is dosed, simulated or reported.
@@ -914,12 +677,10 @@ fn check_values(
 }
 
 /// The host's side of an acknowledged round: the mirror observes what the device observed.
-#[allow(clippy::too_many_arguments)]
 fn observe(
     mirror: &mut Mirror,
     options: &DeviceOptions,
     f: &InFlight,
-    host_round: &mut u32,
     report: &mut DeviceReport,
     expected: &dyn Fn(ControlSet, &[f64; D]) -> f64,
     best: &mut f64,
@@ -947,7 +708,6 @@ fn observe(
     if f.measured {
         *spent_sum += f64::from(f.measurement_cost);
     }
-    *host_round += 1;
     let e = expected(f.decision.control, &f.u_true);
     *best = best.max(e);
     let r = RoundReport {

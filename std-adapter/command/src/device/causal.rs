@@ -26,8 +26,6 @@
 //! again from the same source water); a `Hello` one round on, after the `Outcome` was sent,
 //! means it was journaled (the host tells its controller the outcome).
 
-use std::time::{Duration, Instant};
-
 use costbo_core::causal::CausalController;
 use costbo_core::linalg::tri_len;
 use costbo_core::link::{values_to_array, DeviceMessage, HostMessage, Values};
@@ -37,7 +35,8 @@ use costbo_experiment::Spec;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
-use super::{open, DeviceOptions, DeviceReport, Received, RoundReport, Wire, D};
+use super::session::Session;
+use super::{DeviceOptions, DeviceReport, RoundReport, D};
 use costbo_objectives::platform::Platform;
 
 /// The variables the simulator's model is written on, in the file's order.
@@ -104,6 +103,8 @@ struct Flight {
     asked: bool,
 }
 
+/// The session of a causal experiment with `A` arms at capacity `N`, message by message; the
+/// link's side of it is [`Session`]'s.
 fn session<const A: usize, const N: usize>(
     spec: &Spec<'static>,
     config_id: u32,
@@ -131,15 +132,10 @@ fn session<const A: usize, const N: usize>(
     let mut water_rng = Xoshiro128PlusPlus::seed_from_u64(options.seed);
     let optimum = 1.0;
     let mut report = DeviceReport::empty(optimum);
-    let mut wire = Wire::new(open(&options.endpoint, Instant::now() + options.timeout)?);
-    let mut last_progress = Instant::now();
-    let mut last_ping = Instant::now();
-    let mut greeted = false;
-    let mut host_round: u32 = 0;
+    let mut link = Session::open(options, config_id)?;
     let mut flight: Option<Flight> = None;
     let mut spent = 0.0f64;
     let mut best = f64::NEG_INFINITY;
-    wire.send(&HostMessage::Ping)?;
     outln!(
         "costbo device: {} (contextual causal: {} arms, contexts {:?}, budget {}), link: {}",
         spec.name,
@@ -159,40 +155,7 @@ fn session<const A: usize, const N: usize>(
             .unwrap_or(f32::NAN)
     };
     loop {
-        let deadline = last_progress + options.timeout;
-        if Instant::now() >= deadline {
-            return Err(format!(
-                "no round completed for {:?} (host at round {host_round}; --timeout bounds it)",
-                options.timeout
-            ));
-        }
-        let msg = match wire.receive(deadline)? {
-            Received::Message(m) => m,
-            Received::Idle => {
-                if last_ping.elapsed() > Duration::from_secs(2) && !greeted {
-                    wire.send(&HostMessage::Ping)?;
-                    last_ping = Instant::now();
-                }
-                continue;
-            }
-            Received::Closed => {
-                if !options.reconnect {
-                    return Err(format!("the device closed the link at round {host_round}"));
-                }
-                if options.verbose {
-                    outln!("link closed at round {host_round}; waiting for the device");
-                }
-                std::thread::sleep(Duration::from_millis(100));
-                wire = Wire::new(open(&options.endpoint, deadline).map_err(|e| {
-                    format!("reconnecting within --timeout {:?}: {e}", options.timeout)
-                })?);
-                report.reconnects += 1;
-                greeted = false;
-                wire.send(&HostMessage::Ping)?;
-                last_ping = Instant::now();
-                continue;
-            }
-        };
+        let msg = link.next(&mut report)?;
         match msg {
             DeviceMessage::Hello {
                 version,
@@ -200,9 +163,7 @@ fn session<const A: usize, const N: usize>(
                 round,
                 ..
             } => {
-                if super::accept_hello(version, config, round, config_id, options, &mut report)? {
-                    host_round = round;
-                }
+                link.accept_hello(version, config, round, &mut report)?;
                 if let Some(f) = flight {
                     if round == f.round + 1 && f.outcome_sent {
                         // Journaled before the cut, its Ack lost.
@@ -216,9 +177,8 @@ fn session<const A: usize, const N: usize>(
                             &mut best,
                             &mut report,
                         )?;
-                        host_round += 1;
+                        link.round_observed();
                         flight = None;
-                        last_progress = Instant::now();
                     } else if round == f.round {
                         // Lost: decided again from the same water, checked again.
                         if options.mirror {
@@ -232,29 +192,24 @@ fn session<const A: usize, const N: usize>(
                         });
                     }
                 }
-                if round != host_round {
-                    return Err(format!(
-                        "the device is at round {round}, the host at {host_round}"
-                    ));
-                }
-                if options.verbose || !greeted {
-                    outln!("device: hello, round {round}, config {config:#010x}");
-                }
-                greeted = true;
-                wire.send(&HostMessage::Start)?;
+                link.greet(
+                    round,
+                    format_args!("device: hello, round {round}, config {config:#010x}"),
+                )?;
             }
             DeviceMessage::MeasureContexts {
                 round,
                 arm,
                 contexts,
             } => {
+                let host_round = link.round();
                 if round != host_round {
                     return Err(format!(
                         "contexts asked for round {round}, the host is at round {host_round}"
                     ));
                 }
                 if options.stop_after.is_some_and(|k| host_round >= k) {
-                    wire.send(&HostMessage::Stop)?;
+                    link.send(&HostMessage::Stop)?;
                     continue;
                 }
                 let arm = usize::from(arm);
@@ -321,7 +276,7 @@ fn session<const A: usize, const N: usize>(
                         }
                     })
                     .collect();
-                wire.send(&HostMessage::Contexts {
+                link.send(&HostMessage::Contexts {
                     round,
                     values: Values::from_slice(&values)
                         .map_err(|_| "too many variables for a message".to_string())?,
@@ -335,7 +290,8 @@ fn session<const A: usize, const N: usize>(
             } => {
                 let Some(mut f) = flight.filter(|f| f.round == round) else {
                     return Err(format!(
-                        "decision for round {round} before its contexts (host at {host_round})"
+                        "decision for round {round} before its contexts (host at {})",
+                        link.round()
                     ));
                 };
                 if f.doses.is_some() {
@@ -415,12 +371,12 @@ fn session<const A: usize, const N: usize>(
                     as f32;
                 f.cost = spec.cost::<f32>(set).unwrap_or(f32::NAN);
                 f.doses = Some(dv);
-                wire.send(&HostMessage::Measurement {
+                link.send(&HostMessage::Measurement {
                     round,
                     values: Values::from_slice(&sent)
                         .map_err(|_| "too many variables for a message".to_string())?,
                 })?;
-                wire.send(&HostMessage::Outcome {
+                link.send(&HostMessage::Outcome {
                     round,
                     y: f.y,
                     cost: f.cost,
@@ -431,7 +387,7 @@ fn session<const A: usize, const N: usize>(
             DeviceMessage::Ack { round } => {
                 let f = flight
                     .filter(|f| f.round == round && f.outcome_sent)
-                    .ok_or_else(|| format!("Ack for round {round}, host at {host_round}"))?;
+                    .ok_or_else(|| format!("Ack for round {round}, host at {}", link.round()))?;
                 close_round(
                     &mut mirror,
                     options,
@@ -441,9 +397,8 @@ fn session<const A: usize, const N: usize>(
                     &mut best,
                     &mut report,
                 )?;
-                host_round += 1;
+                link.round_observed();
                 flight = None;
-                last_progress = Instant::now();
             }
             DeviceMessage::Done {
                 round,
@@ -452,6 +407,7 @@ fn session<const A: usize, const N: usize>(
                 score,
                 ..
             } => {
+                let host_round = link.round();
                 if round != host_round {
                     return Err(format!("Done at round {round}, the host at {host_round}"));
                 }
