@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::grid::{
-    best_at, median, quartile_columns, read_trace, word, write_trace, PandoraOptions, Trace,
+    best_at, median, quartile_columns, read_trace, verdict_row, write_trace, PandoraOptions, Trace,
     COST_RULES, STACK_BYTES, UNIFORM_RULES,
 };
 use super::run::{run_box, BoxCost, BoxModel, BoxRun};
@@ -695,14 +695,7 @@ pub fn section(
     md.push_str("| claim | panel | verdict | evidence |\n|---|---|---|---|\n");
     let verdicts = verdicts(&cells);
     for v in &verdicts {
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} |",
-            v.claim,
-            v.scope,
-            word(v.status),
-            v.evidence
-        );
+        md.push_str(&verdict_row(v));
     }
     md.push_str(&not_run(all, options));
     Ok((md, verdicts))

@@ -240,12 +240,14 @@ pub(super) fn median_at(cell: &Cell, rule: &str, fraction: f64) -> Option<f64> {
     ))
 }
 
-/// The report's word for a verdict's status: *no data* where a rule's runs are missing.
-pub(super) fn word(status: crate::study::Status) -> String {
-    match status {
-        crate::study::Status::Inconclusive => "no data".into(),
+/// A verdict as a row of the report's tables (claim, panel, verdict, evidence), in the
+/// report's words: *no data* where a rule's runs are missing.
+pub(super) fn verdict_row(v: &crate::study::Verdict) -> String {
+    let word = match v.status {
+        crate::study::Status::Inconclusive => "no data".to_string(),
         s => s.to_string(),
-    }
+    };
+    format!("| {} | {} | {word} | {} |\n", v.claim, v.scope, v.evidence)
 }
 
 /// One headline claim of the paper, checked on one kind of panel.

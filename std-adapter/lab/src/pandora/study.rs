@@ -772,14 +772,7 @@ fn verdicts(cells: &Cells) -> (Vec<Verdict>, String) {
         }
     }
     for v in &verdicts {
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} |",
-            v.claim,
-            v.scope,
-            word(v.status),
-            v.evidence
-        );
+        md.push_str(&verdict_row(v));
     }
     (verdicts, md)
 }
