@@ -10,7 +10,8 @@ max(paper, 0.01)); SciPy's Wilcoxon signed-rank test, two-sided, zeros dropped (
 distribution without ties, else a permutation test over every sign assignment); Holm's
 correction over the cells of each table; a significant cell is a win when the positive
 differences' rank sum is below its null mean. Prints each table's counts beside the report's
-"N wins, M losses" line and exits non-zero on a difference.
+"N wins, M losses" line and exits non-zero on a difference; likewise the demo's other plant
+settings (McNemar's exact test per setting, Holm over the settings).
 """
 import csv
 import math
@@ -102,7 +103,42 @@ def main():
             bad += not ok
             print(f"{study}: {title[3:]}: {len(cells)} cells, {wins} wins, {losses} losses "
                   f"(report: {shown}) {'ok' if ok else 'DIFFERENT'}")
+    bad += check_demo(docs)
     sys.exit(1 if bad else 0)
+
+
+def check_demo(docs):
+    """The demo's other plant settings: per setting, McNemar's exact test (a two-sided binomial
+    test on the seeds where exactly one contender succeeds) of ours against the paper's ETC-Ada,
+    Holm's correction over the settings; a win where ours succeeds alone more often."""
+    path = os.path.join(docs, "demo.csv")
+    if not os.path.exists(path):
+        return 0
+    runs = defaultdict(dict)
+    for r in csv.DictReader(open(path, encoding="utf-8")):
+        if r["experiment"] == "settings":
+            key = (r["costs"], float(r["variance"]))
+            runs[(key, r["contender"])][int(r["seed"])] = float(r["share_of_best"]) >= 0.9
+    settings = sorted({k for k, _ in runs})
+    ps, sides = [], []
+    for k in settings:
+        ours, paper = runs.get((k, "ours"), {}), runs.get((k, "paper"), {})
+        seeds = sorted(set(ours) & set(paper))
+        b = sum(1 for s in seeds if ours[s] and not paper[s])
+        c = sum(1 for s in seeds if paper[s] and not ours[s])
+        ps.append(stats.binomtest(b, b + c, 0.5).pvalue if b + c else 1.0)
+        sides.append(-1 if b > c else 1)
+    adj = holm(ps)
+    wins = sum(1 for q, s in zip(adj, sides) if q < ALPHA and s < 0)
+    losses = sum(1 for q, s in zip(adj, sides) if q < ALPHA and s > 0)
+    report = open(os.path.join(docs, "demo.md"), encoding="utf-8").read()
+    m = re.search(r"^Ours against the paper's ETC-Ada: (\d+) Holm-significant wins and (\d+) "
+                  r"losses in (\d+) settings", report, re.M)
+    shown = tuple(int(g) for g in m.groups()) if m else None
+    ok = shown == (wins, losses, len(settings))
+    print(f"demo: other plant settings: {len(settings)} settings, {wins} wins, {losses} losses "
+          f"(report: {shown}) {'ok' if ok else 'DIFFERENT'}")
+    return 0 if ok else 1
 
 
 main()

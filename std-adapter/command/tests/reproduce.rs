@@ -513,6 +513,36 @@ mod variants {
         std::fs::remove_dir_all(&docs).unwrap();
     }
 
+    /// On a machine without the runner's output, a run takes the committed per-seed rows as
+    /// done: with the demo's 960 runs committed it runs none (it would write `<out>/demo`)
+    /// and rewrites nothing but the same report.
+    #[test]
+    fn committed_runs_are_not_run_again() {
+        let docs = super::fresh_dir("variants-resume");
+        std::fs::create_dir_all(&docs).unwrap();
+        for e in std::fs::read_dir(committed()).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), docs.join(e.file_name())).unwrap();
+        }
+        let out = docs.join("out");
+        variants::reproduce(&VariantOptions {
+            out: out.clone(),
+            docs: docs.clone(),
+            jobs: 1,
+            run: true,
+            progress: false,
+            only: vec!["demo".into()],
+        })
+        .unwrap();
+        assert!(!out.join("demo").exists(), "committed demo runs ran again");
+        for name in ["demo.csv", "demo.md"] {
+            let ours = std::fs::read_to_string(docs.join(name)).unwrap();
+            let theirs = std::fs::read_to_string(committed().join(name)).unwrap();
+            assert!(ours == theirs, "{name} changed");
+        }
+        std::fs::remove_dir_all(&docs).unwrap();
+    }
+
     fn seed_rows(cell: &str, algorithm: &str, role: Role, regrets: &[f64]) -> Vec<SeedRow> {
         regrets
             .iter()

@@ -136,9 +136,17 @@ fn result_path(out: &Path, job: &DemoJob) -> PathBuf {
 /// settings runs use the contenders' β as compiled, so they wait until the tuning runs have
 /// chosen exactly those β: until then only the tuning runs run, and the β to compile in are
 /// printed.
-pub fn run(out: &Path, threads: usize, progress: bool) -> Result<(), String> {
-    run_missing(out, threads, progress, |j| j.experiment == "tuning")?;
-    let rows = collect(out)?;
+pub fn run(
+    out: &Path,
+    committed: &[DemoRow],
+    threads: usize,
+    progress: bool,
+) -> Result<(), String> {
+    let done = |j: &DemoJob| committed_share(committed, j).is_some();
+    run_missing(out, threads, progress, |j| {
+        j.experiment == "tuning" && !done(j)
+    })?;
+    let rows = collect(out, committed)?;
     let mut tuned = true;
     for (name, c) in CONTENDERS {
         match chosen_beta(&rows, name) {
@@ -155,7 +163,9 @@ pub fn run(out: &Path, threads: usize, progress: bool) -> Result<(), String> {
         }
     }
     if tuned {
-        run_missing(out, threads, progress, |j| j.experiment != "tuning")?;
+        run_missing(out, threads, progress, |j| {
+            j.experiment != "tuning" && !done(j)
+        })?;
     }
     Ok(())
 }
@@ -216,12 +226,102 @@ fn simulate(job: &DemoJob) -> Result<(f64, usize), String> {
     Ok((r.recommended_expected / OPTIMUM, r.rounds.len()))
 }
 
-/// The finished planned runs in `out`, in plan order.
-pub fn collect(out: &Path) -> Result<Vec<DemoRow>, String> {
+/// Ours against the paper's ETC-Ada in each other plant setting, seed for seed: McNemar's
+/// exact test on the seeds both finished, Holm's correction over the settings compared.
+fn settings_tests(md: &mut String, rows: &[DemoRow]) {
+    let success = |contender: &str, costs: &str, variance: f64| {
+        rows.iter()
+            .filter(|r| {
+                r.job.experiment == "settings"
+                    && r.job.contender == contender
+                    && r.job.costs == costs
+                    && r.job.variance == variance
+            })
+            .map(|r| (r.job.seed, r.share_of_best >= SUCCESS))
+            .collect::<std::collections::BTreeMap<u64, bool>>()
+    };
+    // (costs, variance, seeds, only ours, only the paper's, p)
+    let mut tests = Vec::new();
+    for costs in COSTS {
+        for variance in VARIANCES {
+            let mine = success("ours", costs, variance);
+            let theirs = success("paper", costs, variance);
+            let pairs: Vec<(bool, bool)> = mine
+                .iter()
+                .filter_map(|(seed, &x)| theirs.get(seed).map(|&y| (x, y)))
+                .collect();
+            if pairs.is_empty() {
+                continue;
+            }
+            let b = pairs.iter().filter(|&&p| p == (true, false)).count();
+            let c = pairs.iter().filter(|&&p| p == (false, true)).count();
+            tests.push((
+                costs,
+                variance,
+                pairs.len(),
+                b,
+                c,
+                stats::mcnemar_exact(b, c),
+            ));
+        }
+    }
+    let _ = writeln!(
+        md,
+        "
+Seed for seed in each setting: McNemar's exact test, Holm's correction over the {} \
+         settings compared (family-wise α = {}).\n\n| costs | variance | seeds | only ours | \
+         only the paper's | p | Holm p | result |\n|---|---:|---:|---:|---:|---:|---:|---|",
+        tests.len(),
+        super::ALPHA
+    );
+    let adjusted = stats::holm(&tests.iter().map(|t| t.5).collect::<Vec<_>>());
+    let (mut wins, mut losses) = (0, 0);
+    for (&(costs, variance, n, b, c, p), &q) in tests.iter().zip(&adjusted) {
+        let result = if q >= super::ALPHA {
+            "–"
+        } else if b > c {
+            wins += 1;
+            "**win**"
+        } else {
+            losses += 1;
+            "**loss**"
+        };
+        let _ = writeln!(
+            md,
+            "| {costs} | {variance} | {n} | {b} | {c} | {p:.2e} | {q:.2e} | {result} |"
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\nOurs against the paper's ETC-Ada: {wins} Holm-significant wins and {losses} losses \
+         in {} settings.",
+        tests.len()
+    );
+}
+
+/// The committed result of `job`'s run: a row of the same run (contender, β, setting and
+/// seed; the held-out and settings experiments share some runs).
+fn committed_share(committed: &[DemoRow], job: &DemoJob) -> Option<(f64, usize)> {
+    committed
+        .iter()
+        .find(|r| r.job.key() == job.key() && r.job.seed == job.seed)
+        .map(|r| (r.share_of_best, r.rounds))
+}
+
+/// The finished planned runs in `out`, with the `committed` rows of runs that have no file
+/// there (the per-seed file carries the runs across machines), in plan order.
+pub fn collect(out: &Path, committed: &[DemoRow]) -> Result<Vec<DemoRow>, String> {
     let mut rows = Vec::new();
     for job in plan() {
         let path = result_path(out, &job);
         let Ok(text) = std::fs::read_to_string(&path) else {
+            if let Some((share_of_best, rounds)) = committed_share(committed, &job) {
+                rows.push(DemoRow {
+                    job,
+                    share_of_best,
+                    rounds,
+                });
+            }
             continue;
         };
         let parsed = text.trim_end().split_once(',').and_then(|(s, r)| {
@@ -512,6 +612,7 @@ pub fn render(rows: &[DemoRow], discussion: Option<&str>) -> String {
             .collect();
         let _ = writeln!(md, "| {costs} | {} |", cells.join(" | "));
     }
+    settings_tests(&mut md, rows);
     if let Some(text) = discussion {
         md.push('\n');
         md.push_str(text.trim_end());

@@ -432,15 +432,29 @@ pub fn reproduce(options: &VariantOptions) -> Result<Vec<PathBuf>, String> {
     let wanted = |part: &str| options.only.is_empty() || options.only.iter().any(|o| o == part);
     if options.run {
         if wanted("demo") {
-            demo::run(&options.out, options.jobs, options.progress)?;
+            demo::run(
+                &options.out,
+                &committed_demo_rows(&options.docs)?,
+                options.jobs,
+                options.progress,
+            )?;
         }
         for phase in PHASES {
             for (study, planned, _) in &studies {
                 if !wanted(study.name()) {
                     continue;
                 }
+                let committed = committed_rows(&options.docs, *study)?;
                 for cell in planned.iter().filter(|c| c.phase == phase) {
-                    let settings = cell_settings(*study, cell)?;
+                    let mut settings = cell_settings(*study, cell)?;
+                    // The jobs whose rows are committed are not run again: the per-seed file
+                    // carries a grid across machines whose `--out` did not survive. A seed some
+                    // algorithm still lacks runs for all of them, so the cell stays paired.
+                    let missing = missing_seeds(*study, cell, &committed);
+                    if missing.is_empty() {
+                        continue;
+                    }
+                    settings.seeds = experiment::Seeds::List(missing);
                     let out = grid_dir(&options.out, *study);
                     if options.progress {
                         outln!(
@@ -467,7 +481,12 @@ pub fn reproduce(options: &VariantOptions) -> Result<Vec<PathBuf>, String> {
         let data = options.docs.join(format!("{}.csv", study.name()));
         let dir = grid_dir(&options.out, *study);
         let rows = if dir.is_dir() {
-            let rows = collect(*study, planned, &dir)?;
+            let rows = with_committed(
+                *study,
+                planned,
+                collect(*study, planned, &dir)?,
+                committed_rows(&options.docs, *study)?,
+            )?;
             experiment::write_atomic(&data, &to_csv(&rows))?;
             written.push(data.clone());
             rows
@@ -487,23 +506,97 @@ pub fn reproduce(options: &VariantOptions) -> Result<Vec<PathBuf>, String> {
         written.push(path);
     }
     let data = options.docs.join("demo.csv");
+    let committed = committed_demo_rows(&options.docs)?;
     let rows = if options.out.join("demo").is_dir() {
-        let rows = demo::collect(&options.out)?;
+        let rows = demo::collect(&options.out, &committed)?;
         experiment::write_atomic(&data, &demo::to_csv(&rows))?;
         written.push(data.clone());
         rows
-    } else if data.exists() {
-        let text =
-            std::fs::read_to_string(&data).map_err(|e| format!("{}: {e}", data.display()))?;
-        demo::from_csv(&text).map_err(|e| format!("{}: {e}", data.display()))?
     } else {
-        Vec::new()
+        committed
     };
     let discussion = std::fs::read_to_string(options.docs.join("demo.discussion.md")).ok();
     let path = options.docs.join("demo.md");
     experiment::write_atomic(&path, &demo::render(&rows, discussion.as_deref()))?;
     written.push(path);
     Ok(written)
+}
+
+/// The rows of `DOCS/demo.csv`, none when it does not exist yet.
+fn committed_demo_rows(docs: &Path) -> Result<Vec<demo::DemoRow>, String> {
+    let data = docs.join("demo.csv");
+    match std::fs::read_to_string(&data) {
+        Ok(text) => demo::from_csv(&text).map_err(|e| format!("{}: {e}", data.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(format!("{}: {e}", data.display())),
+    }
+}
+
+/// The rows of `DOCS/<study>.csv`, none when it does not exist yet.
+fn committed_rows(docs: &Path, study: VariantStudy) -> Result<Vec<SeedRow>, String> {
+    let data = docs.join(format!("{}.csv", study.name()));
+    match std::fs::read_to_string(&data) {
+        Ok(text) => from_csv(&text).map_err(|e| format!("{}: {e}", data.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(format!("{}: {e}", data.display())),
+    }
+}
+
+/// The fresh seeds on which some algorithm of `cell` has no committed row, in seed order.
+fn missing_seeds(study: VariantStudy, cell: &PlannedCell, committed: &[SeedRow]) -> Vec<u64> {
+    let name = cell.baseline.cell();
+    let done: std::collections::HashSet<(&str, u64)> = committed
+        .iter()
+        .filter(|r| r.cell == name)
+        .map(|r| (r.algorithm.as_str(), r.seed))
+        .collect();
+    study
+        .seeds()
+        .into_iter()
+        .filter(|&seed| {
+            cell.algorithms
+                .iter()
+                .any(|a| !done.contains(&(a.as_str(), seed)))
+        })
+        .collect()
+}
+
+/// The rows found in the runner's output with the committed rows it lacks, in plan order
+/// (cell, algorithm, seed). A committed row of a job the plan no longer has is dropped.
+fn with_committed(
+    study: VariantStudy,
+    planned: &[PlannedCell],
+    found: Vec<SeedRow>,
+    committed: Vec<SeedRow>,
+) -> Result<Vec<SeedRow>, String> {
+    let mut groups: Vec<(String, String)> = Vec::new();
+    for cell in planned {
+        for c in cell_settings(study, cell)?.cells()? {
+            let key = (cell.baseline.cell(), c.algorithm_name.clone());
+            if !groups.contains(&key) {
+                groups.push(key);
+            }
+        }
+    }
+    let seeds = study.seeds();
+    let position = |r: &SeedRow| {
+        let g = groups
+            .iter()
+            .position(|(c, a)| *c == r.cell && *a == r.algorithm)?;
+        let s = seeds.iter().position(|&s| s == r.seed)?;
+        Some((g, s))
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut rows: Vec<((usize, usize), SeedRow)> = Vec::new();
+    for r in found.into_iter().chain(committed) {
+        if let Some(p) = position(&r) {
+            if seen.insert(p) {
+                rows.push((p, r));
+            }
+        }
+    }
+    rows.sort_by_key(|(p, _)| *p);
+    Ok(rows.into_iter().map(|(_, r)| r).collect())
 }
 
 fn grid_dir(out: &Path, study: VariantStudy) -> PathBuf {
@@ -519,6 +612,11 @@ fn collect(
     let mut rows = Vec::new();
     for cell in planned {
         let settings = cell_settings(study, cell)?;
+        // A cell with no job here (its rows committed before, on another machine) would only
+        // cost the best values of its sets, computed anew to summarise nothing.
+        if !settings.cells()?.iter().any(|c| dir.join(&c.name).is_dir()) {
+            continue;
+        }
         let summary = experiment::summarise_finished(&settings, dir)?;
         for c in settings.cells()? {
             for job in summary.jobs.iter().filter(|j| j.cell == c.name) {
@@ -604,5 +702,90 @@ impl Study for Variants {
             written: reproduce(&options)?,
             ..Outcome::default()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(cell: &str, algorithm: &str, seed: u64, regret: f64) -> SeedRow {
+        SeedRow {
+            cell: cell.into(),
+            seed,
+            algorithm: algorithm.into(),
+            origin: "ours",
+            role: Role::Variant,
+            final_simple_regret: regret,
+            rounds: 3,
+            cpu_seconds: None,
+        }
+    }
+
+    fn planned() -> Vec<PlannedCell> {
+        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results/variants");
+        let baselines = read_baselines(&docs, VariantStudy::UcbCvs).unwrap();
+        plan(VariantStudy::UcbCvs, &baselines)
+    }
+
+    /// A seed is run again only where some algorithm of the cell lacks it.
+    #[test]
+    fn missing_seeds_are_those_any_algorithm_lacks() {
+        let planned = planned();
+        let cell = &planned[0];
+        let name = cell.baseline.cell();
+        let mut committed = Vec::new();
+        for seed in 10..30 {
+            for (i, a) in cell.algorithms.iter().enumerate() {
+                // The last algorithm lacks seeds 17 and 29; every other one is complete.
+                if i + 1 == cell.algorithms.len() && (seed == 17 || seed == 29) {
+                    continue;
+                }
+                committed.push(row(&name, a, seed, 0.5));
+            }
+        }
+        // Rows of another cell say nothing about this one.
+        committed.push(row("other_cell_v0.02", &cell.algorithms[0], 11, 0.5));
+        assert_eq!(
+            missing_seeds(VariantStudy::UcbCvs, cell, &committed),
+            vec![17, 29]
+        );
+        assert_eq!(
+            missing_seeds(VariantStudy::UcbCvs, cell, &[]),
+            (10..30).collect::<Vec<_>>()
+        );
+    }
+
+    /// Rows found in the runner's output win over committed ones of the same job; the rest
+    /// are added; the order is the plan's (cell, algorithm, seed); unplanned rows are dropped.
+    #[test]
+    fn committed_rows_fill_in_what_the_output_lacks() {
+        let planned = planned();
+        let (first, second) = (&planned[0], &planned[1]);
+        let (c1, c2) = (first.baseline.cell(), second.baseline.cell());
+        let a = &first.algorithms[0];
+        let b = &second.algorithms[0];
+        let found = vec![row(&c1, a, 12, 0.25), row(&c2, b, 10, 0.5)];
+        let committed = vec![
+            row(&c2, b, 11, 0.75),
+            row(&c1, a, 12, 9.0),
+            row(&c1, a, 10, 0.125),
+            row(&c1, "no-such-algorithm", 10, 1.0),
+            row(&c1, a, 99, 1.0),
+        ];
+        let rows = with_committed(VariantStudy::UcbCvs, &planned, found, committed).unwrap();
+        let got: Vec<(String, u64, f64)> = rows
+            .iter()
+            .map(|r| (r.cell.clone(), r.seed, r.final_simple_regret))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (c1.clone(), 10, 0.125),
+                (c1, 12, 0.25),
+                (c2.clone(), 10, 0.5),
+                (c2, 11, 0.75),
+            ]
+        );
     }
 }
