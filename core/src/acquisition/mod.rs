@@ -20,7 +20,9 @@
 //! the posterior at the point itself:
 //! - [`ucb`]: `μ + √β·σ` (GP-UCB);
 //! - [`improvement`]: LogEI, LogEIPC, LogEICC and the Pandora's Box Gittins index (paper 002),
-//!   priced by [`cost`]: `ln c(x)` known, learned, or uniform.
+//!   priced by [`cost`]: `ln c(x)` known, learned, or uniform;
+//! - [`max_value_entropy`]: max-value entropy search over Gumbel samples of the maximum, and
+//!   its information gain per unit cost (paper 002's MES and MFMES baselines).
 //!
 //! A closure `FnMut(&[R; D], Need<R>) -> Option<(R, [R; D])>` is an acquisition too.
 
@@ -30,6 +32,7 @@ pub mod expected_gittins;
 pub mod expected_path;
 pub mod fantasy_ei;
 pub mod improvement;
+pub mod max_value_entropy;
 pub mod ucb;
 
 pub use crate::optimize::Need;

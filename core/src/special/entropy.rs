@@ -82,3 +82,37 @@ pub fn max_value_entropy<R: Real>(
     }
     Ok(sum / R::from_usize(max_values.len()))
 }
+
+/// The derivative of [`mes_term`] with respect to `γ`, what a gradient of MES is built from:
+///
+/// `d/dγ [γφ/(2Φ) − ln Φ] = −(r/2)(1 + γ² + γr)`, `r = φ(γ)/Φ(γ)`.
+///
+/// For `γ ≥ 0` every part is positive and is computed as written (0 once `φ(γ)` underflows).
+/// For `γ < 0`, `1 + γ² + γr` cancels (to about `2/γ²` against `γ²`); with `x = −γ` and the
+/// Mills ratio's `1/M = x + K₁`, `K₁ = 1/(x + K₂)`, it is `1 − x·K₁ = K₁K₂`, so
+///
+/// `slope = −(x + K₁)·K₁·K₂/2`,
+///
+/// which keeps its relative precision for every finite `γ` (it tends to `1/γ` like the term
+/// to `ln|γ|`). 0 at `γ = ±∞`, NaN at NaN.
+pub fn mes_term_slope<R: Real>(gamma: R) -> R {
+    if is_nan(gamma) {
+        return gamma;
+    }
+    if gamma >= R::ZERO {
+        let pdf = normal_pdf(gamma);
+        if pdf == R::ZERO {
+            // Also γ = +∞, where γ² would make 0·∞.
+            return R::ZERO;
+        }
+        let r = pdf / (R::ONE - normal_sf(gamma));
+        return -R::HALF * r * (R::ONE + gamma * gamma + gamma * r);
+    }
+    if gamma == -R::INFINITY {
+        return R::ZERO;
+    }
+    let x = -gamma;
+    let m = mills(x);
+    // (x + K₁)·K₁ first: it is near 1, so the product does not underflow before K₂ joins.
+    -R::HALF * ((x + m.k1) * m.k1) * m.k2
+}

@@ -4,13 +4,15 @@
 //! [`normal`] holds the standard normal's density, CDF, upper tail and quantile with their
 //! tails computed in relative precision (through the Mills ratio); [`improvement`] the
 //! expected-improvement function `h`, its log and the inverse of its log (EI, LogEI and the
-//! Pandora's Box Gittins index); [`entropy`] max-value entropy search's terms; `quadrature` the fixed
-//! Gauss–Legendre rule that short intervals are integrated with. Everything is generic over
-//! [`Real`] and free of allocation.
+//! Pandora's Box Gittins index); [`entropy`] max-value entropy search's terms and their
+//! slope; [`gumbel`] the Gumbel approximation its samples of the maximum are drawn from;
+//! `quadrature` the fixed Gauss–Legendre rule that short intervals are integrated with.
+//! Everything is generic over [`Real`] and free of allocation.
 
 use crate::real::Real;
 
 pub mod entropy;
+pub mod gumbel;
 pub mod improvement;
 pub mod normal;
 pub(crate) mod quadrature;
