@@ -193,54 +193,9 @@ mod tests {
     extern crate std;
 
     use super::super::cost::{KnownCost, LearnedCost, Uniform};
+    use super::super::test_support::{data, dose_cost, model, problem, G};
     use super::*;
-    use crate::dist::Distribution;
-    use crate::gp::{Gp, WhenFull};
-    use crate::kernel::Kernel;
-    use crate::linalg::tri_len;
-    use crate::problem::{ControlSet, CostFunction, Costs, Problem, Variable};
     use crate::special::gumbel::gumbel_max_values;
-
-    type G = Gp<f64, 8, 2, [f64; tri_len(8)]>;
-
-    fn model(points: &[([f64; 2], f64)]) -> G {
-        let k = Kernel::matern52([0.3, 0.5], 1.3).unwrap();
-        let mut gp: G = Gp::new(k, 0.1, 1e-4, WhenFull::Reject, [0.0; tri_len(8)]).unwrap();
-        for (x, y) in points {
-            gp.push(x, *y).unwrap();
-        }
-        gp
-    }
-
-    fn data() -> G {
-        model(&[
-            ([0.1, 0.2], 0.3),
-            ([0.8, 0.4], -0.2),
-            ([0.5, 0.9], 0.9),
-            ([0.3, 0.6], 0.1),
-        ])
-    }
-
-    /// Cost 2 + 20·x₀² + x₁ on physical bounds [0, 2] × [−1, 1].
-    fn dose_cost(_: usize, x: &[f64; 2]) -> (f64, [f64; 2]) {
-        (2.0 + 20.0 * x[0] * x[0] + x[1], [40.0 * x[0], 1.0])
-    }
-
-    fn problem() -> Problem<f64, 2, 1> {
-        let v = |lower: f64, upper: f64| Variable {
-            lower,
-            upper,
-            uncontrolled: Distribution::uniform(lower, upper).unwrap(),
-        };
-        Problem::new(
-            &[v(0.0, 2.0), v(-1.0, 1.0)],
-            &[ControlSet::of(&[0, 1])],
-            Some(&[1.0]),
-        )
-        .unwrap()
-        .with_costs(Costs::Function(CostFunction(dose_cost)))
-        .unwrap()
-    }
 
     const VALUE: Need<f64> = Need::Value {
         floor: f64::NEG_INFINITY,

@@ -33,6 +33,8 @@ pub mod expected_path;
 pub mod fantasy_ei;
 pub mod improvement;
 pub mod max_value_entropy;
+#[cfg(test)]
+mod test_support;
 pub mod ucb;
 
 pub use crate::optimize::Need;
