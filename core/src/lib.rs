@@ -58,7 +58,8 @@
     feature = "policy-gp-ucb",
     feature = "policy-pbgi",
     feature = "policy-log-ei",
-    feature = "policy-gittins-cvs"
+    feature = "policy-gittins-cvs",
+    feature = "policy-mes"
 )))]
 compile_error!(
     "costbo-core needs at least one decision rule: enable a `policy-*` feature or `all-policies`"

@@ -38,6 +38,8 @@ mod link;
     feature = "test-functions"
 ))]
 mod measurement;
+#[cfg(feature = "policy-mes")]
+mod mes;
 #[cfg(all(feature = "policy-pbgi", feature = "policy-log-ei"))]
 mod pandora;
 #[cfg(feature = "all-policies")]

@@ -16,6 +16,8 @@ use super::gittins_cvs::GittinsCvs;
 use super::gp_ucb::{BetaSchedule, GpUcb};
 #[cfg(feature = "policy-log-ei")]
 use super::log_ei::{CostUse, LogEi};
+#[cfg(feature = "policy-mes")]
+use super::mes::{Gain, MaxValueEntropySearch};
 #[cfg(feature = "policy-pbgi")]
 use super::pbgi::{Lambda, PandoraIndex};
 #[cfg(feature = "policy-per-unit-cost")]
@@ -33,6 +35,7 @@ use super::unknown_cost::{UnknownCost, UnknownCostConfig};
 #[cfg(any(
     feature = "policy-gp-ucb",
     feature = "policy-log-ei",
+    feature = "policy-mes",
     feature = "policy-pbgi"
 ))]
 use super::Maximiser;
@@ -173,6 +176,16 @@ pub const RULES: &[RuleName] = &[
         name: "log-eicc",
         summary: "LogEI with cost cooling (paper 002's EICC baseline)",
     },
+    #[cfg(feature = "policy-mes")]
+    RuleName {
+        name: "mes",
+        summary: "max-value entropy search over the box, Gumbel samples (paper 002's MES)",
+    },
+    #[cfg(feature = "policy-mes")]
+    RuleName {
+        name: "mfmes",
+        summary: "MES per unit cost (paper 002's MFMES on one fidelity)",
+    },
 ];
 
 /// Parameters that rule names leave open, supplied by the caller (an experiment's settings).
@@ -182,6 +195,7 @@ pub struct RuleDefaults<R> {
     #[cfg(any(
         feature = "policy-gp-ucb",
         feature = "policy-log-ei",
+        feature = "policy-mes",
         feature = "policy-pbgi"
     ))]
     maximiser: Maximiser,
@@ -198,6 +212,7 @@ impl<R: Real> RuleDefaults<R> {
             #[cfg(any(
                 feature = "policy-gp-ucb",
                 feature = "policy-log-ei",
+                feature = "policy-mes",
                 feature = "policy-pbgi"
             ))]
             maximiser: Maximiser::Pool,
@@ -216,6 +231,7 @@ impl<R: Real> RuleDefaults<R> {
     #[cfg(any(
         feature = "policy-gp-ucb",
         feature = "policy-log-ei",
+        feature = "policy-mes",
         feature = "policy-pbgi"
     ))]
     pub fn with_maximiser(self, maximiser: Maximiser) -> Self {
@@ -307,6 +323,9 @@ pub enum PolicySpec<R> {
     /// The Gittins-index rule for control sets, with its `λ` schedule.
     #[cfg(feature = "policy-gittins-cvs")]
     GittinsCvs(Lambda<R>),
+    /// An entropy rule: what the gain is weighed against.
+    #[cfg(feature = "policy-mes")]
+    Mes(Gain, Maximiser),
     #[doc(hidden)]
     _Never(core::convert::Infallible, core::marker::PhantomData<R>),
 }
@@ -364,6 +383,10 @@ impl<R: Real> PolicySpec<R> {
             "log-eicc" => PolicySpec::LogEi(CostUse::Cooling, defaults.maximiser),
             #[cfg(feature = "policy-gittins-cvs")]
             "gittins-cvs" => PolicySpec::GittinsCvs(Lambda::paper_002_decaying()),
+            #[cfg(feature = "policy-mes")]
+            "mes" => PolicySpec::Mes(Gain::Total, defaults.maximiser),
+            #[cfg(feature = "policy-mes")]
+            "mfmes" => PolicySpec::Mes(Gain::PerUnitCost, defaults.maximiser),
             other => {
                 #[cfg(feature = "policy-pbgi")]
                 for (prefix, stop) in [("pbgi:", false), ("pbgi-stop:", true)] {
@@ -493,6 +516,8 @@ impl<R: Real> PolicySpec<R> {
                     factor: c(factor),
                 },
             }),
+            #[cfg(feature = "policy-mes")]
+            PolicySpec::Mes(g, m) => PolicySpec::Mes(g, m),
             PolicySpec::_Never(never, _) => match never {},
         }
     }
@@ -537,6 +562,8 @@ impl<R: Real> PolicySpec<R> {
             PolicySpec::LogEi(u, m) => AnyPolicy::LogEi(LogEi::new(u, m)),
             #[cfg(feature = "policy-gittins-cvs")]
             PolicySpec::GittinsCvs(l) => AnyPolicy::GittinsCvs(GittinsCvs::new(l)),
+            #[cfg(feature = "policy-mes")]
+            PolicySpec::Mes(g, m) => AnyPolicy::Mes(MaxValueEntropySearch::new(g, m)),
             PolicySpec::_Never(never, _) => match never {},
         }
     }
@@ -579,6 +606,9 @@ pub enum AnyPolicy<R, const D: usize, const M: usize, const F: usize, const H: u
     /// The Gittins-index rule for control sets.
     #[cfg(feature = "policy-gittins-cvs")]
     GittinsCvs(GittinsCvs<R>),
+    /// An entropy rule (MES, MFMES).
+    #[cfg(feature = "policy-mes")]
+    Mes(MaxValueEntropySearch),
     #[doc(hidden)]
     _Never(core::convert::Infallible, core::marker::PhantomData<R>),
 }
@@ -637,6 +667,8 @@ macro_rules! dispatch {
             AnyPolicy::LogEi($p) => $body,
             #[cfg(feature = "policy-gittins-cvs")]
             AnyPolicy::GittinsCvs($p) => $body,
+            #[cfg(feature = "policy-mes")]
+            AnyPolicy::Mes($p) => $body,
             AnyPolicy::_Never(never, _) => match *never {},
         }
     };

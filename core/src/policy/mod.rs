@@ -29,6 +29,8 @@
 //!   the Pandora stopping rule (paper 002's PBGI, PBGI-D, PBGI-U);
 //! - [`log_ei`] (`policy-log-ei`): LogEI, LogEIPC and LogEICC over a box (paper 002's
 //!   baselines);
+//! - [`mes`] (`policy-mes`): MES and MES per unit cost over a box (paper 002's MES and MFMES
+//!   baselines);
 //! - [`gittins_cvs`] (`policy-gittins-cvs`): a Gittins-index rule for control sets (ours,
 //!   issue 20: PBGI-D's index of each set, the outcome a mixture over the bank).
 //!
@@ -50,6 +52,8 @@ pub mod gittins_cvs;
 pub mod gp_ucb;
 #[cfg(feature = "policy-log-ei")]
 pub mod log_ei;
+#[cfg(feature = "policy-mes")]
+pub mod mes;
 #[cfg(feature = "policy-pbgi")]
 pub mod pbgi;
 #[cfg(feature = "policy-per-unit-cost")]

@@ -24,7 +24,14 @@ fn the_loop_runs_while_the_spent_budget_is_below_the_total() {
         },
     )
     .unwrap();
-    for rule in ["pbgi-d", "log-eicc", "ts-psq", "random-search"] {
+    for rule in [
+        "pbgi-d",
+        "log-eicc",
+        "ts-psq",
+        "mes",
+        "mfmes",
+        "random-search",
+    ] {
         let run = BoxRun {
             rule: rule.into(),
             seed: 3,

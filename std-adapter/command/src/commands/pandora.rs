@@ -26,7 +26,8 @@ pub struct PandoraArgs {
     /// Seed of a random objective (gp-sample).
     #[arg(long)]
     objective_seed: Option<u64>,
-    /// The rule (pbgi, pbgi-d, log-ei, log-eipc, log-eicc, gp-ucb, ts-psq, random-search, ...).
+    /// The rule (pbgi, pbgi-d, log-ei, log-eipc, log-eicc, gp-ucb, ts-psq, mes, mfmes,
+    /// random-search, ...).
     #[arg(long)]
     rule: String,
     /// Budget (rounds under uniform costs).
