@@ -9,6 +9,7 @@ mod common;
 
 #[cfg(feature = "bandit-baselines")]
 mod bandit;
+mod botorch_gumbel;
 #[cfg(feature = "causal")]
 mod causal;
 #[cfg(feature = "policy-random-search")]
