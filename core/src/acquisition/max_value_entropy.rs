@@ -333,4 +333,56 @@ mod tests {
             Err(GpError::NonFinite)
         );
     }
+
+    /// Value, mean, standard deviation and gradient against BoTorch's posterior of the same
+    /// model with the closed form written in torch and differentiated by autograd
+    /// (`tests/fixtures/botorch_mes.json`, from `tools/reference/botorch_mes.py`), for MES and
+    /// MES per unit cost.
+    #[test]
+    fn mes_and_its_gradient_match_botorchs_posterior_and_autograd() {
+        let fixture: serde_json::Value =
+            serde_json::from_str(include_str!("../../tests/fixtures/botorch_mes.json")).unwrap();
+        let floats = |v: &serde_json::Value| -> std::vec::Vec<f64> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect()
+        };
+        let ys = floats(&fixture["max_values"]);
+        let gp = data();
+        let p = problem();
+        let points = fixture["points"].as_array().unwrap();
+        assert_eq!(points.len(), 12);
+        // Measured within 1e-13 relative (2026-11-29: BoTorch 0.18.1, GPyTorch's Cholesky).
+        let close = |a: f64, b: f64, what: &str| {
+            assert!(
+                (a - b).abs() <= 1e-12 * (1.0 + b.abs()),
+                "{what}: ours {a:e}, BoTorch {b:e}"
+            );
+        };
+        for point in points {
+            let x: [f64; 2] = floats(&point["x"]).try_into().unwrap();
+            let prediction = gp.predict(&x).unwrap();
+            close(prediction.mean, point["mean"].as_f64().unwrap(), "mean");
+            close(
+                prediction.variance.sqrt(),
+                point["std"].as_f64().unwrap(),
+                "std",
+            );
+            let (value, gradient) = if point["per_unit_cost"].as_bool().unwrap() {
+                MaxValueEntropy::new(&gp, &ys, 1.0, KnownCost::new(&p, 0))
+                    .evaluate(&x, Need::Gradient)
+                    .unwrap()
+            } else {
+                MaxValueEntropy::new(&gp, &ys, 0.0, Uniform)
+                    .evaluate(&x, Need::Gradient)
+                    .unwrap()
+            };
+            close(value, point["value"].as_f64().unwrap(), "value");
+            for (g, t) in gradient.iter().zip(floats(&point["gradient"])) {
+                close(*g, t, "gradient");
+            }
+        }
+    }
 }
