@@ -73,6 +73,21 @@ def test_a_restored_optimizer_continues_bit_for_bit(precision, rule):
     assert live.spent == restored.spent and live.to_json() == restored.to_json()
 
 
+def test_the_entropy_rule_runs_and_resumes_bit_for_bit():
+    # MES samples the maximum from a posterior: an initial design first.
+    live = costbo.Optimizer.from_toml(seven(capacity=8, budget=40.0, rule="mes"), "f32")
+    rng = SplitMix64(5)
+    for _ in range(3):
+        x, y = play(live, [None] * 7, rng)
+        live.tell_prior(x, y)
+    run(live, rng, 6)
+    restored = costbo.Optimizer.from_json(live.to_json())
+    twin = SplitMix64(0)
+    twin.state = rng.state
+    a, b = run(live, rng, 4), run(restored, twin, 4)
+    assert len(a) == 4 and a == b
+
+
 def test_the_firmware_experiment_opens_from_its_file():
     opt = costbo.Optimizer.from_file(ROOT / "firmware" / "experiment.toml")
     assert opt.name == "plant-dosing" and [v.name for v in opt.variables][:2] == ["Ca", "B"]

@@ -157,10 +157,19 @@ fn run(opt: &mut Optimizer, rng: &mut Rng, rounds: usize) -> Vec<(usize, Vec<Opt
 }
 
 fn resumes_bit_for_bit(precision: Precision, rule: &str) {
+    resumes_after_prior(precision, rule, 0);
+}
+
+/// [`resumes_bit_for_bit`] after `prior` random points told as the initial design.
+fn resumes_after_prior(precision: Precision, rule: &str, prior: usize) {
     // Capacity 8: the model drops its oldest observations well before the save.
     let text = seven(8, 40.0, rule);
     let mut live = Optimizer::from_toml_str_with(&text, precision).unwrap();
     let mut rng = Rng(7);
+    for _ in 0..prior {
+        let (x, y) = play(&live, &[None; 7], &mut rng);
+        live.tell_prior(&x, y).unwrap();
+    }
     run(&mut live, &mut rng, 14);
     assert_eq!(live.observations(), 8);
     // Saved with a decision pending: the restored optimizer asks it again.
@@ -186,6 +195,14 @@ fn a_restored_optimizer_continues_bit_for_bit_f64() {
 #[test]
 fn a_restored_optimizer_continues_bit_for_bit_f32() {
     resumes_bit_for_bit(Precision::F32, "etc-ada");
+}
+
+#[test]
+fn the_entropy_rules_run_and_resume_bit_for_bit_in_both_precisions() {
+    // MES needs memory for its candidate set (the optimizer gives it in f32 too) and a
+    // posterior to sample the maximum from (an initial design).
+    resumes_after_prior(Precision::F64, "mes", 3);
+    resumes_after_prior(Precision::F32, "mfmes", 3);
 }
 
 #[test]

@@ -522,6 +522,17 @@ impl<R: Real> PolicySpec<R> {
         }
     }
 
+    /// True for the rules that cannot decide without caller memory of their own
+    /// ([`Controller::workspace_len`](crate::driver::Controller::workspace_len)): the entropy
+    /// rules' candidate set. The others only decide faster with it.
+    pub fn needs_workspace(&self) -> bool {
+        match self {
+            #[cfg(feature = "policy-mes")]
+            PolicySpec::Mes(..) => true,
+            _ => false,
+        }
+    }
+
     /// True for the rules that learn costs from what is paid (the problem then has no known
     /// costs).
     pub fn learns_costs(&self) -> bool {

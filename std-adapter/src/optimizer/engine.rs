@@ -151,7 +151,8 @@ type Ctl<R, const N: usize, const D: usize> =
 /// The workspace selects the core's factorised, screened scoring; without one the core
 /// scores on its stack. The two agree to rounding, not to the bit, so each precision takes the
 /// path of the platform it must match: `f64` the desktop runner's (a workspace of
-/// `workspace_len`, refits with their profile cache too), `f32` the device's (none).
+/// `workspace_len`, refits with their profile cache too), `f32` the device's (none, but for a
+/// rule the device does not run that needs memory to decide at all).
 pub(crate) struct Typed<R: Real, const N: usize, const D: usize> {
     controller: Box<Ctl<R, N, D>>,
     workspace: Vec<R>,
@@ -194,6 +195,7 @@ impl<R: Real + Send, const N: usize, const D: usize> Typed<R, N, D> {
             .bank(vec![[R::ZERO; D]; spec.bank])
             .map_err(build_error)?;
         let policy = description.policy.build::<D, MAX_SETS, FEATURES, N>();
+        let needs_workspace = description.policy.needs_workspace();
         let mut controller = description
             .controller(gp, bank, policy)
             .map_err(build_error)?;
@@ -202,6 +204,11 @@ impl<R: Real + Send, const N: usize, const D: usize> Typed<R, N, D> {
         }
         let workspace = match precision {
             Precision::F64 => vec![R::ZERO; controller.fast_workspace_len()],
+            // A rule that cannot decide without memory (MES's candidates) gets what it asks;
+            // no device runs those rules, so there are no device bits to match.
+            Precision::F32 if needs_workspace => {
+                vec![R::ZERO; controller.workspace_len()]
+            }
             Precision::F32 => Vec::new(),
         };
         Ok(Typed {

@@ -661,10 +661,12 @@ impl Optimizer {
                 self.experiment.sets.len()
             ),
             // The improvement rules (LogEI and its kin, the Gittins indices) score against the
-            // best outcome so far, which an empty model does not have.
+            // best outcome so far, and the entropy rules against a posterior's maximum, which
+            // an empty model has neither of.
             DriverError::NoScore if self.engine.observations() == 0 => format!(
-                "{e}: the model holds no observation, and rule \"{}\" scores improvements over \
-                 the best one (tell_prior an initial design first)",
+                "{e}: the model holds no observation, and rule \"{}\" scores against what the \
+                 observations show (the best one, or the posterior's maximum) (tell_prior an \
+                 initial design first)",
                 self.experiment.rule
             ),
             other => other.to_string(),
