@@ -29,8 +29,8 @@
 //!    [`feedback`], paper 003's choice of point and of whether to pay for its measurement on a
 //!    drifting function (the models: [`gp::time_varying`], [`gp::candidates`]).
 //! 10. Driver: [`driver`], the ask/tell [`Controller`](driver::Controller), generic over its
-//!     policy, with its budget ledger; [`snapshot`] (feature `serde`) saves and restores it.
-//! 11. Beside the driver: [`link`] (feature `link`), the host–device protocol; [`journal`]
+//!     policy, with its budget ledger; `snapshot` (feature `serde`) saves and restores it.
+//! 11. Beside the driver: `link` (feature `link`), the host–device protocol; `journal`
 //!     (feature `journal`), the append-only observation log on NOR flash that a device
 //!     resumes from.
 //! 12. Beside the driver: `causal` (feature `causal`, on by default), paper 004's contextual

@@ -84,7 +84,7 @@ pub fn factor_row_from<R: Real>(l: &[R], i: usize, from: usize, r: &mut [R]) -> 
 /// Entries `from..to` of a forward solve `L x = b` in place, entries `..from` already solved:
 /// `b[i] = (b[i] − Σ_{k<i} L_ik b[k]) / L_ii`, each sum from `k = 0` upwards.
 ///
-/// Why [`FORWARD_BLOCK`] rows at a time: each entry's sum is a chain of dependent additions
+/// Why `FORWARD_BLOCK` rows at a time: each entry's sum is a chain of dependent additions
 /// that runs at the adder's latency. The sums of rows `i..i + 4` over the columns `k < i` do
 /// not depend on one another, so they run side by side as four chains, and each then adds its last terms
 /// (columns `i..`, solved meanwhile) in the order of one row at a time. Every entry adds the same

@@ -80,7 +80,7 @@ pub trait Real:
     /// Natural exponential.
     fn exp(self) -> Self;
     /// [`exp`](Self::exp) of every lane, with its bits lane by lane. `f64` on a desktop core
-    /// computes the lanes together ([`exp_lanes_f64`]); otherwise one lane at a time.
+    /// computes the lanes together (`exp_lanes_f64`); otherwise one lane at a time.
     #[inline]
     fn exp_lanes<const B: usize>(x: [Self; B]) -> [Self; B] {
         x.map(Self::exp)

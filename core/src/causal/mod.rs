@@ -3,15 +3,15 @@
 //! measuring its own context variables; one exact GP per arm; Algorithm 2's bandit over arms.
 //!
 //! The graph work (POMPS enumeration) is host-side; the core takes its result as an
-//! [`ArmTable`](arms::ArmTable):
+//! [`ArmTable`]:
 //! - [`arms`]: the table — per arm, action variables with their boxes and context variables
 //!   with their bounds, as indices into the problem's variables;
 //! - [`schedule`]: the β (UCB width) and ρ (arm bonus) schedules, as functions of an arm's
 //!   play count;
 //! - [`controller`]: GP-UCB over an arm's action box with its contexts pinned at their measured
-//!   values ([`maximize_ucb`](controller::maximize_ucb)), the arm rules (Algorithm 2, the public
+//!   values ([`maximize_ucb`]), the arm rules (Algorithm 2, the public
 //!   code's UCB1 on rewards, CaBO's best acquisition value, a fixed arm for CoBO and the oracle,
-//!   uniform random) and the ask/tell [`CausalController`](controller::CausalController) with a
+//!   uniform random) and the ask/tell [`CausalController`] with a
 //!   checked round protocol.
 //!
 //! Every arm's GP models the target in its own units (no per-arm standardisation), so the UCB

@@ -128,7 +128,7 @@ pub fn log_h_inverse<R: Real>(log_r: R) -> R {
 
 /// [`log_h_inverse`] at `L` points at once, bit for bit: each point's Newton iteration is the
 /// same, and the steps of the points still searching are taken together, their Mills ratios
-/// side by side ([`mills_many`], where the time of an iteration goes).
+/// side by side (`mills_many`, where the time of an iteration goes).
 pub fn log_h_inverse_many<R: Real, const L: usize>(log_r: [R; L]) -> [R; L] {
     if cfg!(target_arch = "arm") {
         // A Cortex-M divides in one instruction and overlaps nothing: lockstep only adds
