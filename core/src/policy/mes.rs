@@ -105,6 +105,16 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for MaxValueEntrop
             // The Gumbel fit is of a posterior: the initial design comes first.
             return Err(DriverError::NoScore);
         }
+        // What prices the gain, found before the candidates' work: a learned cost needs its
+        // model, a known one the set of every variable.
+        let learned = match (self.gain, round.problem.costs(), round.cost_model) {
+            (Gain::PerUnitCost, Costs::Unknown, None) => {
+                return Err(DriverError::RuleNeedsKnownCosts)
+            }
+            (Gain::PerUnitCost, Costs::Unknown, Some(model)) => Some(model),
+            _ => None,
+        };
+        let set = super::require_full_set(round.problem)?;
         let uniform = CANDIDATES_PER_DIMENSION * D;
         let count = uniform + gp.len();
         // The room for a full model is asked from the first round on, so that a workspace
@@ -144,22 +154,18 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for MaxValueEntrop
             samples
         };
         let m = &self.maximiser;
-        let play = match self.gain {
-            Gain::Total => {
+        let play = match (self.gain, learned) {
+            (Gain::Total, _) => {
                 round.play_box(m, &mut MaxValueEntropy::new(gp, &samples, R::ZERO, Uniform))
             }
-            Gain::PerUnitCost => match (round.problem.costs(), round.cost_model) {
-                (Costs::Unknown, Some(model)) => {
-                    let cost = LearnedCost::new(model, -R::ONE);
-                    round.play_box(m, &mut MaxValueEntropy::new(gp, &samples, R::ONE, cost))
-                }
-                (Costs::Unknown, None) => Err(DriverError::RuleNeedsKnownCosts),
-                _ => {
-                    let set = super::require_full_set(round.problem)?;
-                    let cost = KnownCost::new(round.problem, set);
-                    round.play_box(m, &mut MaxValueEntropy::new(gp, &samples, R::ONE, cost))
-                }
-            },
+            (Gain::PerUnitCost, Some(model)) => {
+                let cost = LearnedCost::new(model, -R::ONE);
+                round.play_box(m, &mut MaxValueEntropy::new(gp, &samples, R::ONE, cost))
+            }
+            (Gain::PerUnitCost, None) => {
+                let cost = KnownCost::new(round.problem, set);
+                round.play_box(m, &mut MaxValueEntropy::new(gp, &samples, R::ONE, cost))
+            }
         };
         play.map(Choice::Play)
     }
