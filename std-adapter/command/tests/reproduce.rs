@@ -624,6 +624,44 @@ mod variants {
         );
     }
 
+    /// Before the run ends the goal is out of reach once the finished cells that are not wins
+    /// leave fewer cells than the wins it asks: 19 finished ties of paper 000's 36 leave 17.
+    #[test]
+    fn the_criterion_fails_early_when_too_few_cells_can_still_win() {
+        let study = VariantStudy::UcbCvs;
+        let baselines = read_baselines(&committed(), study).unwrap();
+        let planned = plan(study, &baselines);
+        let mut rows = Vec::new();
+        for b in baselines
+            .iter()
+            .filter(|b| b.baseline != "etc-ada")
+            .take(19)
+        {
+            rows.extend(seed_rows(
+                &b.cell(),
+                &b.baseline,
+                Role::Baseline,
+                &[0.5; 20],
+            ));
+            rows.extend(seed_rows(
+                &b.cell(),
+                "etc-ada+fitted",
+                Role::Variant,
+                &[0.5; 20],
+            ));
+        }
+        assert_eq!(rows.len(), 19 * 40);
+        let md = report::render(study, &planned, &baselines, &rows, None).unwrap();
+        assert!(
+            md.contains("**not met**: at most 17 wins are still possible, since the 19"),
+            "{md}"
+        );
+        // With 18 such cells, 18 wins are still possible: not decided.
+        let rows: Vec<SeedRow> = rows.into_iter().take(18 * 40).collect();
+        let md = report::render(study, &planned, &baselines, &rows, None).unwrap();
+        assert!(md.contains("not decided: the run is not complete"), "{md}");
+    }
+
     #[test]
     fn per_seed_files_round_trip_and_refuse_damage() {
         let rows = seed_rows(

@@ -342,12 +342,25 @@ pub fn render(
         if c.headline {
             let full = results.iter().filter(|r| r.seeds == seeds.len()).count();
             let goal = study.wins_needed();
-            let verdict = if !complete {
-                "not decided: the run is not complete"
+            // A finished cell that is not a win never becomes one: more cells only raise
+            // Holm's adjusted p-values. So the goal can be out of reach before the run ends.
+            let settled = results
+                .iter()
+                .filter(|r| r.seeds == seeds.len() && r.outcome() != Outcome::Win)
+                .count();
+            let most = baselines.len().saturating_sub(settled);
+            let verdict = if !complete && most < goal {
+                format!(
+                    "**not met**: at most {most} wins are still possible, since the {settled} \
+                     finished cells that are not wins stay so as cells are added (Holm's \
+                     adjusted p-values only grow)"
+                )
+            } else if !complete {
+                "not decided: the run is not complete".to_string()
             } else if wins >= goal && losses == 0 {
-                "**met**"
+                "**met**".to_string()
             } else {
-                "**not met**"
+                "**not met**".to_string()
             };
             let _ = writeln!(
                 criterion,
