@@ -427,30 +427,26 @@ pub fn reproduce(options: &VariantOptions) -> Result<Vec<PathBuf>, String> {
     let mut studies = Vec::new();
     for study in STUDIES {
         let baselines = read_baselines(&options.docs, study)?;
-        studies.push((study, plan(study, &baselines), baselines));
+        let rows = committed(&options.docs, study.name(), from_csv)?;
+        studies.push((study, plan(study, &baselines), baselines, rows));
     }
+    let demo_rows = committed(&options.docs, "demo", demo::from_csv)?;
     let wanted = |part: &str| options.only.is_empty() || options.only.iter().any(|o| o == part);
     if options.run {
         if wanted("demo") {
-            demo::run(
-                &options.out,
-                &committed_demo_rows(&options.docs)?,
-                options.jobs,
-                options.progress,
-            )?;
+            demo::run(&options.out, &demo_rows, options.jobs, options.progress)?;
         }
         for phase in PHASES {
-            for (study, planned, _) in &studies {
+            for (study, planned, _, committed) in &studies {
                 if !wanted(study.name()) {
                     continue;
                 }
-                let committed = committed_rows(&options.docs, *study)?;
                 for cell in planned.iter().filter(|c| c.phase == phase) {
                     let mut settings = cell_settings(*study, cell)?;
                     // The jobs whose rows are committed are not run again: the per-seed file
                     // carries a grid across machines whose `--out` did not survive. A seed some
                     // algorithm still lacks runs for all of them, so the cell stays paired.
-                    let missing = missing_seeds(*study, cell, &committed);
+                    let missing = missing_seeds(*study, cell, committed);
                     if missing.is_empty() {
                         continue;
                     }
@@ -477,43 +473,34 @@ pub fn reproduce(options: &VariantOptions) -> Result<Vec<PathBuf>, String> {
             }
         }
     }
-    for (study, planned, baselines) in &studies {
+    for (study, planned, baselines, committed) in studies {
         let data = options.docs.join(format!("{}.csv", study.name()));
-        let dir = grid_dir(&options.out, *study);
+        let dir = grid_dir(&options.out, study);
+        // With no runner output the committed rows are the data (none before any run: the
+        // report says so).
         let rows = if dir.is_dir() {
-            let rows = with_committed(
-                *study,
-                planned,
-                collect(*study, planned, &dir)?,
-                committed_rows(&options.docs, *study)?,
-            )?;
+            let rows = with_committed(study, &planned, collect(study, &planned, &dir)?, committed)?;
             experiment::write_atomic(&data, &to_csv(&rows))?;
             written.push(data.clone());
             rows
-        } else if data.exists() {
-            let text =
-                std::fs::read_to_string(&data).map_err(|e| format!("{}: {e}", data.display()))?;
-            from_csv(&text).map_err(|e| format!("{}: {e}", data.display()))?
         } else {
-            // Nothing has run yet: the report says so.
-            Vec::new()
+            committed
         };
         let discussion = options.docs.join(format!("{}.discussion.md", study.name()));
         let discussion = std::fs::read_to_string(&discussion).ok();
-        let md = report::render(*study, planned, baselines, &rows, discussion.as_deref())?;
+        let md = report::render(study, &planned, &baselines, &rows, discussion.as_deref())?;
         let path = options.docs.join(format!("{}.md", study.name()));
         experiment::write_atomic(&path, &md)?;
         written.push(path);
     }
     let data = options.docs.join("demo.csv");
-    let committed = committed_demo_rows(&options.docs)?;
     let rows = if options.out.join("demo").is_dir() {
-        let rows = demo::collect(&options.out, &committed)?;
+        let rows = demo::collect(&options.out, &demo_rows)?;
         experiment::write_atomic(&data, &demo::to_csv(&rows))?;
         written.push(data.clone());
         rows
     } else {
-        committed
+        demo_rows
     };
     let discussion = std::fs::read_to_string(options.docs.join("demo.discussion.md")).ok();
     let path = options.docs.join("demo.md");
@@ -522,21 +509,16 @@ pub fn reproduce(options: &VariantOptions) -> Result<Vec<PathBuf>, String> {
     Ok(written)
 }
 
-/// The rows of `DOCS/demo.csv`, none when it does not exist yet.
-fn committed_demo_rows(docs: &Path) -> Result<Vec<demo::DemoRow>, String> {
-    let data = docs.join("demo.csv");
+/// The committed per-seed rows of `DOCS/<name>.csv` (`parse` reads them), none when the file
+/// does not exist yet.
+fn committed<T>(
+    docs: &Path,
+    name: &str,
+    parse: fn(&str) -> Result<Vec<T>, String>,
+) -> Result<Vec<T>, String> {
+    let data = docs.join(format!("{name}.csv"));
     match std::fs::read_to_string(&data) {
-        Ok(text) => demo::from_csv(&text).map_err(|e| format!("{}: {e}", data.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(format!("{}: {e}", data.display())),
-    }
-}
-
-/// The rows of `DOCS/<study>.csv`, none when it does not exist yet.
-fn committed_rows(docs: &Path, study: VariantStudy) -> Result<Vec<SeedRow>, String> {
-    let data = docs.join(format!("{}.csv", study.name()));
-    match std::fs::read_to_string(&data) {
-        Ok(text) => from_csv(&text).map_err(|e| format!("{}: {e}", data.display())),
+        Ok(text) => parse(&text).map_err(|e| format!("{}: {e}", data.display())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(e) => Err(format!("{}: {e}", data.display())),
     }
