@@ -304,7 +304,11 @@ Seed for seed in each setting: McNemar's exact test, Holm's correction over the 
 fn committed_share(committed: &[DemoRow], job: &DemoJob) -> Option<(f64, usize)> {
     committed
         .iter()
-        .find(|r| r.job.key() == job.key() && r.job.seed == job.seed)
+        .find(|r| {
+            let j = &r.job;
+            (j.contender, j.beta, j.costs, j.variance, j.seed)
+                == (job.contender, job.beta, job.costs, job.variance, job.seed)
+        })
         .map(|r| (r.share_of_best, r.rounds))
 }
 
