@@ -11,6 +11,9 @@
 //!   power mean the rule needs: `(1/q)·ln E[c^q] = μ + q·σ²/2` under the log-normal posterior —
 //!   `q = 1` for the Gittins index's `E[c]` (paper 002, Eq. 26), `q = −α` for LogEIPC's and
 //!   LogEICC's `E[c^{−α}]` (BudgetedBO's form that the paper's code uses).
+//!
+//! [`PointCost`] is the one a rule over a box charges: learned where the problem's costs are
+//! unknown, known otherwise.
 
 use crate::gp::Gp;
 use crate::problem::Problem;
@@ -102,5 +105,29 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> LogCos
             }
         });
         v.is_finite().then_some((v, g))
+    }
+}
+
+/// The cost a rule over a box charges at its point: learned where the problem's costs are
+/// unknown, the problem's own otherwise (what the policies' `Round::box_cost` picks).
+#[derive(Debug, Clone, Copy)]
+pub enum PointCost<'a, R, const N: usize, const D: usize, const M: usize, S> {
+    /// The problem's known cost of a control set.
+    Known(KnownCost<'a, R, D, M>),
+    /// A power mean of the learned model of `ln c`.
+    Learned(LearnedCost<'a, R, N, D, S>),
+}
+
+impl<R, const N: usize, const D: usize, const M: usize, S> LogCost<R, D>
+    for PointCost<'_, R, N, D, M, S>
+where
+    R: Real,
+    S: AsRef<[R]> + AsMut<[R]>,
+{
+    fn log_cost(&self, x: &[R; D], gradient: bool) -> Option<(R, [R; D])> {
+        match self {
+            PointCost::Known(c) => c.log_cost(x, gradient),
+            PointCost::Learned(c) => c.log_cost(x, gradient),
+        }
     }
 }

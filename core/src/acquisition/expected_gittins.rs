@@ -10,7 +10,8 @@
 //! theorem: `∇g = Σₛ (∂g/∂μₛ ∇μₛ + ∂g/∂σₛ ∇σₛ)`, the sensitivities from
 //! [`MixtureIndex::sensitivity`](crate::special::improvement::MixtureIndex::sensitivity).
 
-use super::improvement::moments;
+use super::improvement::variance_floor;
+use super::posterior::moments;
 use super::{Acquisition, Need};
 use crate::expectation::{merge, SampleBank};
 use crate::gp::Gp;
@@ -80,8 +81,12 @@ where
         let (stds, rest) = rest.split_at_mut(s);
         let (d_means, d_stds) = rest.split_at_mut(s * D);
         for (k, random) in points.iter().enumerate() {
-            let (mean, std, d_mean, d_std) =
-                moments(self.gp, &merge(self.set, x, random), gradient)?;
+            let (mean, std, d_mean, d_std) = moments(
+                self.gp,
+                &merge(self.set, x, random),
+                gradient,
+                variance_floor(),
+            )?;
             means[k] = mean;
             stds[k] = std;
             if gradient {

@@ -9,8 +9,9 @@
 //! `f32`, where `1e-12` is below the variance's rounding near data).
 
 use super::cost::LogCost;
+use super::posterior::{moments, moments_with_gradient, values_from_posterior, Moments};
 use super::{finite_or_minus_infinity, Acquisition, Need};
-use crate::gp::{Gp, GpError, Prediction, PredictionGradient, PREDICT_BLOCK};
+use crate::gp::{Gp, PREDICT_BLOCK};
 use crate::real::Real;
 use crate::special::improvement::{
     gittins_index_from_log_price, gittins_index_from_log_price_many, log_expected_improvement,
@@ -26,41 +27,11 @@ pub fn variance_floor<R: Real>() -> R {
     })
 }
 
-/// Mean, standard deviation and, if `gradient`, their gradients at `x`, the variance floored.
-#[allow(clippy::type_complexity)]
-pub(crate) fn moments<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>(
-    gp: &Gp<R, N, D, S>,
-    x: &[R; D],
-    gradient: bool,
-) -> Option<(R, R, [R; D], [R; D])> {
-    if !gradient {
-        let (mean, std) = mean_and_std(gp.predict(x).ok()?);
-        return Some((mean, std, [R::ZERO; D], [R::ZERO; D]));
-    }
-    moments_with_gradient(gp.predict_with_gradient(x).ok()?)
-}
-
-/// Mean, standard deviation and their gradients of a prediction, the variance floored.
-#[allow(clippy::type_complexity)]
-fn moments_with_gradient<R: Real, const D: usize>(
-    p: PredictionGradient<R, D>,
-) -> Option<(R, R, [R; D], [R; D])> {
-    let floor = variance_floor::<R>();
-    if p.variance > floor {
-        Some((p.mean, p.std, p.d_mean, p.d_std))
-    } else {
-        Some((p.mean, floor.sqrt(), p.d_mean, [R::ZERO; D]))
-    }
-}
-
 /// Points evaluated together by [`Acquisition::evaluate_many`] over a GP's posterior: one
 /// AVX-512 register of `f64` lanes in the interleaved solves. One on 32-bit Arm, where
 /// [`Gp::predict_with_gradient_many`] predicts one point at a time (a group of eight padded
 /// around one ascent's point took 2.4–4.2× the instructions of paper 002's optimiser).
 const EVALUATE_GROUP: usize = if cfg!(target_arch = "arm") { 1 } else { 8 };
-
-/// The moments [`moments`] gives with a gradient: mean, standard deviation, their gradients.
-type Moments<R, const D: usize> = (R, R, [R; D], [R; D]);
 
 /// [`Acquisition::evaluate_many`] over [`Gp::predict_with_gradient_many`]: the points are
 /// predicted [`EVALUATE_GROUP`] at a time (a short group padded with its first point) and
@@ -92,35 +63,11 @@ fn evaluate_from_posterior<R, const N: usize, const D: usize, S, A>(
     {
         let points: [[R; D]; EVALUATE_GROUP] =
             core::array::from_fn(|t| xg.get(t).copied().unwrap_or(xg[0]));
-        let moments = gp
-            .predict_with_gradient_many(&points)
-            .map(|p| p.ok().and_then(moments_with_gradient));
+        let moments = gp.predict_with_gradient_many(&points).map(|p| {
+            p.ok()
+                .and_then(|p| moments_with_gradient(p, variance_floor()))
+        });
         group(acquisition, xg, ng, moments, og);
-    }
-}
-
-/// Mean and standard deviation of a prediction, the variance floored.
-fn mean_and_std<R: Real>(p: Prediction<R>) -> (R, R) {
-    (p.mean, p.variance.max(variance_floor::<R>()).sqrt())
-}
-
-/// [`Acquisition::values`] over the posteriors of [`Gp::predict_many`], a group of up to
-/// [`PREDICT_BLOCK`] points at a time: `group(points, moments, out)` gets each point's mean and
-/// floored standard deviation (`None` where the posterior fails) and writes its values, `−∞`
-/// where there is none.
-fn values_from_posterior<R, const N: usize, const D: usize, S>(
-    gp: &Gp<R, N, D, S>,
-    xs: &[[R; D]],
-    out: &mut [R],
-    mut group: impl FnMut(&[[R; D]], [Option<(R, R)>; PREDICT_BLOCK], &mut [R]),
-) where
-    R: Real,
-    S: AsRef<[R]> + AsMut<[R]>,
-{
-    for (xg, og) in xs.chunks(PREDICT_BLOCK).zip(out.chunks_mut(PREDICT_BLOCK)) {
-        let mut p = [Err(GpError::NonFinite); PREDICT_BLOCK];
-        gp.predict_many(xg, &mut p);
-        group(xg, p.map(|p| p.ok().map(mean_and_std)), og);
     }
 }
 
@@ -154,7 +101,7 @@ where
 {
     fn evaluate(&mut self, x: &[R; D], need: Need<R>) -> Option<(R, [R; D])> {
         let gradient = need.wants_gradient();
-        let moments = moments(self.gp, x, gradient)?;
+        let moments = moments(self.gp, x, gradient, variance_floor())?;
         self.from_moments(x, moments, gradient)
     }
 
@@ -173,7 +120,7 @@ where
 
     fn values(&mut self, xs: &[[R; D]], out: &mut [R]) {
         let (gp, best, exponent) = (self.gp, self.best, self.exponent);
-        values_from_posterior(gp, xs, out, |xg, moments, og| {
+        values_from_posterior(gp, xs, out, variance_floor(), |xg, moments, og| {
             for ((x, m), o) in xg.iter().zip(moments).zip(og) {
                 let v = m.and_then(|(mean, std)| {
                     let log_ei = log_expected_improvement(mean, std, best).ok()?;
@@ -254,7 +201,7 @@ where
 {
     fn evaluate(&mut self, x: &[R; D], need: Need<R>) -> Option<(R, [R; D])> {
         let gradient = need.wants_gradient();
-        let moments = moments(self.gp, x, gradient)?;
+        let moments = moments(self.gp, x, gradient, variance_floor())?;
         self.from_moments(x, moments, gradient)
     }
 
@@ -300,7 +247,7 @@ where
     /// costlier half of a value, and its iterations are chains of dependent divisions.
     fn values(&mut self, xs: &[[R; D]], out: &mut [R]) {
         let (gp, log_lambda) = (self.gp, self.log_lambda);
-        values_from_posterior(gp, xs, out, |xg, moments, og| {
+        values_from_posterior(gp, xs, out, variance_floor(), |xg, moments, og| {
             let mut mean = [R::ZERO; PREDICT_BLOCK];
             let mut std = [R::ONE; PREDICT_BLOCK];
             // An infinite price is refused by the index: lanes without a posterior or a cost.

@@ -23,19 +23,14 @@
 //! [`gumbel_max_values`]: crate::special::gumbel::gumbel_max_values
 
 use super::cost::LogCost;
+use super::posterior::{mean_and_std, moments, values_from_posterior};
 use super::{finite_or_minus_infinity, Acquisition, Need};
-use crate::gp::{Gp, GpError, Prediction, PREDICT_BLOCK};
+use crate::gp::{Gp, GpError, PREDICT_BLOCK};
 use crate::real::Real;
 use crate::special::entropy::{max_value_entropy, mes_term_slope};
 
 /// The posterior variance floor of MES, in both precisions (BoTorch's `CLAMP_LB`).
 pub const MES_VARIANCE_FLOOR: f64 = 1e-8;
-
-/// Mean and floored standard deviation of a prediction.
-fn mean_and_std<R: Real>(p: Prediction<R>) -> (R, R) {
-    let floor = R::from_f64(MES_VARIANCE_FLOOR);
-    (p.mean, p.variance.max(floor).sqrt())
-}
 
 /// The posterior means and standard deviations at `candidates`, the variance floored at
 /// [`MES_VARIANCE_FLOOR`]: what [`gumbel_max_values`](crate::special::gumbel::gumbel_max_values)
@@ -66,7 +61,7 @@ where
         let mut p = [Err(GpError::NonFinite); PREDICT_BLOCK];
         gp.predict_many(xg, &mut p);
         for ((p, m), s) in p.into_iter().zip(mg).zip(sg) {
-            (*m, *s) = mean_and_std(p?);
+            (*m, *s) = mean_and_std(p?, R::from_f64(MES_VARIANCE_FLOOR));
         }
     }
     Ok(())
@@ -103,35 +98,23 @@ where
     C: LogCost<R, D>,
 {
     fn evaluate(&mut self, x: &[R; D], need: Need<R>) -> Option<(R, [R; D])> {
-        if !need.wants_gradient() {
-            let (mean, std) = mean_and_std(self.gp.predict(x).ok()?);
-            return self.from_moments(x, (mean, std, [R::ZERO; D], [R::ZERO; D]), false);
-        }
-        let p = self.gp.predict_with_gradient(x).ok()?;
-        let floor = R::from_f64(MES_VARIANCE_FLOOR);
-        // Where the floor holds σ is constant: its gradient is zero.
-        let moments = if p.variance > floor {
-            (p.mean, p.std, p.d_mean, p.d_std)
-        } else {
-            (p.mean, floor.sqrt(), p.d_mean, [R::ZERO; D])
-        };
-        self.from_moments(x, moments, true)
+        let gradient = need.wants_gradient();
+        let moments = moments(self.gp, x, gradient, R::from_f64(MES_VARIANCE_FLOOR))?;
+        self.from_moments(x, moments, gradient)
     }
 
     /// The posteriors of a group of points together ([`Gp::predict_many`], the bits of
     /// [`Gp::predict`]), then each value as [`evaluate`](Acquisition::evaluate) gives it.
     fn values(&mut self, xs: &[[R; D]], out: &mut [R]) {
-        for (xg, og) in xs.chunks(PREDICT_BLOCK).zip(out.chunks_mut(PREDICT_BLOCK)) {
-            let mut p = [Err(GpError::NonFinite); PREDICT_BLOCK];
-            self.gp.predict_many(xg, &mut p);
-            for ((x, p), o) in xg.iter().zip(p).zip(og) {
-                let v = p.ok().and_then(|p| {
-                    let (mean, std) = mean_and_std(p);
+        let (gp, floor) = (self.gp, R::from_f64(MES_VARIANCE_FLOOR));
+        values_from_posterior(gp, xs, out, floor, |xg, moments, og| {
+            for ((x, m), o) in xg.iter().zip(moments).zip(og) {
+                let v = m.and_then(|(mean, std)| {
                     self.from_moments(x, (mean, std, [R::ZERO; D], [R::ZERO; D]), false)
                 });
                 *o = finite_or_minus_infinity(v);
             }
-        }
+        });
     }
 }
 

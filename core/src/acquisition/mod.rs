@@ -33,6 +33,7 @@ pub mod expected_path;
 pub mod fantasy_ei;
 pub mod improvement;
 pub mod max_value_entropy;
+mod posterior;
 #[cfg(test)]
 mod test_support;
 pub mod ucb;

@@ -12,9 +12,9 @@
 //! the paper's code uses; not `1/E[c]`).
 
 use super::{Choice, DriverError, Maximiser, Policy, Round};
-use crate::acquisition::cost::{KnownCost, LearnedCost, Uniform};
+use crate::acquisition::cost::Uniform;
 use crate::acquisition::improvement::LogImprovement;
-use crate::problem::{Costs, Problem};
+use crate::problem::Problem;
 use crate::real::Real;
 
 /// How the cost enters.
@@ -85,18 +85,9 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for LogEi {
         let play = if alpha == R::ZERO {
             round.play_box(m, &mut LogImprovement::new(gp, incumbent, alpha, Uniform))
         } else {
-            match (round.problem.costs(), round.cost_model) {
-                (Costs::Unknown, Some(model)) => {
-                    let cost = LearnedCost::new(model, -alpha);
-                    round.play_box(m, &mut LogImprovement::new(gp, incumbent, alpha, cost))
-                }
-                (Costs::Unknown, None) => Err(DriverError::RuleNeedsKnownCosts),
-                _ => {
-                    let set = super::require_full_set(round.problem)?;
-                    let cost = KnownCost::new(round.problem, set);
-                    round.play_box(m, &mut LogImprovement::new(gp, incumbent, alpha, cost))
-                }
-            }
+            // LogEIPC's and LogEICC's E[c^{−α}] (see `LearnedCost`).
+            let cost = round.box_cost(-alpha)?;
+            round.play_box(m, &mut LogImprovement::new(gp, incumbent, alpha, cost))
         };
         play.map(Choice::Play)
     }

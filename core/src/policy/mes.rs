@@ -27,11 +27,11 @@ use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
 use super::{Choice, DriverError, Maximiser, Policy, Round};
-use crate::acquisition::cost::{KnownCost, LearnedCost, Uniform};
+use crate::acquisition::cost::Uniform;
 use crate::acquisition::max_value_entropy::{candidate_moments, MaxValueEntropy};
 use crate::expectation::uniform_open;
 use crate::gp::PREDICT_BLOCK;
-use crate::problem::{Costs, Problem};
+use crate::problem::Problem;
 use crate::real::Real;
 use crate::special::gumbel::gumbel_max_values;
 
@@ -106,15 +106,13 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for MaxValueEntrop
             return Err(DriverError::NoScore);
         }
         // What prices the gain, found before the candidates' work: a learned cost needs its
-        // model, a known one the set of every variable.
-        let learned = match (self.gain, round.problem.costs(), round.cost_model) {
-            (Gain::PerUnitCost, Costs::Unknown, None) => {
-                return Err(DriverError::RuleNeedsKnownCosts)
-            }
-            (Gain::PerUnitCost, Costs::Unknown, Some(model)) => Some(model),
-            _ => None,
+        // model, a known one the set of every variable. A learned cost weighs the gain by
+        // E[c^{−1}], as LogEIPC's E[c^{−α}] at α = 1.
+        let cost = match self.gain {
+            Gain::PerUnitCost => Some(round.box_cost(-R::ONE)?),
+            Gain::Total => None,
         };
-        let set = super::require_full_set(round.problem)?;
+        super::require_full_set(round.problem)?;
         let uniform = CANDIDATES_PER_DIMENSION * D;
         let count = uniform + gp.len();
         // The room for a full model is asked from the first round on, so that a workspace
@@ -154,18 +152,9 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for MaxValueEntrop
             samples
         };
         let m = &self.maximiser;
-        let play = match (self.gain, learned) {
-            (Gain::Total, _) => {
-                round.play_box(m, &mut MaxValueEntropy::new(gp, &samples, R::ZERO, Uniform))
-            }
-            (Gain::PerUnitCost, Some(model)) => {
-                let cost = LearnedCost::new(model, -R::ONE);
-                round.play_box(m, &mut MaxValueEntropy::new(gp, &samples, R::ONE, cost))
-            }
-            (Gain::PerUnitCost, None) => {
-                let cost = KnownCost::new(round.problem, set);
-                round.play_box(m, &mut MaxValueEntropy::new(gp, &samples, R::ONE, cost))
-            }
+        let play = match cost {
+            None => round.play_box(m, &mut MaxValueEntropy::new(gp, &samples, R::ZERO, Uniform)),
+            Some(cost) => round.play_box(m, &mut MaxValueEntropy::new(gp, &samples, R::ONE, cost)),
         };
         play.map(Choice::Play)
     }

@@ -75,10 +75,11 @@ pub use scoring::{
 };
 pub use select::Selection;
 
+use crate::acquisition::cost::{KnownCost, LearnedCost, PointCost};
 use crate::expectation::{Bound, SampleBank};
 use crate::gp::{Gp, GpError};
 use crate::inner::{InnerConfig, InnerResult};
-use crate::problem::{ControlSet, Problem};
+use crate::problem::{ControlSet, Costs, Problem};
 use crate::real::Real;
 
 /// Errors of a controller and its policy. The controller is unchanged whenever one is
@@ -346,7 +347,7 @@ pub struct Round<'a, R, const N: usize, const D: usize, const M: usize, S, B> {
     pub workspace: &'a mut [R],
 }
 
-impl<R, const N: usize, const D: usize, const M: usize, S, B> Round<'_, R, N, D, M, S, B>
+impl<'a, R, const N: usize, const D: usize, const M: usize, S, B> Round<'a, R, N, D, M, S, B>
 where
     R: Real,
     S: AsRef<[R]> + AsMut<[R]>,
@@ -380,6 +381,24 @@ where
             .outputs()
             .iter()
             .fold(-R::INFINITY, |m, &y| m.max(y))
+    }
+
+    /// The cost of the point of the set of every variable as the rules over a box charge it:
+    /// the cost model's power mean of order `order` where the problem's costs are unknown
+    /// (see [`LearnedCost`](crate::acquisition::cost::LearnedCost)), the problem's known cost
+    /// otherwise.
+    ///
+    /// Errors: [`DriverError::RuleNeedsKnownCosts`] where costs are unknown and no cost model
+    /// is learned; [`require_full_set`]'s where the problem has no set of every variable.
+    pub fn box_cost(&self, order: R) -> Result<PointCost<'a, R, N, D, M, S>, DriverError> {
+        match (self.problem.costs(), self.cost_model) {
+            (Costs::Unknown, Some(model)) => Ok(PointCost::Learned(LearnedCost::new(model, order))),
+            (Costs::Unknown, None) => Err(DriverError::RuleNeedsKnownCosts),
+            _ => {
+                let set = require_full_set(self.problem)?;
+                Ok(PointCost::Known(KnownCost::new(self.problem, set)))
+            }
+        }
     }
 
     /// The play of the control set of every variable at the maximiser of `acquisition` by

@@ -18,9 +18,8 @@
 
 use super::memo::{tags, Memo};
 use super::{Choice, DriverError, Maximiser, Policy, Round};
-use crate::acquisition::cost::{KnownCost, LearnedCost};
 use crate::acquisition::improvement::GittinsIndex;
-use crate::problem::{Costs, Problem};
+use crate::problem::Problem;
 use crate::real::Real;
 
 /// How `λ` evolves.
@@ -317,18 +316,9 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for PandoraIndex<R
         B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
     {
         let (gp, m, log_lambda) = (round.gp, &self.maximiser, self.log_lambda());
-        let play = match (round.problem.costs(), round.cost_model) {
-            (Costs::Unknown, Some(model)) => {
-                let cost = LearnedCost::new(model, R::ONE);
-                round.play_box(m, &mut GittinsIndex::new(gp, log_lambda, cost))?
-            }
-            (Costs::Unknown, None) => return Err(DriverError::RuleNeedsKnownCosts),
-            _ => {
-                let set = super::require_full_set(round.problem)?;
-                let cost = KnownCost::new(round.problem, set);
-                round.play_box(m, &mut GittinsIndex::new(gp, log_lambda, cost))?
-            }
-        };
+        // The index's price is E[c] (paper 002, Eq. 26).
+        let cost = round.box_cost(R::ONE)?;
+        let play = round.play_box(m, &mut GittinsIndex::new(gp, log_lambda, cost))?;
         let seen = round.best_observed();
         if self.stop && seen >= play.score {
             return Ok(Choice::Stop);
