@@ -11,7 +11,8 @@ distribution without ties, else a permutation test over every sign assignment); 
 correction over the cells of each table; a significant cell is a win when the positive
 differences' rank sum is below its null mean. Prints each table's counts beside the report's
 "N wins, M losses" line and exits non-zero on a difference; likewise the demo's other plant
-settings (McNemar's exact test per setting, Holm over the settings).
+settings (McNemar's exact test per setting, Holm over the settings) and the declared candidate's
+test (Wilson's interval from its formula, McNemar's exact test).
 """
 import csv
 import math
@@ -104,6 +105,7 @@ def main():
             print(f"{study}: {title[3:]}: {len(cells)} cells, {wins} wins, {losses} losses "
                   f"(report: {shown}) {'ok' if ok else 'DIFFERENT'}")
     bad += check_demo(docs)
+    bad += check_candidate(docs)
     sys.exit(1 if bad else 0)
 
 
@@ -139,6 +141,48 @@ def check_demo(docs):
     print(f"demo: other plant settings: {len(settings)} settings, {wins} wins, {losses} losses "
           f"(report: {shown}) {'ok' if ok else 'DIFFERENT'}")
     return 0 if ok else 1
+
+
+def check_candidate(docs):
+    """The declared candidate against ours on the test seeds: each rate's Wilson interval at
+    95 % (z from SciPy's normal quantile) and McNemar's exact p, compared with the report's rows
+    as printed."""
+    path = os.path.join(docs, "demo.csv")
+    if not os.path.exists(path):
+        return 0
+    runs = defaultdict(dict)
+    for r in csv.DictReader(open(path, encoding="utf-8")):
+        if r["experiment"] == "candidate":
+            runs[r["contender"]][int(r["seed"])] = float(r["share_of_best"]) >= 0.9
+    if set(runs) != {"ours", "etc-120"}:
+        return 0
+    report = open(os.path.join(docs, "demo.md"), encoding="utf-8").read()
+    z = stats.norm.ppf(0.975)
+    bad = 0
+    for name, label in [("ours", "ETC-Ada, fitted model (ours)"),
+                        ("etc-120", "ETC-120, fitted model (candidate)")]:
+        n, k = len(runs[name]), sum(runs[name].values())
+        p = k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+        row = (f"| {label} (β = 8) | test, 161–260 | {n} | {k} | {100 * p:.1f} % "
+               f"[{100 * (centre - half):.1f} %, {100 * (centre + half):.1f} %] |")
+        ok = row in report
+        bad += not ok
+        print(f"demo: candidate test, {name}: {k}/{n}, Wilson "
+              f"[{centre - half:.4f}, {centre + half:.4f}] {'ok' if ok else 'DIFFERENT'}")
+    seeds = sorted(set(runs["ours"]) & set(runs["etc-120"]))
+    b = sum(1 for s in seeds if runs["etc-120"][s] and not runs["ours"][s])
+    c = sum(1 for s in seeds if runs["ours"][s] and not runs["etc-120"][s])
+    p = stats.binomtest(b, b + c, 0.5).pvalue
+    shown = re.search(r"^\| test, 161–260 \| (\d+) \| \d+ \| (\d+) \| (\d+) \| \d+ \| "
+                      r"([0-9.e+-]+) \|", report, re.M)
+    ok = bool(shown) and (int(shown.group(2)), int(shown.group(3))) == (b, c) \
+        and abs(float(shown.group(4)) - p) <= 5e-3 * p
+    bad += not ok
+    print(f"demo: candidate test, McNemar: {b} only the candidate, {c} only ours, p = {p:.4g} "
+          f"(report: {shown.groups() if shown else None}) {'ok' if ok else 'DIFFERENT'}")
+    return bad
 
 
 main()

@@ -695,8 +695,9 @@ mod variants {
     fn demo_rows_round_trip_and_unplanned_rows_are_refused() {
         use costbo_lab::variants::demo::{self, DemoRow};
         let plan = demo::plan();
-        // 3 contenders × 5 β × 20 tuning seeds, 3 × 100 held out, 9 settings × 2 × 20.
-        assert_eq!(plan.len(), 300 + 300 + 360);
+        // 3 contenders × 5 β × 20 tuning seeds, 3 × 100 held out, 9 settings × 2 × 20, the
+        // candidate and ours on the 20 tuning seeds and the 100 test seeds.
+        assert_eq!(plan.len(), 300 + 300 + 360 + 40 + 200);
         let rows: Vec<DemoRow> = plan[..3]
             .iter()
             .chain(&plan[700..701])

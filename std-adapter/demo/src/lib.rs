@@ -127,6 +127,18 @@ pub const PAPER: Contender = Contender {
     fitted: false,
     beta: 2.0,
 };
+/// The rule declared better than [`OURS`] on the tuning seeds and tested on seeds it was not
+/// chosen on (docs/results/variants/PLAN.md, log of 2026-11-29): explore-then-commit with 120
+/// plays per cost group instead of ETC-Ada's `⌊4/c⌋`, on the same fitted model and β. Why:
+/// [`OURS`]'s misses on the tuning seeds were exploration failures (their best *played* dose
+/// was below 90 % of the best too), and ETC-Ada explores with 12 of the demo's 200.
+pub const ETC_120: Contender = Contender {
+    label: "ETC-120, fitted model (candidate)",
+    short: "ETC-120",
+    policy: PolicySpec::ExploreThenCommit(PlaysPerGroup::Fixed(120)),
+    fitted: true,
+    beta: FITTED_BETA,
+};
 /// A cost-unaware baseline: UCB-PSQ (always doses all five) on the same fitted model.
 pub const COST_UNAWARE: Contender = Contender {
     label: "UCB-PSQ, fitted model (cost-unaware)",

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::stats;
-use crate::demo::{self, Contender, PlantSetting, COST_UNAWARE, OPTIMUM, OURS, PAPER};
+use crate::demo::{self, Contender, PlantSetting, COST_UNAWARE, ETC_120, OPTIMUM, OURS, PAPER};
 use crate::experiment::config::cost_values;
 use crate::experiment::CostSpec;
 
@@ -32,6 +32,12 @@ pub const CONTENDERS: [(&str, Contender); 3] = [
     ("cost-unaware", COST_UNAWARE),
 ];
 
+/// The rule declared better than ours after the held-out runs, before its own test (PLAN.md,
+/// log of 2026-11-29), by its name in the per-seed file.
+pub const CANDIDATE: (&str, Contender) = ("etc-120", ETC_120);
+/// The candidate's test seeds, which no run had used when it was declared.
+pub const CANDIDATE_SEEDS: std::ops::RangeInclusive<u64> = 161..=260;
+
 /// Paper 000's cost presets.
 const COSTS: [&str; 3] = ["cheap", "moderate", "expensive"];
 /// Variances of the other settings.
@@ -40,7 +46,8 @@ const VARIANCES: [f64; 3] = [0.02, 0.04, 0.08];
 /// One planned run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DemoJob {
-    /// `tuning`, `held-out` or `settings`.
+    /// `tuning`, `held-out`, `settings`, `candidate-tuning` (the candidate and ours on the
+    /// tuning seeds) or `candidate` (both on [`CANDIDATE_SEEDS`]).
     pub experiment: &'static str,
     /// Contender name (see [`CONTENDERS`]).
     pub contender: &'static str,
@@ -63,7 +70,8 @@ impl DemoJob {
     }
 }
 
-/// Every planned run, in the plan's order: the sweep, the held-out seeds, the other settings.
+/// Every planned run, in the plan's order: the sweep, the held-out seeds, the other settings,
+/// then the candidate's test.
 pub fn plan() -> Vec<DemoJob> {
     let mut jobs = Vec::new();
     for (name, _) in CONTENDERS {
@@ -106,6 +114,20 @@ pub fn plan() -> Vec<DemoJob> {
                         seed,
                     });
                 }
+            }
+        }
+    }
+    for (experiment, seeds) in [("candidate-tuning", TUNING), ("candidate", CANDIDATE_SEEDS)] {
+        for (name, c) in [("ours", OURS), CANDIDATE] {
+            for seed in seeds.clone() {
+                jobs.push(DemoJob {
+                    experiment,
+                    contender: name,
+                    beta: c.beta,
+                    costs: "moderate",
+                    variance: 0.04,
+                    seed,
+                });
             }
         }
     }
@@ -208,7 +230,11 @@ fn run_missing(
 }
 
 fn simulate(job: &DemoJob) -> Result<(f64, usize), String> {
-    let Some((_, base)) = CONTENDERS.iter().find(|(n, _)| *n == job.contender) else {
+    let Some((_, base)) = CONTENDERS
+        .iter()
+        .chain([&CANDIDATE])
+        .find(|(n, _)| *n == job.contender)
+    else {
         return Err(format!("no contender `{}`", job.contender));
     };
     let costs: [f64; 7] = cost_values(&CostSpec::Named(job.costs.into()))?
@@ -440,6 +466,134 @@ pub fn chosen_beta(rows: &[DemoRow], contender: &str) -> Option<f64> {
     best.map(|b| b.2)
 }
 
+/// Whether each seed's run of `contender` in `experiment` succeeded.
+fn successes(
+    rows: &[DemoRow],
+    experiment: &str,
+    contender: &str,
+) -> std::collections::BTreeMap<u64, bool> {
+    rows.iter()
+        .filter(|r| r.job.experiment == experiment && r.job.contender == contender)
+        .map(|r| (r.job.seed, r.share_of_best >= SUCCESS))
+        .collect()
+}
+
+/// The seeds both ran, as (first succeeded, second succeeded).
+fn paired(
+    first: &std::collections::BTreeMap<u64, bool>,
+    second: &std::collections::BTreeMap<u64, bool>,
+) -> Vec<(bool, bool)> {
+    first
+        .iter()
+        .filter_map(|(seed, &x)| second.get(seed).map(|&y| (x, y)))
+        .collect()
+}
+
+/// `k` successes of `n` as a rate with its Wilson interval at 95 %.
+fn rate_with_interval(k: usize, n: usize) -> String {
+    match stats::wilson(k, n, stats::Z95) {
+        Some((lo, hi)) => format!("{} [{}, {}]", pct(k as f64 / n as f64), pct(lo), pct(hi)),
+        None => "–".into(),
+    }
+}
+
+/// The candidate rule beside ours, on the tuning seeds it was chosen on and on the seeds of its
+/// test: success rates with Wilson intervals, McNemar's exact test seed for seed, and the
+/// demo's goal.
+fn candidate_test(md: &mut String, rows: &[DemoRow]) {
+    let (name, candidate) = CANDIDATE;
+    let _ = writeln!(
+        md,
+        "\n## A better rule declared before its test: {}\n\nDeclared in [PLAN.md](PLAN.md) \
+         (log of 2026-11-29) after the runs above, from a sweep on the tuning seeds: \
+         explore-then-commit with 120 plays per cost group, on ours' fitted model and β. Its \
+         test: seeds {}–{}, which no run had used, beside ours on the same seeds.\n\n| \
+         contender (β) | seeds | runs | successes | rate [95 % CI] | mean share of the best \
+         |\n|---|---|---:|---:|---|---:|",
+        candidate.label,
+        CANDIDATE_SEEDS.start(),
+        CANDIDATE_SEEDS.end()
+    );
+    let experiments = [
+        ("candidate-tuning", "tuning", TUNING),
+        ("candidate", "test", CANDIDATE_SEEDS),
+    ];
+    for (experiment, what, seeds) in &experiments {
+        for (contender, c) in [("ours", OURS), CANDIDATE] {
+            let s = shares(rows, |j| {
+                j.experiment == *experiment && j.contender == contender
+            });
+            let (mean, k) = summary(&s);
+            let _ = writeln!(
+                md,
+                "| {} (β = {}) | {what}, {}–{} | {} | {k} | {} | {} |",
+                c.label,
+                c.beta,
+                seeds.start(),
+                seeds.end(),
+                s.len(),
+                rate_with_interval(k, s.len()),
+                if s.is_empty() {
+                    "–".into()
+                } else {
+                    pct(mean)
+                }
+            );
+        }
+    }
+    let _ = writeln!(
+        md,
+        "\nSeed for seed (McNemar's exact test on the seeds both finished):\n\n| seeds | runs \
+         | both succeed | only the candidate | only ours | neither | p |\n\
+         |---|---:|---:|---:|---:|---:|---:|"
+    );
+    let mut test = None;
+    for (experiment, what, seeds) in &experiments {
+        let pairs = paired(
+            &successes(rows, experiment, name),
+            &successes(rows, experiment, "ours"),
+        );
+        let count = |want: (bool, bool)| pairs.iter().filter(|&&p| p == want).count();
+        let (only_candidate, only_ours) = (count((true, false)), count((false, true)));
+        let p = stats::mcnemar_exact(only_candidate, only_ours);
+        let _ = writeln!(
+            md,
+            "| {what}, {}–{} | {} | {} | {only_candidate} | {only_ours} | {} | {p:.2e} |",
+            seeds.start(),
+            seeds.end(),
+            pairs.len(),
+            count((true, true)),
+            count((false, false)),
+        );
+        test = Some((pairs.len(), only_candidate, only_ours, p));
+    }
+    let tested = shares(rows, |j| j.experiment == "candidate" && j.contender == name);
+    let verdict = match test {
+        Some((n, b, c, p)) if n == CANDIDATE_SEEDS.clone().count() => {
+            let rate = summary(&tested).1 as f64 / tested.len() as f64;
+            format!(
+                "the demo's goal, a success rate of at least 95 % on the test seeds, is {} \
+                 (the candidate: {}); against ours on the same seeds the candidate {}",
+                if rate >= 0.95 {
+                    "**met**"
+                } else {
+                    "**not met**"
+                },
+                pct(rate),
+                if p < super::ALPHA && b > c {
+                    format!("succeeds significantly more often (p = {p:.2e})")
+                } else if p < super::ALPHA {
+                    format!("succeeds significantly less often (p = {p:.2e})")
+                } else {
+                    format!("does not differ significantly (p = {p:.2e})")
+                }
+            )
+        }
+        _ => "not decided: the test runs are not complete".into(),
+    };
+    let _ = writeln!(md, "\nThe candidate's test: {verdict}.");
+}
+
 fn pct(x: f64) -> String {
     format!("{:.1} %", 100.0 * x)
 }
@@ -515,15 +669,7 @@ pub fn render(rows: &[DemoRow], discussion: Option<&str>) -> String {
     for (name, c) in CONTENDERS {
         let s = shares(rows, |j| j.experiment == "held-out" && j.contender == name);
         let (mean, k) = summary(&s);
-        let rate = match stats::wilson(k, s.len(), stats::Z95) {
-            Some((lo, hi)) => format!(
-                "{} [{}, {}]",
-                pct(k as f64 / s.len() as f64),
-                pct(lo),
-                pct(hi)
-            ),
-            None => "–".into(),
-        };
+        let rate = rate_with_interval(k, s.len());
         let _ = writeln!(
             md,
             "| {} (β = {}) | {} | {k} | {rate} | {} |",
@@ -543,19 +689,9 @@ pub fn render(rows: &[DemoRow], discussion: Option<&str>) -> String {
          seeds | both succeed | only ours | only the other | neither | p |\n\
          |---|---:|---:|---:|---:|---:|---:|"
     );
-    let success = |contender: &str| -> std::collections::BTreeMap<u64, bool> {
-        rows.iter()
-            .filter(|r| r.job.experiment == "held-out" && r.job.contender == contender)
-            .map(|r| (r.job.seed, r.share_of_best >= SUCCESS))
-            .collect()
-    };
-    let mine = success("ours");
+    let mine = successes(rows, "held-out", "ours");
     for (name, c) in &CONTENDERS[1..] {
-        let other = success(name);
-        let pairs: Vec<(bool, bool)> = mine
-            .iter()
-            .filter_map(|(seed, &x)| other.get(seed).map(|&y| (x, y)))
-            .collect();
+        let pairs = paired(&mine, &successes(rows, "held-out", name));
         let count = |want: (bool, bool)| pairs.iter().filter(|&&p| p == want).count();
         let (only_ours, only_other) = (count((true, false)), count((false, true)));
         let _ = writeln!(
@@ -617,6 +753,7 @@ pub fn render(rows: &[DemoRow], discussion: Option<&str>) -> String {
         let _ = writeln!(md, "| {costs} | {} |", cells.join(" | "));
     }
     settings_tests(&mut md, rows);
+    candidate_test(&mut md, rows);
     if let Some(text) = discussion {
         md.push('\n');
         md.push_str(text.trim_end());
