@@ -88,6 +88,7 @@ pub mod problem;
 pub mod qmc;
 pub mod random;
 pub mod real;
+pub mod round;
 #[cfg(feature = "serde")]
 pub mod snapshot;
 pub mod special;

@@ -18,7 +18,8 @@ mod spec;
 pub use measure::MeasurementRule;
 pub use spec::{BuildError, ControllerSpec};
 
-pub use crate::policy::{BudgetRule, Context, DriverError, Memo, Refit, Settings};
+pub use crate::policy::Memo;
+pub use crate::round::{BudgetRule, Context, DriverError, Refit, Settings};
 
 use crate::expectation::{Bound, SampleBank};
 use crate::gp::Gp;
