@@ -19,8 +19,10 @@ use rand_core::Rng;
 
 use super::arms::{Arm, ArmTable};
 use super::schedule::Schedule;
+use crate::acquisition::ucb::ascend_ucb;
+pub use crate::acquisition::ucb::UcbMaximum;
 use crate::gp::{Gp, GpError, Prediction};
-use crate::optimize::{maximize_quasi_newton, QuasiNewtonConfig};
+use crate::optimize::QuasiNewtonConfig;
 use crate::random::uniform_open;
 use crate::real::Real;
 
@@ -214,17 +216,6 @@ impl<R: Real, const D: usize> CausalAsk<R, D> {
     }
 }
 
-/// The maximum of `μ + width·σ` found over a box.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct UcbMaximum<R, const D: usize> {
-    /// Where.
-    pub input: [R; D],
-    /// The UCB there.
-    pub value: R,
-    /// The posterior there.
-    pub prediction: Prediction<R>,
-}
-
 /// Fractional parts of the square roots of the first primes: the per-coordinate steps of the
 /// fixed starting points (an additive recurrence, well spread in few points).
 const STEPS: [f64; MAX_STARTS] = [
@@ -271,30 +262,17 @@ where
     R: Real,
     S: AsRef<[R]> + AsMut<[R]>,
 {
-    let ucb = |x: &[R; D], _need: crate::optimize::Need<R>| {
-        let p = gp.predict_with_gradient(x).ok()?;
-        let v = p.mean + width * p.std;
-        let g = core::array::from_fn(|l| p.d_mean[l] + width * p.d_std[l]);
-        v.is_finite().then_some((v, g))
-    };
     let mut best: Option<UcbMaximum<R, D>> = None;
     for k in 0..starts.clamp(1, MAX_STARTS) {
         let x0 = start(k, lower, upper);
-        let Some(a) = maximize_quasi_newton(ucb, x0, lower, upper, config) else {
+        let Some(a) = ascend_ucb(gp, width, x0, lower, upper, config) else {
             continue;
         };
         // Strictly better only: ties keep the earlier start, so the choice is reproducible.
         if best.is_some_and(|b| a.value <= b.value) {
             continue;
         }
-        let Ok(prediction) = gp.predict(&a.point) else {
-            continue;
-        };
-        best = Some(UcbMaximum {
-            input: a.point,
-            value: a.value,
-            prediction,
-        });
+        best = Some(a);
     }
     best
 }

@@ -21,6 +21,7 @@
 //! monotonically toward the far end of the interval, the chosen point is that end, and no
 //! other optimum exists (we saw CE pay once in 120 rounds).
 
+use crate::acquisition::ucb::ascend_ucb;
 use crate::gp::Prediction;
 use crate::real::Real;
 use crate::special::improvement::expected_improvement;
@@ -221,26 +222,15 @@ where
 {
     let lower = [R::ZERO; D];
     let upper = [R::ONE; D];
-    let ucb = |x: &[R; D], _need: crate::optimize::Need<R>| {
-        let p = gp.predict_with_gradient(x).ok()?;
-        let v = p.mean + width * p.std;
-        let g = core::array::from_fn(|l| p.d_mean[l] + width * p.d_std[l]);
-        v.is_finite().then_some((v, g))
-    };
     let mut count = 0;
     for start in starts {
-        let Some(ascent) =
-            crate::optimize::maximize_quasi_newton(ucb, *start, &lower, &upper, config)
-        else {
-            continue;
-        };
-        let Ok(prediction) = gp.predict(&ascent.point) else {
+        let Some(m) = ascend_ucb(gp, width, *start, &lower, &upper, config) else {
             continue;
         };
         let found = BoxOptimum {
-            x: ascent.point,
-            value: ascent.value,
-            prediction,
+            x: m.input,
+            value: m.value,
+            prediction: m.prediction,
         };
         let near = out[..count].iter().position(|o| {
             let d2 = (0..D).fold(R::ZERO, |s, l| s + (o.x[l] - found.x[l]).sq());

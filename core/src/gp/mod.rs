@@ -272,6 +272,27 @@ pub struct Gp<R, const N: usize, const D: usize, S> {
 /// Largest jitter relative to `k(x, x) + σₙ²`; beyond it the model reports failure.
 const MAX_RELATIVE_JITTER: f64 = 1.0;
 
+/// A posterior that predicts at a point, with or without the gradient: what the ascents of
+/// papers 003's and 004's upper bounds need of a model ([`Gp`] and
+/// [`TimeVaryingGp`](time_varying::TimeVaryingGp) alike).
+pub trait Posterior<R, const D: usize> {
+    /// Mean and latent variance at `x` (unit coordinates).
+    fn predict(&self, x: &[R; D]) -> Result<Prediction<R>, GpError>;
+    /// Mean, standard deviation and their gradients at `x`.
+    fn predict_with_gradient(&self, x: &[R; D]) -> Result<PredictionGradient<R, D>, GpError>;
+}
+
+impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Posterior<R, D>
+    for Gp<R, N, D, S>
+{
+    fn predict(&self, x: &[R; D]) -> Result<Prediction<R>, GpError> {
+        Gp::predict(self, x)
+    }
+    fn predict_with_gradient(&self, x: &[R; D]) -> Result<PredictionGradient<R, D>, GpError> {
+        Gp::predict_with_gradient(self, x)
+    }
+}
+
 impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, N, D, S> {
     /// An empty GP. `noise` is the observation noise variance (≥ 0); `factor` must hold at
     /// least [`tri_len`]`(N)` elements (its contents are ignored).

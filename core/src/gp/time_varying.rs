@@ -515,3 +515,14 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>>
         );
     }
 }
+
+impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> super::Posterior<R, D>
+    for TimeVaryingGp<R, N, D, S>
+{
+    fn predict(&self, x: &[R; D]) -> Result<Prediction<R>, GpError> {
+        TimeVaryingGp::predict(self, x)
+    }
+    fn predict_with_gradient(&self, x: &[R; D]) -> Result<PredictionGradient<R, D>, GpError> {
+        TimeVaryingGp::predict_with_gradient(self, x)
+    }
+}
