@@ -79,6 +79,7 @@ pub mod inner;
 #[cfg(feature = "journal")]
 pub mod journal;
 pub mod kernel;
+pub mod ledger;
 pub mod linalg;
 #[cfg(feature = "link")]
 pub mod link;

@@ -549,3 +549,45 @@ fn f32_agrees_with_f64_on_a_fixed_scenario() {
         assert!((x.2 - y.2).abs() < 2e-2, "ucb, round {t}: {x:?} vs {y:?}");
     }
 }
+
+/// The budget's ledger: a round's cost charged only by `tell_paid`, a bad cost or budget
+/// refused with nothing changed, and the dosing controller's affordability rule (twenty f32
+/// tenths pay a budget of 2 exactly, the twenty-first does not fit).
+#[test]
+fn the_ledger_caps_the_budget_as_the_dosing_controllers_does() {
+    let settings = CausalSettings::algorithm2(Schedule::Constant(2.0f32), Schedule::Constant(1.0));
+    for bad in [-1.0f32, f32::NAN, f32::INFINITY] {
+        assert_eq!(
+            controller(fig1_table::<f32>(), settings)
+                .with_budget(bad)
+                .err(),
+            Some(CausalError::InvalidSetting)
+        );
+    }
+    let mut ctl = controller(fig1_table::<f32>(), settings)
+        .with_budget(2.0)
+        .unwrap();
+    let mut exact = 0.0f64;
+    for t in 0..20 {
+        assert!(ctl.affords(0.1));
+        let c = context(t) as f32;
+        let ask = ctl.ask(&[0.0, 0.0, c]).unwrap();
+        let y = outcome(ask.choice.arm, f64::from(ask.input[0]), f64::from(c)) as f32;
+        let before = format!("{ctl:?}");
+        for bad in [-0.1f32, f32::NAN, f32::INFINITY] {
+            assert_eq!(ctl.tell_paid(y, bad), Err(CausalError::InvalidCost));
+            assert_eq!(format!("{ctl:?}"), before);
+        }
+        ctl.tell_paid(y, 0.1).unwrap();
+        exact += f64::from(0.1f32);
+    }
+    assert!(!ctl.affords(0.1));
+    assert_eq!(ctl.spent(), exact as f32);
+    // Without a budget every cost is affordable, and `tell` charges nothing.
+    let mut free = controller(fig1_table::<f32>(), settings);
+    assert!(free.affords(f32::MAX));
+    let ask = free.ask(&[0.0, 0.0, 0.5]).unwrap();
+    free.tell(outcome(ask.choice.arm, f64::from(ask.input[0]), 0.5) as f32)
+        .unwrap();
+    assert_eq!(free.spent(), 0.0);
+}

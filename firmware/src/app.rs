@@ -136,8 +136,6 @@ pub struct App<'a, P, Dl, I, L, F, W> {
 /// A contextual causal experiment's state beside its controller.
 struct CausalRun<'a> {
     ctl: &'a mut CausalCtl<'a>,
-    /// Budget spent (the costs of the rounds told, summed in f64 as the desktop does).
-    spent: f64,
     /// The open round's measured contexts (physical units; NaN for the other variables).
     contexts: [f32; D],
 }
@@ -202,11 +200,6 @@ pub const COSTLY_MEASUREMENT: bool =
 pub const CAUSAL_DOSING: bool =
     crate::experiment::CAUSAL_ARMS != 0 || cfg!(feature = "causal-dosing");
 
-/// Relative slack of the causal budget check: a round is affordable when
-/// `spent + cost ≤ budget·(1 + CAUSAL_BUDGET_SLACK)`, so that costs that add up to the budget
-/// on paper (ten rounds of 0.1 for a budget of 1) are all paid despite f32 rounding.
-pub const CAUSAL_BUDGET_SLACK: f64 = 1e-6;
-
 /// Tolerance between a controlled variable's reading and its dose, as a fraction of the
 /// variable's range (plus two sensor counts).
 pub const DOSE_TOLERANCE: f32 = 0.01;
@@ -260,7 +253,6 @@ where
         if CAUSAL_DOSING {
             self.causal = Some(CausalRun {
                 ctl,
-                spent: 0.0,
                 contexts: [f32::NAN; D],
             });
         }
@@ -500,9 +492,9 @@ where
             }
         };
         let arm = choice.arm;
-        let cost = spec.arm_set(arm).and_then(|s| spec.cost::<f64>(s));
-        let affordable =
-            cost.is_some_and(|c| run.spent + c <= spec.budget * (1.0 + CAUSAL_BUDGET_SLACK));
+        let cost = spec.arm_set(arm).and_then(|s| spec.cost::<f32>(s));
+        // The controller's ledger, built with the experiment's budget.
+        let affordable = cost.is_some_and(|c| run.ctl.affords(c));
         if !affordable {
             // Nothing was measured or dosed: the round is dropped, the experiment ends.
             let _ = run.ctl.abandon();
@@ -516,7 +508,7 @@ where
             choice.reason,
             Short(choice.index),
             spec.arm_set(arm).unwrap_or(0),
-            Short(cost.unwrap_or(f64::NAN) as f32)
+            Short(cost.unwrap_or(f32::NAN))
         );
         // At most 255 arms (validated): the index fits the link's byte.
         self.ask_contexts(arm as u8)
@@ -612,14 +604,15 @@ where
         let Some(arm) = run.ctl.open().map(|a| a.choice.arm) else {
             return self.error(ErrorCode::Unexpected);
         };
-        if let Err(e) = run.ctl.tell(y) {
+        if let Err(e) = run.ctl.tell_paid(y, cost) {
             log!(self, "round {}: outcome refused: {:?}", round, e);
             return self.error(match e {
-                CausalError::NonFiniteOutcome => ErrorCode::InvalidOutcome,
+                CausalError::NonFiniteOutcome | CausalError::InvalidCost => {
+                    ErrorCode::InvalidOutcome
+                }
                 _ => ErrorCode::Controller,
             });
         }
-        run.spent += f64::from(cost);
         let mut point = run.contexts;
         for (l, v) in d.values.iter().enumerate() {
             if let Some(v) = v {
@@ -925,7 +918,7 @@ where
     /// Budget spent.
     pub fn spent(&self) -> f32 {
         match &self.causal {
-            Some(run) if CAUSAL_DOSING => run.spent as f32,
+            Some(run) if CAUSAL_DOSING => run.ctl.spent(),
             _ => self.ctl.spent(),
         }
     }
@@ -1015,7 +1008,7 @@ fn causal_done(spec: &Spec<'_>, run: &CausalRun<'_>, round: u32) -> DeviceMessag
     };
     DeviceMessage::Done {
         round,
-        spent: run.spent as f32,
+        spent: run.ctl.spent(),
         set: set as u8,
         values: Values::from_slice(&[f32::NAN; D][..D.min(MAX_VARS)]).unwrap_or_default(),
         score,
@@ -1063,19 +1056,13 @@ fn replay_causal(
             }
         }
         run.ctl
-            .tell(record.y)
+            .tell_paid(record.y, record.cost)
             .map_err(CausalReplayError::Controller)
     })();
-    match result {
-        Ok(()) => {
-            run.spent += f64::from(record.cost);
-            Ok(())
-        }
-        Err(e) => {
-            let _ = run.ctl.abandon();
-            Err(e)
-        }
+    if result.is_err() {
+        let _ = run.ctl.abandon();
     }
+    result
 }
 
 /// One log line formatted with `core::fmt` (for defmt, which logs it as a string; longer

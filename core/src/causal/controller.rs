@@ -22,6 +22,7 @@ use super::schedule::Schedule;
 use crate::acquisition::ucb::ascend_ucb;
 pub use crate::acquisition::ucb::UcbMaximum;
 use crate::gp::{Gp, GpError, Prediction};
+use crate::ledger::Ledger;
 use crate::optimize::QuasiNewtonConfig;
 use crate::random::uniform_open;
 use crate::real::Real;
@@ -117,6 +118,8 @@ pub enum CausalError {
     },
     /// The outcome is NaN or infinite.
     NonFiniteOutcome,
+    /// A round's cost is negative, NaN or infinite.
+    InvalidCost,
     /// A round is already open (arm chosen or action given, outcome not yet told).
     RoundOpen,
     /// No round is open.
@@ -142,6 +145,7 @@ impl core::fmt::Display for CausalError {
                 "context variable {variable} of the chosen arm lies outside its bounds"
             ),
             Self::NonFiniteOutcome => f.write_str("the outcome is NaN or infinite"),
+            Self::InvalidCost => f.write_str("the round's cost is negative, NaN or infinite"),
             Self::RoundOpen => f.write_str("a round is already open"),
             Self::NoRound => f.write_str("no round is open"),
             Self::NoAction => f.write_str("no starting point gave a finite ucb"),
@@ -297,6 +301,9 @@ pub struct CausalController<R, const A: usize, const N: usize, const D: usize, S
     closed: u32,
     chosen: Option<ArmChoice<R>>,
     open: Option<CausalAsk<R, D>>,
+    /// The budget of [`with_budget`](CausalController::with_budget), if any.
+    budget: Option<R>,
+    ledger: Ledger<R>,
 }
 
 impl<R, const A: usize, const N: usize, const D: usize, S, G> CausalController<R, A, N, D, S, G>
@@ -345,7 +352,31 @@ where
             closed: 0,
             chosen: None,
             open: None,
+            budget: None,
+            ledger: Ledger::new(),
         })
+    }
+
+    /// Caps the total cost of the rounds told with [`tell_paid`](Self::tell_paid) at `budget`
+    /// (finite, ≥ 0; [`CausalError::InvalidSetting`] otherwise): [`affords`](Self::affords)
+    /// says whether an arm's cost can still be paid, by the dosing controller's rule
+    /// ([`Ledger::affords`]). Without it every cost is affordable.
+    pub fn with_budget(mut self, budget: R) -> Result<Self, CausalError> {
+        if !(budget.is_finite() && budget >= R::ZERO) {
+            return Err(CausalError::InvalidSetting);
+        }
+        self.budget = Some(budget);
+        Ok(self)
+    }
+
+    /// True when `cost` can still be paid from the budget (always without one).
+    pub fn affords(&self, cost: R) -> bool {
+        self.budget.is_none_or(|b| self.ledger.affords(cost, b))
+    }
+
+    /// The costs of the rounds told with [`tell_paid`](Self::tell_paid), summed.
+    pub fn spent(&self) -> R {
+        self.ledger.total()
     }
 
     /// The arm table.
@@ -455,6 +486,18 @@ where
         self.rng = rng;
         self.open = Some(ask);
         Ok(ask)
+    }
+
+    /// [`tell`](Self::tell), and the round's `cost` charged to the budget's ledger. A cost
+    /// that is negative or not finite is refused ([`CausalError::InvalidCost`]) before
+    /// anything changes.
+    pub fn tell_paid(&mut self, y: R, cost: R) -> Result<(), CausalError> {
+        if !(cost.is_finite() && cost >= R::ZERO) {
+            return Err(CausalError::InvalidCost);
+        }
+        self.tell(y)?;
+        self.ledger.charge(cost);
+        Ok(())
     }
 
     /// Closes the open round with its outcome: the arm's GP learns `(input, y)`, its count,

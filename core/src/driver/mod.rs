@@ -19,6 +19,8 @@ pub use measure::MeasurementRule;
 pub use spec::{BuildError, ControllerSpec};
 
 pub use crate::policy::Memo;
+
+use crate::ledger::Ledger;
 pub use crate::round::{BudgetRule, Context, DriverError, Refit, Settings};
 
 use crate::expectation::{Bound, SampleBank};
@@ -53,44 +55,6 @@ pub enum Step<R, const D: usize> {
     Play(Decision<R, D>),
     /// The rule stops the run.
     Stop,
-}
-
-/// The budget spent, summed with Neumaier compensation: thousands of small costs must add up
-/// to the budget exactly enough that the last affordable round is not refused.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Ledger<R> {
-    pub(crate) spent: R,
-    pub(crate) error: R,
-}
-
-impl<R: Real> Ledger<R> {
-    fn new() -> Self {
-        Ledger {
-            spent: R::ZERO,
-            error: R::ZERO,
-        }
-    }
-
-    /// The compensated total.
-    fn total(&self) -> R {
-        self.spent + self.error
-    }
-
-    /// What is left of `budget`.
-    fn left(&self, budget: R) -> R {
-        (budget - self.spent) - self.error
-    }
-
-    /// Adds `cost`.
-    fn charge(&mut self, cost: R) {
-        let t = self.spent + cost;
-        self.error += if self.spent.abs() >= cost.abs() {
-            (self.spent - t) + cost
-        } else {
-            (cost - t) + self.spent
-        };
-        self.spent = t;
-    }
 }
 
 /// Where a controller keeps a model of ln(cost): nowhere ([`NoCostModel`], the default, which
@@ -265,7 +229,7 @@ where
     /// True when a cost can still be paid: up to a few units in the last place of the budget,
     /// so that costs that add up to the budget on paper are all affordable.
     fn affordable(&self, cost: R) -> bool {
-        cost <= self.remaining() + R::from_f64(4.0) * R::EPSILON * self.settings.budget
+        self.ledger.affords(cost, self.settings.budget)
     }
 
     /// Rounds played and charged: observed, or skipped under a costly measurement

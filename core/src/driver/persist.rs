@@ -81,7 +81,7 @@ where
             outputscale: k.outputscale(),
             noise: self.gp.noise(),
             mean: self.gp.prior_mean(),
-            spent: (self.ledger.spent, self.ledger.error),
+            spent: self.ledger.parts(),
             rounds: self.rounds,
             policy: self.policy.save(),
             pending,
@@ -155,8 +155,7 @@ where
         if !spent.is_finite() || !err.is_finite() || spent < R::ZERO {
             return Err(bad);
         }
-        ctl.ledger.spent = spent;
-        ctl.ledger.error = err;
+        ctl.ledger = crate::ledger::Ledger::from_parts(spent, err);
         ctl.rounds = snap.rounds;
         ctl.policy.load(&snap.policy).map_err(|_| bad)?;
         if let Some(p) = &snap.pending {

@@ -816,7 +816,8 @@ impl<'a> Spec<'a> {
     /// The contextual causal controller of the `[causal]` table, with `A` arms at most (the
     /// table's; entries beyond are unused), GP capacity `N` over the `D` variables, one
     /// packed factor of `tri_len(N)` scalars per arm in `storage`, and the generator `rng`
-    /// (Algorithm 2 with GP-UCB never draws from it; both sides seed it alike).
+    /// (Algorithm 2 with GP-UCB never draws from it; both sides seed it alike), its ledger
+    /// capped at the experiment's budget.
     pub fn causal_controller<R, const A: usize, const N: usize, const D: usize, S, G>(
         &self,
         storage: [S; A],
@@ -859,7 +860,9 @@ impl<'a> Spec<'a> {
                 Schedule::Constant(R::from_f64(c.rho)),
             )
         };
-        CausalController::new(table, gps, settings, rng).map_err(SpecError::Causal)
+        CausalController::new(table, gps, settings, rng)
+            .and_then(|c| c.with_budget(R::from_f64(self.budget)))
+            .map_err(SpecError::Causal)
     }
 
     /// The variables arm `arm` measures before dosing (bit `l` for variable `l`), if there

@@ -27,6 +27,7 @@
 //! means it was journaled (the host tells its controller the outcome).
 
 use costbo_core::causal::CausalController;
+use costbo_core::ledger::Ledger;
 use costbo_core::linalg::tri_len;
 use costbo_core::link::{values_to_array, DeviceMessage, HostMessage, Values};
 use costbo_core::problem::Problem;
@@ -134,7 +135,8 @@ fn session<const A: usize, const N: usize>(
     let mut report = DeviceReport::empty(optimum);
     let mut link = Session::open(options, config_id)?;
     let mut flight: Option<Flight> = None;
-    let mut spent = 0.0f64;
+    // The device's ledger (the core's), charged with the same f32 costs.
+    let mut spent = Ledger::<f32>::new();
     let mut best = f64::NEG_INFINITY;
     outln!(
         "costbo device: {} (contextual causal: {} arms, contexts {:?}, budget {}), link: {}",
@@ -411,9 +413,10 @@ fn session<const A: usize, const N: usize>(
                 if round != host_round {
                     return Err(format!("Done at round {round}, the host at {host_round}"));
                 }
-                if device_spent.to_bits() != (spent as f32).to_bits() {
+                if device_spent.to_bits() != spent.total().to_bits() {
                     return Err(format!(
-                        "the device reports spent {device_spent:?}, the host charged {spent:?}"
+                        "the device reports spent {device_spent:?}, the host charged {:?}",
+                        spent.total()
                     ));
                 }
                 if options.mirror {
@@ -463,7 +466,7 @@ fn close_round<const A: usize, const N: usize>(
     options: &DeviceOptions,
     f: &Flight,
     spec: &Spec<'static>,
-    spent: &mut f64,
+    spent: &mut Ledger<f32>,
     best: &mut f64,
     report: &mut DeviceReport,
 ) -> Result<(), String> {
@@ -472,13 +475,13 @@ fn close_round<const A: usize, const N: usize>(
             .tell(f.y)
             .map_err(|e| format!("round {}: the host's controller: {e}", f.round))?;
     }
-    *spent += f64::from(f.cost);
+    spent.charge(f.cost);
     let e = growth(&f.tray);
     *best = best.max(e);
     let r = RoundReport {
         round: f.round,
         set: spec.arm_set(f.arm).unwrap_or(0),
-        spent: *spent,
+        spent: f64::from(spent.total()),
         y: f64::from(f.y),
         measured: true,
         expected: e,
