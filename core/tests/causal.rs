@@ -5,7 +5,7 @@
 use costbo_core::causal::controller::MAX_STARTS;
 use costbo_core::causal::{
     maximize_ucb, ActionRule, ArmReason, ArmRule, ArmTable, ArmTableError, CausalAsk,
-    CausalController, CausalError, CausalSettings, Schedule,
+    CausalController, CausalError, CausalReplayError, CausalSettings, Schedule,
 };
 use costbo_core::gp::{Gp, WhenFull};
 use costbo_core::kernel::Kernel;
@@ -590,4 +590,57 @@ fn the_ledger_caps_the_budget_as_the_dosing_controllers_does() {
     free.tell(outcome(ask.choice.arm, f64::from(ask.input[0]), 0.5) as f32)
         .unwrap();
     assert_eq!(free.spent(), 0.0);
+}
+
+/// A journal's rounds replayed into a fresh controller leave it deciding as the one that
+/// played them; a record that another arm or another action would have decided is refused
+/// and leaves the controller as before (its generator aside: Algorithm 2 with GP-UCB never
+/// draws from it).
+#[test]
+fn replayed_rounds_decide_as_played_and_a_foreign_round_is_refused() {
+    let settings = CausalSettings::algorithm2(Schedule::Constant(2.0), Schedule::Constant(1.0));
+    let mut played = controller(fig1_table::<f64>(), settings);
+    let mut journal = Vec::new();
+    for t in 0..6 {
+        let c = context(t);
+        let ask = played.ask(&[0.0, 0.0, c]).unwrap();
+        let y = outcome(ask.choice.arm, ask.input[0], c);
+        played.tell_paid(y, 0.1).unwrap();
+        journal.push((ask.choice.arm, c, ask.input, y));
+    }
+    let mut fresh = controller(fig1_table::<f64>(), settings);
+    for &(arm, c, input, y) in &journal {
+        fresh
+            .replay(arm, &[0.0, 0.0, c], y, 0.1, |_, ask| {
+                match (0..input.len()).find(|&k| ask.input[k].to_bits() != input[k].to_bits()) {
+                    Some(k) => Err(CausalReplayError::Action { variable: k }),
+                    None => Ok(()),
+                }
+            })
+            .unwrap();
+    }
+    assert_eq!(fresh.spent(), played.spent());
+    let before = format!("{fresh:?}");
+    let c = context(6);
+    let next = played.ask(&[0.0, 0.0, c]).unwrap();
+    // Another arm than the one decided, then a check that finds another action.
+    let other = (next.choice.arm + 1) % fig1_table::<f64>().len();
+    assert_eq!(
+        fresh.replay(other, &[0.0, 0.0, c], 0.5, 0.1, |_, _| Ok(())),
+        Err(CausalReplayError::Arm {
+            recorded: other,
+            decided: next.choice.arm
+        })
+    );
+    assert_eq!(format!("{fresh:?}"), before);
+    assert_eq!(
+        fresh.replay(next.choice.arm, &[0.0, 0.0, c], 0.5, 0.1, |_, _| {
+            Err(CausalReplayError::Action { variable: 0 })
+        }),
+        Err(CausalReplayError::Action { variable: 0 })
+    );
+    assert_eq!(format!("{fresh:?}"), before);
+    let again = fresh.ask(&[0.0, 0.0, c]).unwrap();
+    assert_eq!(again.choice.arm, next.choice.arm);
+    assert_eq!(again.input.map(f64::to_bits), next.input.map(f64::to_bits));
 }

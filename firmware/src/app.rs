@@ -56,7 +56,7 @@
 //! Every message out of place is answered with `Error` and changes nothing; `Ping` is answered
 //! with `Hello` at any time. Nothing the link sends can make the application panic.
 
-use costbo_core::causal::CausalError;
+use costbo_core::causal::{ArmTable, CausalAsk, CausalError, CausalReplayError};
 use costbo_core::driver::{Decision, DriverError};
 use costbo_core::link::{
     encode, values_from_options, DeviceMessage, ErrorCode, FrameDecoder, HostMessage, LinkError,
@@ -73,7 +73,7 @@ use embedded_storage::nor_flash::NorFlash;
 
 use crate::drivers::pumps::Pumps;
 use crate::drivers::sensor::Sensors;
-use crate::experiment::{CausalCtl, Ctl, D, M};
+use crate::experiment::{CausalCtl, Ctl, ARMS, D, M};
 
 use crate::sim::SensorFeed;
 
@@ -140,31 +140,12 @@ struct CausalRun<'a> {
     contexts: [f32; D],
 }
 
-/// Why a causal journal record could not be replayed.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum CausalReplayError {
-    /// The record is not a causal round (or the firmware has no causal controller).
-    NotCausal,
-    /// The causal controller refused the round.
-    Controller(CausalError),
-    /// Deciding the round again chose another arm than the recorded one.
-    Arm {
-        /// Recorded.
-        recorded: u8,
-        /// Decided again.
-        decided: usize,
-    },
-    /// Deciding the round again gave other doses than the recorded ones.
-    Action {
-        /// The variable whose dose differs.
-        variable: usize,
-    },
-}
-
 /// Why a journal record could not be replayed at boot.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum ReplayFailure {
     Driver(DriverError),
+    /// The record is not a causal round (or the firmware has no causal controller).
+    NotCausal,
     Causal(CausalReplayError),
 }
 
@@ -276,8 +257,7 @@ where
         let causal = CAUSAL_DOSING && self.spec.causal.is_some();
         for record in self.log.records() {
             let result = match record {
-                Ok(r) if causal => replay_causal(self.spec, self.causal.as_mut(), &r)
-                    .map_err(|e| Ok(ReplayFailure::Causal(e))),
+                Ok(r) if causal => replay_causal(self.spec, self.causal.as_mut(), &r).map_err(Ok),
                 Ok(r) => replay_into(&mut self.ctl, &r).map_err(|e| Ok(ReplayFailure::Driver(e))),
                 Err(e) => Err(Err(e)),
             };
@@ -579,7 +559,7 @@ where
             }
         };
         run.contexts = physical;
-        let Some(d) = causal_decision(spec, run, &ask) else {
+        let Some(d) = causal_decision(spec, run.ctl.table(), &ask) else {
             return self.halt(ErrorCode::Controller);
         };
         self.send_decision(&d)?;
@@ -969,14 +949,14 @@ where
 /// control set (not in a validated spec).
 fn causal_decision(
     spec: &Spec<'_>,
-    run: &CausalRun<'_>,
-    ask: &costbo_core::causal::CausalAsk<f32, D>,
+    table: &ArmTable<f32, ARMS, D>,
+    ask: &CausalAsk<f32, D>,
 ) -> Option<Decision<f32, D>> {
     let arm = ask.choice.arm;
     let set = spec.arm_set(arm)?;
     let mask = spec.sets.get(set)?.mask;
     let mut values = [None; D];
-    let actions = run.ctl.table().get(arm)?.actions();
+    let actions = table.get(arm)?.actions();
     for (k, &l) in actions.iter().enumerate() {
         *values.get_mut(l)? = Some(spec.from_unit(l, ask.input[k]));
     }
@@ -1015,54 +995,42 @@ fn causal_done(spec: &Spec<'_>, run: &CausalRun<'_>, round: u32) -> DeviceMessag
     }
 }
 
-/// Replays a causal record: the round is decided again from its recorded contexts (arm, then
-/// action), checked bit for bit against the recorded arm and doses, and told the recorded
-/// outcome. On error the round is abandoned (the controller is as before it).
+/// Replays a causal record through the controller's own replay
+/// ([`CausalController::replay`](costbo_core::causal::CausalController::replay)): the arm
+/// and the action decided again from the recorded contexts, the doses compared bit for bit in
+/// physical units, the recorded outcome told and its cost charged.
 fn replay_causal(
     spec: &Spec<'_>,
     run: Option<&mut CausalRun<'_>>,
     record: &Record,
-) -> Result<(), CausalReplayError> {
+) -> Result<(), ReplayFailure> {
     let run = match run {
         Some(r) if CAUSAL_DOSING && record.is_causal() => r,
-        _ => return Err(CausalReplayError::NotCausal),
+        _ => return Err(ReplayFailure::NotCausal),
     };
     let x = record.x();
     if x.len() != D {
-        return Err(CausalReplayError::NotCausal);
+        return Err(ReplayFailure::NotCausal);
     }
-    let choice = run.ctl.next_arm().map_err(CausalReplayError::Controller)?;
-    let result = (|| {
-        if choice.arm != usize::from(record.set) {
-            return Err(CausalReplayError::Arm {
-                recorded: record.set,
-                decided: choice.arm,
-            });
+    let arm = usize::from(record.set);
+    let wanted = spec.arm_contexts(arm).unwrap_or(0);
+    let mut unit = [f32::NAN; D];
+    for (l, u) in unit.iter_mut().enumerate() {
+        if wanted & (1 << l) != 0 {
+            *u = spec.to_unit(l, x[l]);
         }
-        let wanted = spec.arm_contexts(choice.arm).unwrap_or(0);
-        let mut unit = [f32::NAN; D];
-        for (l, u) in unit.iter_mut().enumerate() {
-            if wanted & (1 << l) != 0 {
-                *u = spec.to_unit(l, x[l]);
-            }
-        }
-        let ask = run.ctl.ask(&unit).map_err(CausalReplayError::Controller)?;
-        let d = causal_decision(spec, run, &ask).ok_or(CausalReplayError::NotCausal)?;
-        for (l, v) in d.values.iter().enumerate() {
-            if let Some(v) = v {
-                if v.to_bits() != x[l].to_bits() {
+    }
+    run.ctl
+        .replay(arm, &unit, record.y, record.cost, |table, ask| {
+            let d = causal_decision(spec, table, ask).ok_or(CausalReplayError::NoDecision)?;
+            for (l, v) in d.values.iter().enumerate() {
+                if v.is_some_and(|v| v.to_bits() != x[l].to_bits()) {
                     return Err(CausalReplayError::Action { variable: l });
                 }
             }
-        }
-        run.ctl
-            .tell_paid(record.y, record.cost)
-            .map_err(CausalReplayError::Controller)
-    })();
-    if result.is_err() {
-        let _ = run.ctl.abandon();
-    }
-    result
+            Ok(())
+        })
+        .map_err(ReplayFailure::Causal)
 }
 
 /// One log line formatted with `core::fmt` (for defmt, which logs it as a string; longer

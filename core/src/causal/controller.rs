@@ -163,6 +163,56 @@ impl core::error::Error for CausalError {
     }
 }
 
+/// Why a recorded round could not be replayed ([`CausalController::replay`]). The round was
+/// abandoned: the controller is as before it, its generator aside (as
+/// [`abandon`](CausalController::abandon) leaves it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CausalReplayError {
+    /// The controller refused a step of the round.
+    Controller(CausalError),
+    /// Deciding the round again chose another arm than the recorded one.
+    Arm {
+        /// Recorded.
+        recorded: usize,
+        /// Decided again.
+        decided: usize,
+    },
+    /// Deciding the round again gave another action than the recorded one.
+    Action {
+        /// The variable whose value differs.
+        variable: usize,
+    },
+    /// The caller could not turn the decision into the record's terms (an arm without a
+    /// control set).
+    NoDecision,
+}
+
+impl core::fmt::Display for CausalReplayError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Controller(e) => write!(f, "the controller refused the round: {e}"),
+            Self::Arm { recorded, decided } => write!(
+                f,
+                "deciding the round again chose arm {decided}, the record has arm {recorded}"
+            ),
+            Self::Action { variable } => write!(
+                f,
+                "deciding the round again gave another value of variable {variable} than the record's"
+            ),
+            Self::NoDecision => f.write_str("the decision has no doses to compare with the record's"),
+        }
+    }
+}
+
+impl core::error::Error for CausalReplayError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::Controller(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 /// Why the arm was chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArmReason {
@@ -520,6 +570,39 @@ where
         self.closed += 1;
         self.open = None;
         Ok(())
+    }
+
+    /// Replays a recorded round, as a device does from its journal after a power cut: the arm
+    /// is decided again and must be the recorded `arm`, the action is decided again from
+    /// `contexts` (unit coordinates, as [`ask`](Self::ask) takes them) and `check` compares it
+    /// with the record in the caller's terms (the table gives the arm's action variables),
+    /// then the round is told `y` and charged `cost` ([`tell_paid`](Self::tell_paid)). On
+    /// any error the round is abandoned, so the controller is as before it.
+    pub fn replay(
+        &mut self,
+        arm: usize,
+        contexts: &[R],
+        y: R,
+        cost: R,
+        check: impl FnOnce(&ArmTable<R, A, D>, &CausalAsk<R, D>) -> Result<(), CausalReplayError>,
+    ) -> Result<(), CausalReplayError> {
+        let choice = self.next_arm().map_err(CausalReplayError::Controller)?;
+        let result = (|| {
+            if choice.arm != arm {
+                return Err(CausalReplayError::Arm {
+                    recorded: arm,
+                    decided: choice.arm,
+                });
+            }
+            let ask = self.ask(contexts).map_err(CausalReplayError::Controller)?;
+            check(&self.table, &ask)?;
+            self.tell_paid(y, cost)
+                .map_err(CausalReplayError::Controller)
+        })();
+        if result.is_err() {
+            let _ = self.abandon();
+        }
+        result
     }
 
     /// Drops the open round (chosen arm or decision) without an outcome: the action was not

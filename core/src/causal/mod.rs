@@ -25,6 +25,6 @@ pub mod schedule;
 pub use arms::{Arm, ArmTable, ArmTableError};
 pub use controller::{
     maximize_ucb, ActionRule, ArmChoice, ArmReason, ArmRule, CausalAsk, CausalController,
-    CausalError, CausalSettings, UcbMaximum,
+    CausalError, CausalReplayError, CausalSettings, UcbMaximum,
 };
 pub use schedule::Schedule;
