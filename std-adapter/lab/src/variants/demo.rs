@@ -533,11 +533,7 @@ fn candidate_test(md: &mut String, rows: &[DemoRow]) {
                 seeds.end(),
                 s.len(),
                 rate_with_interval(k, s.len()),
-                if s.is_empty() {
-                    "–".into()
-                } else {
-                    pct(mean)
-                }
+                mean_cell(&s, mean)
             );
         }
     }
@@ -592,6 +588,15 @@ fn candidate_test(md: &mut String, rows: &[DemoRow]) {
         _ => "not decided: the test runs are not complete".into(),
     };
     let _ = writeln!(md, "\nThe candidate's test: {verdict}.");
+}
+
+/// A table's mean share of the best: `–` without runs.
+fn mean_cell(shares: &[f64], mean: f64) -> String {
+    if shares.is_empty() {
+        "–".into()
+    } else {
+        pct(mean)
+    }
 }
 
 fn pct(x: f64) -> String {
@@ -676,11 +681,7 @@ pub fn render(rows: &[DemoRow], discussion: Option<&str>) -> String {
             c.label,
             c.beta,
             s.len(),
-            if s.is_empty() {
-                "–".into()
-            } else {
-                pct(mean)
-            }
+            mean_cell(&s, mean)
         );
     }
     let _ = writeln!(
