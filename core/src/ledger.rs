@@ -1,6 +1,7 @@
 //! The budget a controller has spent: one ledger for the dosing controller
-//! ([`driver::Controller`](crate::driver::Controller)) and the contextual causal controller
-//! (`causal::CausalController::with_budget`).
+//! ([`driver::Controller`](crate::driver::Controller)), paper 003's feedback controller
+//! ([`CandidateController::with_budget`](crate::feedback::controller::CandidateController::with_budget))
+//! and the contextual causal controller (`causal::CausalController::with_budget`).
 //!
 //! Costs are summed with Neumaier compensation, so that thousands of small costs add up to the
 //! budget closely enough that the last affordable round is not refused, and a cost is

@@ -188,9 +188,20 @@ fn damaged_snapshots_leave_the_controller_fresh() {
     );
 }
 
-/// A snapshot's fields before the generator: format, candidates, round, paid rounds, spent,
-/// observations, mean scale, reduction scale, `μ̂`, `P̂`.
-type Fields = (u8, u64, u32, u32, f64, u64, f64, f64, Vec<f64>, Vec<f64>);
+/// A snapshot's fields before the generator: format, candidates, round, paid rounds, spent
+/// (the ledger's sum and compensation), observations, mean scale, reduction scale, `μ̂`, `P̂`.
+type Fields = (
+    u8,
+    u64,
+    u32,
+    u32,
+    (f64, f64),
+    u64,
+    f64,
+    f64,
+    Vec<f64>,
+    Vec<f64>,
+);
 
 /// The snapshot's tuple written field by field, to forge values no controller reaches.
 fn forged(edit: impl Fn(&mut Fields)) -> Vec<u8> {
@@ -217,13 +228,26 @@ fn forged_values_are_refused_by_kind() {
         "the honest fields round-trip"
     );
     type Case = (&'static str, fn(&mut Fields), RestoreError<postcard::Error>);
-    let cases: [Case; 10] = [
-        ("format", |f| f.0 = 2, RestoreError::Format),
+    let cases: [Case; 11] = [
+        ("format", |f| f.0 = 1, RestoreError::Format),
         ("candidates", |f| f.1 = 11, RestoreError::Mismatch),
         ("round 0", |f| f.2 = 0, RestoreError::Invalid),
         ("paid = round", |f| f.3 = f.2, RestoreError::Invalid),
-        ("over budget", |f| f.4 = BUDGET + 1.0, RestoreError::Invalid),
-        ("negative spending", |f| f.4 = -1.0, RestoreError::Invalid),
+        (
+            "over budget",
+            |f| f.4 = (BUDGET + 1.0, 0.0),
+            RestoreError::Invalid,
+        ),
+        (
+            "negative spending",
+            |f| f.4 = (-1.0, 0.0),
+            RestoreError::Invalid,
+        ),
+        (
+            "NaN compensation",
+            |f| f.4 = (f.4 .0, f64::NAN),
+            RestoreError::Invalid,
+        ),
         (
             "observations > paid",
             |f| f.5 = u64::from(f.3) + 1,

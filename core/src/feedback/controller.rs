@@ -14,6 +14,7 @@ use super::select::{argmax, best_mean, grid_competitors, Acquire};
 use crate::gp::candidates::CandidatePosterior;
 use crate::gp::time_varying::TimeVaryingError;
 use crate::gp::Prediction;
+use crate::ledger::Ledger;
 use crate::real::Real;
 
 /// The most competitors the confidence test compares against (local maxima kept by height).
@@ -201,8 +202,9 @@ pub struct CandidateController<R, S, G> {
     pub(super) open: Option<FeedbackAsk<R>>,
     pub(super) paid: u32,
     // (cost of one measurement, budget) when measurements are priced.
-    pub(super) ledger: Option<(R, R)>,
-    pub(super) spent: R,
+    pub(super) price: Option<(R, R)>,
+    // What the paid measurements cost: the dosing controller's ledger.
+    pub(super) spent: Ledger<R>,
 }
 
 impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Rng> CandidateController<R, S, G> {
@@ -242,8 +244,8 @@ impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Rng> CandidateController<R, S, G> {
             round: 1,
             open: None,
             paid: 0,
-            ledger: None,
-            spent: R::ZERO,
+            price: None,
+            spent: Ledger::new(),
         })
     }
 
@@ -255,13 +257,13 @@ impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Rng> CandidateController<R, S, G> {
         if !(cost.is_finite() && cost > R::ZERO && budget.is_finite() && budget >= R::ZERO) {
             return Err(FeedbackError::InvalidSetting);
         }
-        self.ledger = Some((cost, budget));
+        self.price = Some((cost, budget));
         Ok(self)
     }
 
     /// What the measurements paid for so far cost (zero without a budget).
     pub fn spent(&self) -> R {
-        self.spent
+        self.spent.total()
     }
 
     /// The posterior for the current round's function.
@@ -342,8 +344,8 @@ impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Rng> CandidateController<R, S, G> {
             }
         };
         let mut query = query;
-        let over_budget = match self.ledger {
-            Some((cost, budget)) => query.pay && self.spent + cost > budget,
+        let over_budget = match self.price {
+            Some((cost, budget)) => query.pay && !self.spent.affords(cost, budget),
             None => false,
         };
         if over_budget {
@@ -370,8 +372,8 @@ impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Rng> CandidateController<R, S, G> {
         }
         self.posterior.observe(ask.candidate, outcome)?;
         self.paid += 1;
-        if let Some((cost, _)) = self.ledger {
-            self.spent += cost;
+        if let Some((cost, _)) = self.price {
+            self.spent.charge(cost);
         }
         self.close();
         Ok(())

@@ -13,7 +13,8 @@
 //! the rounds but a log does: a snapshot is `M² + M` numbers however long the run.
 //!
 //! The encoding is a serde tuple (any self-describing or compact format: postcard on a device,
-//! JSON on a desktop): a format number, `M`, the round, the paid rounds, the money spent, the
+//! JSON on a desktop): a format number, `M`, the round, the paid rounds, the money spent (the
+//! ledger's running sum and its compensation term), the
 //! observations since the last reset, the two scale factors, `μ̂`, `P̂` row by row, and the
 //! generator.
 
@@ -25,10 +26,11 @@ use serde::ser::SerializeTuple;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::controller::{CandidateController, FeedbackError};
+use crate::ledger::Ledger;
 use crate::real::Real;
 
 /// The encoding's version: bumped when the field list changes.
-const FORMAT: u8 = 1;
+const FORMAT: u8 = 2;
 /// Number of fields in the tuple.
 const FIELDS: usize = 11;
 
@@ -89,7 +91,7 @@ impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Serialize> Serialize
         t.serialize_element(&(c.posterior.len() as u64))?;
         t.serialize_element(&c.round)?;
         t.serialize_element(&c.paid)?;
-        t.serialize_element(&c.spent)?;
+        t.serialize_element(&c.spent.parts())?;
         t.serialize_element(&(observations as u64))?;
         t.serialize_element(&mean_scale)?;
         t.serialize_element(&reduction_scale)?;
@@ -183,7 +185,7 @@ where
         let m: u64 = seq.next_element()?.ok_or_else(missing)?;
         let round: u32 = seq.next_element()?.ok_or_else(missing)?;
         let paid: u32 = seq.next_element()?.ok_or_else(missing)?;
-        let spent: R = seq.next_element()?.ok_or_else(missing)?;
+        let (spent, error): (R, R) = seq.next_element()?.ok_or_else(missing)?;
         let observations: u64 = seq.next_element()?.ok_or_else(missing)?;
         let mean_scale: R = seq.next_element()?.ok_or_else(missing)?;
         let reduction_scale: R = seq.next_element()?.ok_or_else(missing)?;
@@ -196,12 +198,15 @@ where
         *b = reduction_scale;
         *obs = usize::try_from(observations).unwrap_or(usize::MAX);
         let rng: G = seq.next_element()?.ok_or_else(missing)?;
-        let budget = c.ledger.map(|(_, budget)| budget);
+        let budget = c.price.map(|(_, budget)| budget);
+        let ledger = Ledger::from_parts(spent, error);
         let spent_ok = spent.is_finite()
-            && spent >= R::ZERO
+            && error.is_finite()
+            && ledger.total() >= R::ZERO
             && match budget {
-                Some(budget) => spent <= budget,
-                None => spent == R::ZERO,
+                // Paid measurements never take the ledger past what it affords.
+                Some(budget) => ledger.affords(R::ZERO, budget),
+                None => spent == R::ZERO && error == R::ZERO,
             };
         if format != FORMAT {
             return Ok(Err(Refusal::Format));
@@ -215,7 +220,7 @@ where
         }
         c.round = round;
         c.paid = paid;
-        c.spent = spent;
+        c.spent = ledger;
         c.rng = rng;
         Ok(Ok(()))
     }
