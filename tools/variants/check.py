@@ -109,26 +109,40 @@ def main():
     sys.exit(1 if bad else 0)
 
 
+def demo_successes(docs, experiment, key):
+    """Whether each run of `experiment` in demo.csv reached 90 % of the best growth, as
+    {key(row): {seed: success}}; None without the file."""
+    path = os.path.join(docs, "demo.csv")
+    if not os.path.exists(path):
+        return None
+    runs = defaultdict(dict)
+    for r in csv.DictReader(open(path, encoding="utf-8")):
+        if r["experiment"] == experiment:
+            runs[key(r)][int(r["seed"])] = float(r["share_of_best"]) >= 0.9
+    return runs
+
+
+def mcnemar(first, second):
+    """McNemar's exact test on the seeds both ran: (first alone, second alone, two-sided p)."""
+    seeds = sorted(set(first) & set(second))
+    b = sum(1 for s in seeds if first[s] and not second[s])
+    c = sum(1 for s in seeds if second[s] and not first[s])
+    return b, c, stats.binomtest(b, b + c, 0.5).pvalue if b + c else 1.0
+
+
 def check_demo(docs):
     """The demo's other plant settings: per setting, McNemar's exact test (a two-sided binomial
     test on the seeds where exactly one contender succeeds) of ours against the paper's ETC-Ada,
     Holm's correction over the settings; a win where ours succeeds alone more often."""
-    path = os.path.join(docs, "demo.csv")
-    if not os.path.exists(path):
+    runs = demo_successes(docs, "settings",
+                          lambda r: ((r["costs"], float(r["variance"])), r["contender"]))
+    if runs is None:
         return 0
-    runs = defaultdict(dict)
-    for r in csv.DictReader(open(path, encoding="utf-8")):
-        if r["experiment"] == "settings":
-            key = (r["costs"], float(r["variance"]))
-            runs[(key, r["contender"])][int(r["seed"])] = float(r["share_of_best"]) >= 0.9
     settings = sorted({k for k, _ in runs})
     ps, sides = [], []
     for k in settings:
-        ours, paper = runs.get((k, "ours"), {}), runs.get((k, "paper"), {})
-        seeds = sorted(set(ours) & set(paper))
-        b = sum(1 for s in seeds if ours[s] and not paper[s])
-        c = sum(1 for s in seeds if paper[s] and not ours[s])
-        ps.append(stats.binomtest(b, b + c, 0.5).pvalue if b + c else 1.0)
+        b, c, p = mcnemar(runs.get((k, "ours"), {}), runs.get((k, "paper"), {}))
+        ps.append(p)
         sides.append(-1 if b > c else 1)
     adj = holm(ps)
     wins = sum(1 for q, s in zip(adj, sides) if q < ALPHA and s < 0)
@@ -147,14 +161,8 @@ def check_candidate(docs):
     """The declared candidate against ours on the test seeds: each rate's Wilson interval at
     95 % (z from SciPy's normal quantile) and McNemar's exact p, compared with the report's rows
     as printed."""
-    path = os.path.join(docs, "demo.csv")
-    if not os.path.exists(path):
-        return 0
-    runs = defaultdict(dict)
-    for r in csv.DictReader(open(path, encoding="utf-8")):
-        if r["experiment"] == "candidate":
-            runs[r["contender"]][int(r["seed"])] = float(r["share_of_best"]) >= 0.9
-    if set(runs) != {"ours", "etc-120"}:
+    runs = demo_successes(docs, "candidate", lambda r: r["contender"])
+    if runs is None or set(runs) != {"ours", "etc-120"}:
         return 0
     report = open(os.path.join(docs, "demo.md"), encoding="utf-8").read()
     z = stats.norm.ppf(0.975)
@@ -171,10 +179,7 @@ def check_candidate(docs):
         bad += not ok
         print(f"demo: candidate test, {name}: {k}/{n}, Wilson "
               f"[{centre - half:.4f}, {centre + half:.4f}] {'ok' if ok else 'DIFFERENT'}")
-    seeds = sorted(set(runs["ours"]) & set(runs["etc-120"]))
-    b = sum(1 for s in seeds if runs["etc-120"][s] and not runs["ours"][s])
-    c = sum(1 for s in seeds if runs["ours"][s] and not runs["etc-120"][s])
-    p = stats.binomtest(b, b + c, 0.5).pvalue
+    b, c, p = mcnemar(runs["etc-120"], runs["ours"])
     shown = re.search(r"^\| test, 161–260 \| (\d+) \| \d+ \| (\d+) \| (\d+) \| \d+ \| "
                       r"([0-9.e+-]+) \|", report, re.M)
     ok = bool(shown) and (int(shown.group(2)), int(shown.group(3))) == (b, c) \

@@ -543,6 +543,7 @@ fn candidate_test(md: &mut String, rows: &[DemoRow]) {
          | both succeed | only the candidate | only ours | neither | p |\n\
          |---|---:|---:|---:|---:|---:|---:|"
     );
+    // The verdict's test: the candidate's own seeds, not the tuning seeds.
     let mut test = None;
     for (experiment, what, seeds) in &experiments {
         let pairs = paired(
@@ -561,7 +562,9 @@ fn candidate_test(md: &mut String, rows: &[DemoRow]) {
             count((true, true)),
             count((false, false)),
         );
-        test = Some((pairs.len(), only_candidate, only_ours, p));
+        if *experiment == "candidate" {
+            test = Some((pairs.len(), only_candidate, only_ours, p));
+        }
     }
     let tested = shares(rows, |j| j.experiment == "candidate" && j.contender == name);
     let verdict = match test {
