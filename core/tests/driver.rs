@@ -122,6 +122,66 @@ fn etc_ada_spends_its_budget_cheapest_groups_first() {
     assert_eq!(played.len(), 30);
 }
 
+/// The model's hyperparameters, bit for bit.
+fn hyperparameters(ctl: &Ctl) -> Vec<u64> {
+    let gp = ctl.gp();
+    let k = gp.kernel();
+    let mut bits: Vec<u64> = k.lengthscales().iter().map(|v| v.to_bits()).collect();
+    bits.extend([k.outputscale(), gp.prior_mean(), gp.noise()].map(f64::to_bits));
+    bits
+}
+
+#[test]
+fn a_budget_that_pays_for_no_set_ends_the_run_before_the_refit() {
+    // Refitted before every decision: the last suggest, which no set's cost fits, must not
+    // refit (the controller is unchanged by an error), while every decision before it did.
+    let problem = Problem::new(&variables(), &sets(), Some(&CHEAP)).unwrap();
+    let kernel = Kernel::squared_exponential([0.1; D], 1.0).unwrap();
+    let gp = Gp::new(kernel, 0.0, 1e-4, WhenFull::Reject, vec![0.0; tri_len(N)]).unwrap();
+    let settings = Settings {
+        beta: 2.0,
+        budget: 0.05,
+        inner: LIGHT,
+        seed: 3,
+        budget_rule: BudgetRule::Affordable,
+        refit: Refit::Map {
+            every: 1,
+            noise_floor: 1e-6,
+        },
+    };
+    let rule = PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive);
+    let mut ctl: Ctl =
+        Controller::new(problem.clone(), gp, bank(&problem), settings, rule.build()).unwrap();
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(4);
+    initial_design(&mut ctl, &mut rng);
+    let mut rounds = 0;
+    loop {
+        let before = hyperparameters(&ctl);
+        match ctl.suggest() {
+            Ok(d) => {
+                // A decision refits first: the model is no longer the one built.
+                assert_ne!(
+                    hyperparameters(&ctl),
+                    before,
+                    "round {rounds} did not refit"
+                );
+                play(&mut ctl, &mut rng, CHEAP[d.set]).unwrap();
+                rounds += 1;
+            }
+            Err(DriverError::BudgetExhausted) => {
+                assert_eq!(
+                    hyperparameters(&ctl),
+                    before,
+                    "the refused decision refitted"
+                );
+                break;
+            }
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+    assert_eq!(rounds, 5, "a budget of 0.05 pays for five rounds at 0.01");
+}
+
 #[test]
 fn ucb_cvs_finds_a_good_point_on_hartmann3() {
     // ε = 0.1 lets cheaper sets within 0.1 of the best expected UCB be played.

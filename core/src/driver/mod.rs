@@ -232,6 +232,15 @@ where
         self.ledger.affords(cost, self.settings.budget)
     }
 
+    /// The cheapest control set's cost where the problem prices each set in advance; the
+    /// least positive number where costs depend on the values or are learned.
+    fn cheapest_set_cost(&self) -> R {
+        (0..self.problem.num_sets())
+            .filter_map(|i| self.problem.known_cost(i))
+            .reduce(R::min)
+            .unwrap_or(R::MIN_POSITIVE)
+    }
+
     /// Rounds played and charged: observed, or skipped under a costly measurement
     /// ([`skip`](Self::skip)).
     pub fn rounds(&self) -> usize {
@@ -303,6 +312,12 @@ where
     /// Decides the next round. Calling it again before [`observe`](Self::observe) returns
     /// the same decision. A rule that stops gives [`DriverError::Stopped`] (see
     /// [`next`](Self::next)).
+    ///
+    /// With a refitted model ([`Refit`]) the one change an error may leave behind is the
+    /// round's refit: a rule that chooses a set the budget cannot pay for while a cheaper one
+    /// is affordable gives [`DriverError::BudgetExhausted`] after refitting (a refit depends
+    /// only on the data, so asking again refits to the same model). Where every set's cost
+    /// is known and none is affordable, the run ends before the refit.
     pub fn suggest(&mut self) -> Result<Decision<R, D>, DriverError> {
         self.suggest_with_workspace(&mut [])
     }
@@ -356,7 +371,9 @@ where
         }
         let context = self.check_context(context)?;
         let open = match self.settings.budget_rule {
-            BudgetRule::Affordable => self.affordable(R::MIN_POSITIVE),
+            // Where every set's cost is known, a budget that cannot pay for the cheapest ends
+            // the run here, before the refit: the controller stays as it was.
+            BudgetRule::Affordable => self.affordable(self.cheapest_set_cost()),
             BudgetRule::WhileBelow => self.spent() < self.settings.budget,
         };
         if !open {
