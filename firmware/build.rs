@@ -92,6 +92,15 @@ fn experiment(manifest_dir: &std::path::Path, out_dir: &std::path::Path) {
             path.display()
         ))
     });
+    if matches!(spec.model.fit, costbo_experiment::FitSpec::Map { .. })
+        && env::var_os("CARGO_FEATURE_FITTED_MODEL").is_none()
+    {
+        fail(&format!(
+            "{}: [model] fit = \"map\" needs the firmware's `fitted-model` feature (the core's \
+             fitting code, which a fixed model does without)",
+            path.display()
+        ));
+    }
     let mut code = costbo_experiment::toml::to_rust(&spec, &path.display().to_string());
     code.push_str(&format!(
         "/// CRC-32 (ISO-HDLC) of the configuration file's bytes: the `config` of `Hello`.\n\

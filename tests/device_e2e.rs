@@ -41,7 +41,7 @@ fn skip() -> bool {
 /// Builds the controller ELF once (cargo's own locking serialises it with other builds).
 fn controller_elf() -> PathBuf {
     static ELF: OnceLock<PathBuf> = OnceLock::new();
-    ELF.get_or_init(|| build_controller(None)).clone()
+    ELF.get_or_init(|| build_controller(None, &[])).clone()
 }
 
 /// The costly-measurement experiment file.
@@ -52,7 +52,7 @@ fn costly_config() -> PathBuf {
 /// Builds the controller ELF of the costly-measurement experiment once.
 fn costly_controller_elf() -> PathBuf {
     static ELF: OnceLock<PathBuf> = OnceLock::new();
-    ELF.get_or_init(|| build_controller(Some(&costly_config())))
+    ELF.get_or_init(|| build_controller(Some(&costly_config()), &[]))
         .clone()
 }
 
@@ -64,25 +64,41 @@ fn causal_config() -> PathBuf {
 /// Builds the controller ELF of the contextual causal experiment once.
 fn causal_controller_elf() -> PathBuf {
     static ELF: OnceLock<PathBuf> = OnceLock::new();
-    ELF.get_or_init(|| build_controller(Some(&causal_config())))
+    ELF.get_or_init(|| build_controller(Some(&causal_config()), &[]))
+        .clone()
+}
+
+/// The plant-dosing experiment on a fitted model (refitted every 5 rounds).
+fn fitted_config() -> PathBuf {
+    root().join("firmware/experiments/fitted-model.toml")
+}
+
+/// Builds the controller ELF of the fitted-model experiment once (feature `fitted-model`).
+fn fitted_controller_elf() -> PathBuf {
+    static ELF: OnceLock<PathBuf> = OnceLock::new();
+    ELF.get_or_init(|| build_controller(Some(&fitted_config()), &["fitted-model"]))
         .clone()
 }
 
 /// Builds the controller for `experiment` (the default `firmware/experiment.toml` if `None`)
-/// and returns a copy of its ELF named after the file (`controller-<stem>`). Every file builds
+/// with the firmware's `extra` features, and returns a copy of its ELF named after the file (`controller-<stem>`). Every file builds
 /// in the one target directory, so that the firmware's dependencies are compiled once (a
 /// directory per file compiled them three times in each CI run); the builds take turns, and
 /// each ELF is copied out before the next build replaces it.
-fn build_controller(experiment: Option<&Path>) -> PathBuf {
+fn build_controller(experiment: Option<&Path>, extra: &[&str]) -> PathBuf {
     static BUILDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _turn = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
     {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         // The device must compute as this host does: with `fast-math` here, there too.
-        let features: &[&str] = if cfg!(feature = "fast-math") {
-            &["--features", "fast-math"]
+        let mut features: Vec<&str> = extra.to_vec();
+        if cfg!(feature = "fast-math") {
+            features.push("fast-math");
+        }
+        let features = if features.is_empty() {
+            Vec::new()
         } else {
-            &[]
+            vec!["--features".to_string(), features.join(",")]
         };
         let target = std::env::var("CARGO_TARGET_DIR")
             .map(PathBuf::from)
@@ -112,7 +128,7 @@ fn build_controller(experiment: Option<&Path>) -> PathBuf {
                 "--bin",
                 "controller",
             ])
-            .args(features)
+            .args(&features)
             .status()
             .expect("cargo runs");
         assert!(status.success(), "building the firmware controller failed");
@@ -235,6 +251,13 @@ impl Drop for Qemu {
 fn options(port: u16, reconnect: bool) -> DeviceOptions {
     DeviceOptions {
         config: root().join("firmware/experiment.toml"),
+        ..costly_options(port, reconnect)
+    }
+}
+
+fn fitted_options(port: u16, reconnect: bool) -> DeviceOptions {
+    DeviceOptions {
+        config: fitted_config(),
         ..costly_options(port, reconnect)
     }
 }
@@ -382,6 +405,35 @@ fn power_cuts_mid_experiment_lose_no_acknowledged_round() {
     assert!(report.decisions_checked <= report.rounds.len() + 2);
     println!(
         "boot 2 replayed {r2}, boot 3 replayed {r3}; {} rounds, {} decisions identical",
+        report.rounds.len(),
+        report.decisions_checked
+    );
+}
+
+#[test]
+fn a_fitted_model_in_qemu_refits_and_replays_as_the_host_does_through_power_cuts() {
+    if skip() {
+        return;
+    }
+    // The device refits before rounds 0, 5, 10, ...; a reboot replays its journal, refitting
+    // at the same rounds from the same data, and the host's f32 mirror (the desktop
+    // Optimizer opened from the same file) checks every decision after each cut. Cut 1 falls
+    // between refits (round 7), cut 2 on a refit's round (15).
+    let CutRun { report, logs } = run_with_two_power_cuts(
+        &fitted_controller_elf(),
+        "device-fitted",
+        fitted_options,
+        "round 7: dose",
+        |_| "round 15: outcome".into(),
+    );
+    check_complete(&report);
+    let (r2, r3) = (replayed(&logs[1]), replayed(&logs[2]));
+    assert!(r2 >= 7, "boot 2 replayed {r2} records");
+    assert!(r3 >= 15 && r3 > r2, "boot 3 replayed {r3} records");
+    assert!(report.decisions_checked >= report.rounds.len());
+    println!(
+        "fitted model: boot 2 replayed {r2}, boot 3 replayed {r3}; {} rounds, {} decisions \
+         identical",
         report.rounds.len(),
         report.decisions_checked
     );

@@ -37,7 +37,8 @@ class Ask:
         """One value per variable (physical units); None for a variable left to chance."""
     @property
     def cost(self) -> float:
-        """What the round costs."""
+        """What the round costs: the set's cost, or with learned costs the mean of the costs
+        told for the set so far (0 before its first round)."""
     @property
     def score(self) -> float:
         """The rule's score of the decision."""
@@ -85,8 +86,8 @@ class ControlSet:
     def variables(self) -> list[int]:
         """Indices of the variables it sets."""
     @property
-    def cost(self) -> float:
-        """What a round with it costs."""
+    def cost(self) -> Optional[float]:
+        """What a round with it costs; None when the costs are learned."""
 
 class Optimizer:
     """An ask/tell optimizer over an experiment (the format of firmware/experiment.toml)."""
@@ -106,7 +107,7 @@ class Optimizer:
         name: str,
         budget: float,
         variables: list[dict],
-        sets: list[Union[tuple[list[str], float], dict]],
+        sets: list[Union[tuple[list[str], Optional[float]], dict]],
         *,
         rule: str = "ucb-cvs",
         seed: int = 0,
@@ -120,15 +121,22 @@ class Optimizer:
         mean: Optional[float] = None,
         inner: Optional[tuple[int, int, int]] = None,
         precision: str = "f64",
+        bank_seed: Optional[int] = None,
+        fit: str = "fixed",
+        refit_every: Optional[int] = None,
+        noise_floor: Optional[float] = None,
     ) -> Optimizer:
         """An experiment by keywords: variables as dicts (name, lower, upper; optionally
-        unit, and mean with variance for a truncated normal), sets as (names, cost), inner as
-        the inner optimiser's (pool, starts, evaluations_per_start)."""
+        unit, and mean with variance for a truncated normal), sets as (names, cost) with the
+        cost None for every set when the costs are learned, inner as the inner optimiser's
+        (pool, starts, evaluations_per_start); fit "map" refits the model every refit_every
+        rounds (default 5) with its noise at least noise_floor (default 1e-6); bank_seed
+        seeds the sample bank apart from seed."""
     def ask(self) -> Optional[Ask]:
         """The next decision, or None once the budget cannot pay for another round."""
     def tell(self, x: _Vector, y: float, cost: Optional[float] = None) -> None:
         """Tells the pending decision's outcome: the full measured point, the outcome and
-        the cost paid (the asked cost if omitted)."""
+        the cost paid (the asked cost if omitted; required when the costs are learned)."""
     def tell_prior(self, x: _Vector, y: float) -> None:
         """An observation made outside the rounds, not charged to the budget."""
     def query(self, x: _Vector) -> QueryAnswer:
@@ -149,6 +157,9 @@ class Optimizer:
     def variables(self) -> list[Variable]: ...
     @property
     def sets(self) -> list[ControlSet]: ...
+    @property
+    def learns_costs(self) -> bool:
+        """True when the costs are learned from the costs told."""
     @property
     def capacity(self) -> int: ...
     @property

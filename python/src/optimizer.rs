@@ -8,7 +8,7 @@ use std::time::Instant;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
-use costbo_std::optimizer::{Chance, ExperimentBuilder};
+use costbo_std::optimizer::{Chance, ExperimentBuilder, DEFAULT_NOISE_FLOOR, DEFAULT_REFIT_EVERY};
 
 use crate::convert::{count_or, number, precision_or, size_or, text, vector};
 use crate::error::{from_std, input, raise};
@@ -120,16 +120,17 @@ impl Variable {
 pub struct ControlSet {
     /// Indices of the variables it sets.
     pub variables: Vec<usize>,
-    /// What a round with it costs.
-    pub cost: f64,
+    /// What a round with it costs; `None` when the costs are learned from the costs told.
+    pub cost: Option<f64>,
 }
 
 #[pymethods]
 impl ControlSet {
     fn __repr__(&self) -> String {
         format!(
-            "ControlSet(variables={:?}, cost={:?})",
-            self.variables, self.cost
+            "ControlSet(variables={:?}, cost={})",
+            self.variables,
+            self.cost.map_or("None".into(), |c| format!("{c:?}"))
         )
     }
 }
@@ -213,8 +214,15 @@ impl Optimizer {
         cost: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<f64> {
         match cost {
-            Some(c) => number(c, "cost"),
-            None => self.lock().opt.pending().map(|a| a.cost).ok_or_else(|| {
+            Some(c) if !c.is_none() => number(c, "cost"),
+            _ if self.lock().opt.learns_costs() => Err(raise(
+                py,
+                "input",
+                format!(
+                    "{call}: the cost is missing; the costs are learned, so every round's is told"
+                ),
+            )),
+            _ => self.lock().opt.pending().map(|a| a.cost).ok_or_else(|| {
                 raise(
                     py,
                     "sequence",
@@ -306,7 +314,7 @@ fn list<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<Bound<'py, PyA
 
 /// One control set of `Optimizer.build`: `(names, cost)` or a dict with `variables` and
 /// `cost`.
-fn control_set(obj: &Bound<'_, PyAny>, i: usize) -> PyResult<(Vec<String>, f64)> {
+fn control_set(obj: &Bound<'_, PyAny>, i: usize) -> PyResult<(Vec<String>, Option<f64>)> {
     let what = format!("sets[{i}]");
     let py = obj.py();
     let (names, cost) = if let Ok(d) = obj.cast::<PyDict>() {
@@ -341,7 +349,10 @@ fn control_set(obj: &Bound<'_, PyAny>, i: usize) -> PyResult<(Vec<String>, f64)>
         .enumerate()
         .map(|(j, n)| text(&n, &format!("{what}: variable {j}")))
         .collect::<PyResult<Vec<_>>>()?;
-    Ok((names, number(&cost, &format!("{what}: the cost"))?))
+    if cost.is_none() {
+        return Ok((names, None));
+    }
+    Ok((names, Some(number(&cost, &format!("{what}: the cost"))?)))
 }
 
 #[pymethods]
@@ -393,12 +404,16 @@ impl Optimizer {
     /// An experiment described by keywords instead of a file. `variables` is a list of dicts
     /// (`name`, `lower`, `upper`; optionally `unit`, and `mean` with `variance` for a
     /// truncated normal instead of a uniform when left to chance); `sets` a list of
-    /// `(names, cost)`; `inner` the inner optimiser's `(pool, starts, evaluations_per_start)`.
+    /// `(names, cost)`, the cost `None` for every set when the costs are learned from the
+    /// costs told; `inner` the inner optimiser's `(pool, starts, evaluations_per_start)`;
+    /// `fit` `"fixed"` or `"map"` (the model refitted every `refit_every` rounds, its noise
+    /// at least `noise_floor`); `bank_seed` the sample bank's seed apart from `seed`.
     /// The rest have the file's defaults. `to_toml()` gives the file.
     #[staticmethod]
     #[pyo3(signature = (name, budget, variables, sets, *, rule = None, seed = None,
         capacity = None, bank = None, beta = None, kernel = None, lengthscale = None,
-        outputscale = None, noise = None, mean = None, inner = None, precision = None))]
+        outputscale = None, noise = None, mean = None, inner = None, precision = None,
+        bank_seed = None, fit = None, refit_every = None, noise_floor = None))]
     #[allow(clippy::too_many_arguments)]
     fn build(
         py: Python<'_>,
@@ -418,8 +433,36 @@ impl Optimizer {
         mean: Option<&Bound<'_, PyAny>>,
         inner: Option<&Bound<'_, PyAny>>,
         precision: Option<&Bound<'_, PyAny>>,
+        bank_seed: Option<&Bound<'_, PyAny>>,
+        fit: Option<&Bound<'_, PyAny>>,
+        refit_every: Option<&Bound<'_, PyAny>>,
+        noise_floor: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let p = precision_or(py, precision)?;
+        let fitted = match fit.map(|f| text(f, "fit")).transpose()?.as_deref() {
+            None | Some("fixed") => {
+                if refit_every.is_some() || noise_floor.is_some() {
+                    return Err(input(
+                        py,
+                        "refit_every and noise_floor are settings of a fitted model (fit=\"map\")",
+                    ));
+                }
+                None
+            }
+            Some("map") => Some((
+                size_or(refit_every, "refit_every", DEFAULT_REFIT_EVERY)?,
+                match noise_floor {
+                    None => DEFAULT_NOISE_FLOOR,
+                    Some(v) => number(v, "noise_floor")?,
+                },
+            )),
+            Some(other) => {
+                return Err(input(
+                    py,
+                    format!("fit={other:?}: expected \"fixed\" or \"map\""),
+                ))
+            }
+        };
         let inner = match inner {
             None => None,
             Some(t) => {
@@ -476,6 +519,12 @@ impl Optimizer {
         if let Some((pool, starts, evaluations)) = inner {
             b = b.inner(pool, starts, evaluations);
         }
+        if let Some(v) = bank_seed {
+            b = b.bank_seed(count_or(Some(v), "bank_seed", 0)?);
+        }
+        if let Some((every, floor)) = fitted {
+            b = b.fitted(every, floor);
+        }
         for (i, v) in list(variables, "variables")?.iter().enumerate() {
             let (name, unit, lower, upper, chance) = variable(v, i)?;
             b = b.variable(&name, &unit, lower, upper, chance);
@@ -483,7 +532,10 @@ impl Optimizer {
         for (i, s) in list(sets, "sets")?.iter().enumerate() {
             let (names, cost) = control_set(s, i)?;
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
-            b = b.control_set(&names, cost);
+            b = match cost {
+                Some(cost) => b.control_set(&names, cost),
+                None => b.control_set_of_learned_cost(&names),
+            };
         }
         py.detach(|| b.build())
             .map(Self::wrap)
@@ -614,6 +666,13 @@ impl Optimizer {
                 cost: s.cost,
             })
             .collect()
+    }
+
+    /// True when the costs are learned from the costs told (no set has a cost): `tell` and
+    /// `skip` then need the cost the round had.
+    #[getter]
+    fn learns_costs(&self) -> bool {
+        self.lock().opt.learns_costs()
     }
 
     /// Most distinct points the model holds; beyond it the oldest are dropped.

@@ -32,8 +32,8 @@ def test_a_seven_variable_experiment_runs_to_its_budget():
         rounds += 1
         assert rounds < 1000
     assert math.isclose(opt.spent, paid, abs_tol=1e-12)
-    # Stopped because the cheapest set (0.1) no longer fits.
-    assert opt.spent <= 6.0 + 1e-12 and 6.0 - opt.spent < 0.1 + 1e-9
+    # Stopped because the set the rule chose no longer fits: less than the dearest (1.0) left.
+    assert opt.spent <= 6.0 + 1e-12 and 6.0 - opt.spent < 1.0
     assert opt.rounds == rounds >= 6
     best = opt.recommend()
     assert 0 <= best.set < 4 and math.isfinite(best.expected)
@@ -209,3 +209,64 @@ def test_numpy_scalars_and_single_precision_arrays_are_accepted():
     ask = opt.ask()
     opt.tell(np.asarray(ask.values, dtype=np.float32), np.int64(0), np.float32(1.0))
     assert opt.rounds == 1 and opt.spent == 1.0
+
+
+def test_a_fitted_model_and_learned_costs_by_keywords():
+    variables = [dict(name="a", lower=0.0, upper=1.0), dict(name="b", lower=0.0, upper=2.0)]
+    fixed = costbo.Optimizer.build("k", 3.0, variables, [(["a"], 0.1), (["a", "b"], 0.3)],
+                                   rule="ucb-psq", seed=4)
+    fitted = costbo.Optimizer.build("k", 3.0, variables, [(["a"], 0.1), (["a", "b"], 0.3)],
+                                    rule="ucb-psq", seed=4, fit="map", refit_every=1)
+    assert 'fit = "map"' in fitted.to_toml() and "refit_every = 1" in fitted.to_toml()
+    for opt in (fixed, fitted):
+        rng = SplitMix64(2)
+        for _ in range(3):
+            x, y = play(opt, [None, None], rng)
+            opt.tell_prior(x, y)
+    a, b = run(fixed, SplitMix64(3), 10), run(fitted, SplitMix64(3), 10)
+    assert a != b  # the refitted model decides otherwise
+    resumed = costbo.Optimizer.from_json(fitted.to_json())
+    assert run(resumed, SplitMix64(4), 5) == run(fitted, SplitMix64(4), 5)
+
+    learned = costbo.Optimizer.build("u", 3.0, variables, [(["a"], None), (["a", "b"], None)],
+                                     rule="unknown-cost", seed=4)
+    assert learned.learns_costs and [s.cost for s in learned.sets] == [None, None]
+    assert 'costs = "learned"' in learned.to_toml()
+    ask = learned.ask()
+    assert ask.cost == 0.0  # nothing told yet for any set
+    x, y = play(learned, ask.values, SplitMix64(5))
+    before = learned.to_json()
+    with pytest.raises(costbo.CostboError, match="costs are learned"):
+        learned.tell(x, y)  # the cost is the caller's to tell
+    assert learned.to_json() == before
+    learned.tell(x, y, 0.17)
+    assert learned.spent == 0.17
+    told = {ask.set: [0.17]}
+    rng = SplitMix64(6)
+    for k in range(8):
+        ask = learned.ask()
+        paid = told.get(ask.set, [])
+        # A set's cost is the mean of what was told for it, 0 before its first round.
+        assert ask.cost == (sum(paid) / len(paid) if paid else 0.0)
+        x, y = play(learned, ask.values, rng)
+        learned.tell(x, y, 0.1 + 0.01 * k)
+        told.setdefault(ask.set, []).append(0.1 + 0.01 * k)
+
+
+@pytest.mark.parametrize("kwargs,named", [
+    (dict(fit="magic"), "fit"),
+    (dict(refit_every=3), "refit_every"),
+    (dict(fit="map", refit_every=0), "refit_every"),
+    (dict(fit="map", noise_floor=-1.0), "noise_floor"),
+])
+def test_bad_model_keywords_are_refused(kwargs, named):
+    variables = [dict(name="a", lower=0.0, upper=1.0)]
+    with pytest.raises(costbo.CostboError, match=named):
+        costbo.Optimizer.build("k", 1.0, variables, [(["a"], 0.1)], **kwargs)
+
+
+def test_mixed_known_and_learned_costs_are_refused():
+    variables = [dict(name="a", lower=0.0, upper=1.0), dict(name="b", lower=0.0, upper=1.0)]
+    with pytest.raises(costbo.CostboError, match="cost"):
+        costbo.Optimizer.build("k", 1.0, variables, [(["a"], 0.1), (["b"], None)],
+                               rule="unknown-cost")

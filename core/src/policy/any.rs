@@ -226,6 +226,23 @@ impl<R: Real> RuleDefaults<R> {
         }
     }
 
+    /// The settings the desktop runner gives the papers' rules, for a problem of `dim`
+    /// variables: `ε = 0.1` for `ucb-cvs`, and `unknown-cost` as paper 001 states it (explore
+    /// for 60 % of the budget, `α = 0.1` halved after every `dim` exploitation rounds). What
+    /// an experiment file's rule names mean.
+    pub fn papers(dim: usize) -> Self {
+        let defaults = Self::new(R::from_f64(PAPERS_EPSILON));
+        #[cfg(feature = "policy-unknown-cost")]
+        let defaults = {
+            let mut d = defaults;
+            d.unknown_cost.halve_every = Some(u32::try_from(dim).unwrap_or(u32::MAX));
+            d
+        };
+        #[cfg(not(feature = "policy-unknown-cost"))]
+        let _ = dim;
+        defaults
+    }
+
     /// With `maximiser` for the rules over a box (`gp-ucb`, `pbgi*`, `log-ei*`; default: the
     /// inner optimiser's pool, [`Maximiser::Pool`]).
     #[cfg(any(
@@ -247,6 +264,9 @@ impl<R: Real> RuleDefaults<R> {
         }
     }
 }
+
+/// `ε` of `ucb-cvs` in [`RuleDefaults::papers`] (the desktop runner's default).
+pub const PAPERS_EPSILON: f64 = 0.1;
 
 /// Why a rule name was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -67,7 +67,7 @@ pub mod ucb_cvs;
 #[cfg(feature = "policy-unknown-cost")]
 pub mod unknown_cost;
 
-pub use any::{AnyPolicy, PolicySpec, PolicySpecError, RuleDefaults, RULES};
+pub use any::{AnyPolicy, PolicySpec, PolicySpecError, RuleDefaults, PAPERS_EPSILON, RULES};
 pub use memo::Memo;
 pub use scoring::{
     chunk_size, factorised_len, score_each_set, score_full_set_first, score_sets, screening_len,

@@ -39,7 +39,7 @@ use costbo_core::causal::{
 };
 use costbo_core::dist::{DistError, Distribution, TruncatedNormal, Uniform};
 use costbo_core::driver::{
-    BuildError, Controller, ControllerSpec, DriverError, MeasurementRule, Settings,
+    BuildError, Controller, ControllerSpec, DriverError, MeasurementRule, Refit, Settings,
 };
 use costbo_core::expectation::BankError;
 use costbo_core::feedback::query::{ConfidenceTest, QueryError, QueryRule};
@@ -57,8 +57,11 @@ use costbo_core::real::Real;
 pub struct Spec<'a> {
     /// Name of the experiment (logs only).
     pub name: &'a str,
-    /// Seed of the sample bank and of the controller's candidate pools.
+    /// Seed of the controller's candidate pools and of every random draw of its rule.
     pub seed: u64,
+    /// Seed of the sample bank of the variables left to chance (the file's optional
+    /// `bank_seed`; [`seed`](Self::seed) when it is not given).
+    pub bank_seed: u64,
     /// Total budget, in the unit of the costs.
     pub budget: f64,
     /// Capacity of the GP (observations kept; the oldest are dropped beyond it).
@@ -205,7 +208,31 @@ pub struct ModelSpec {
     pub noise: f64,
     /// Constant prior mean.
     pub mean: f64,
+    /// Whether the hyperparameters above stay as given or are refitted to the data.
+    pub fit: FitSpec,
 }
+
+/// How the model's hyperparameters follow the data (the file's `[model] fit`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FitSpec {
+    /// `fit = "fixed"` (the default): the kernel, noise and mean stay as the file gives them
+    /// (the papers' model).
+    Fixed,
+    /// `fit = "map"`: before every decision of a round divisible by `every`, every
+    /// hyperparameter is fitted by MAP on the standardised outputs (ARD lengthscales,
+    /// outputscale, constant mean, and the noise variance, at least `noise_floor`), starting
+    /// each time from the file's values ([`costbo_core::driver::Refit::Map`]; the desktop
+    /// runner's `+fitted` model). Needs this crate's `refit` feature to build a controller.
+    Map {
+        /// Rounds between refits (1: before every decision).
+        every: usize,
+        /// The least noise variance the fit may choose.
+        noise_floor: f64,
+    },
+}
+
+/// Most rounds between refits of a fitted model.
+pub const MAX_REFIT_EVERY: usize = 100_000;
 
 /// One variable.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -354,8 +381,10 @@ impl SensorSpec {
 pub struct SetSpec {
     /// Bitmask of the dosed variables (bit `l` = variable `l`).
     pub mask: u32,
-    /// Cost of one round with this set.
-    pub cost: f64,
+    /// Cost of one round with this set; `None` when the costs are learned (the file's
+    /// `[experiment] costs = "learned"`: the rule sees no cost in advance and learns each
+    /// set's from the costs paid, paper 001). Either every set has a cost or none has.
+    pub cost: Option<f64>,
 }
 
 /// Why a [`Spec`] cannot be built into a problem or controller.
@@ -471,6 +500,15 @@ pub enum SpecError {
     MissingSensor(usize),
     /// The growth period is zero, which a device's experiment cannot have.
     GrowthPeriod,
+    /// Some control sets have a cost and others none: the costs are known or learned for all.
+    MixedCosts,
+    /// The costs are learned, which a device cannot do: it measures no cost.
+    LearnedCostsOnDevice,
+    /// `[model] fit`'s `every` is not in 1..=[`MAX_REFIT_EVERY`] or its `noise_floor` is not
+    /// positive and finite.
+    Fit,
+    /// The model is fitted but this build of the crate has no fitting code (feature `refit`).
+    FitNotBuilt,
 }
 
 impl core::fmt::Display for SpecError {
@@ -526,6 +564,23 @@ impl core::fmt::Display for SpecError {
             Self::GrowthPeriod => {
                 f.write_str("the growth period is zero, which a device cannot wait")
             }
+            Self::MixedCosts => f.write_str(
+                "some control sets have a cost and others none: give every set a cost, or none \
+                 when the costs are learned",
+            ),
+            Self::LearnedCostsOnDevice => f.write_str(
+                "the costs are learned, which a device cannot do (it measures no cost); give \
+                 every control set its cost",
+            ),
+            Self::Fit => write!(
+                f,
+                "[model] refit_every is not in 1..={MAX_REFIT_EVERY} or noise_floor is not \
+                 positive and finite"
+            ),
+            Self::FitNotBuilt => f.write_str(
+                "[model] fit = \"map\" needs fitting code this build does not have (the \
+                 experiment crate's `refit` feature; for the firmware, `fitted-model`)",
+            ),
             Self::Model => f.write_str(
                 "beta or a model parameter is not positive and finite (the mean: not finite)",
             ),
@@ -620,6 +675,14 @@ impl<'a> Spec<'a> {
         {
             return Err(SpecError::Model);
         }
+        if let FitSpec::Map { every, noise_floor } = m.fit {
+            if !((1..=MAX_REFIT_EVERY).contains(&every)
+                && finite_pos(noise_floor)
+                && (noise_floor as f32) > 0.0)
+            {
+                return Err(SpecError::Fit);
+            }
+        }
         let dosed = self.sets.iter().fold(0u32, |acc, s| acc | s.mask);
         for (l, v) in self.variables.iter().enumerate() {
             if !(v.lower.is_finite() && v.upper.is_finite() && v.lower < v.upper) {
@@ -666,8 +729,14 @@ impl<'a> Spec<'a> {
             if self.sets[..i].iter().any(|t| t.mask == s.mask) {
                 return Err(SpecError::Problem(ProblemError::DuplicateControlSet(i)));
             }
-            if !(finite_pos(s.cost) && (s.cost as f32).is_finite()) {
-                return Err(SpecError::Problem(ProblemError::Cost(i)));
+            match s.cost {
+                Some(c) if !(finite_pos(c) && (c as f32).is_finite()) => {
+                    return Err(SpecError::Problem(ProblemError::Cost(i)));
+                }
+                _ if s.cost.is_some() != self.sets[0].cost.is_some() => {
+                    return Err(SpecError::MixedCosts);
+                }
+                _ => {}
             }
         }
         if let Some(m) = &self.measurement {
@@ -687,6 +756,9 @@ impl<'a> Spec<'a> {
         self.validate()?;
         if self.growth_period_ms == 0 {
             return Err(SpecError::GrowthPeriod);
+        }
+        if self.learns_costs() {
+            return Err(SpecError::LearnedCostsOnDevice);
         }
         let dosed = self.sets.iter().fold(0u32, |acc, s| acc | s.mask);
         for (l, v) in self.variables.iter().enumerate() {
@@ -883,9 +955,15 @@ impl<'a> Spec<'a> {
             .map(|v| (R::from_f64(v.lower), R::from_f64(v.upper)))
     }
 
-    /// Cost of control set `i` in precision `R`.
+    /// Cost of control set `i` in precision `R`; `None` when there is no such set or the
+    /// costs are learned.
     pub fn cost<R: Real>(&self, i: usize) -> Option<R> {
-        self.sets.get(i).map(|s| R::from_f64(s.cost))
+        self.sets.get(i)?.cost.map(R::from_f64)
+    }
+
+    /// True when the costs are learned from the costs paid (no control set has a cost).
+    pub fn learns_costs(&self) -> bool {
+        self.sets.iter().all(|s| s.cost.is_none())
     }
 
     /// A sensor's raw reading of variable `l` as the controller sees it: converted with the
@@ -951,9 +1029,11 @@ impl<'a> Spec<'a> {
         let m = self.sets.len();
         let sets: [ControlSet; M] =
             core::array::from_fn(|i| ControlSet(self.sets.get(i).map_or(0, |s| s.mask)));
-        let costs: [R; M] =
-            core::array::from_fn(|i| R::from_f64(self.sets.get(i).map_or(1.0, |s| s.cost)));
-        Problem::new(&vars, &sets[..m], Some(&costs[..m])).map_err(SpecError::Problem)
+        let costs: [R; M] = core::array::from_fn(|i| {
+            R::from_f64(self.sets.get(i).and_then(|s| s.cost).unwrap_or(1.0))
+        });
+        let known = (!self.learns_costs()).then_some(&costs[..m]);
+        Problem::new(&vars, &sets[..m], known).map_err(SpecError::Problem)
     }
 
     /// The kernel (the same lengthscale on every unit-cube input).
@@ -967,17 +1047,37 @@ impl<'a> Spec<'a> {
     }
 
     /// The controller's settings.
-    pub fn settings<R: Real>(&self) -> Settings<R> {
-        Settings {
+    ///
+    /// A fitted model ([`FitSpec::Map`]) needs the crate's `refit` feature
+    /// ([`SpecError::FitNotBuilt`] without it).
+    pub fn settings<R: Real>(&self) -> Result<Settings<R>, SpecError> {
+        Ok(Settings {
             beta: R::from_f64(self.beta),
             inner: self.inner,
+            refit: self.refit()?,
             ..Settings::new(R::from_f64(self.budget), self.seed)
+        })
+    }
+
+    fn refit<R: Real>(&self) -> Result<Refit<R>, SpecError> {
+        match self.model.fit {
+            FitSpec::Fixed => Ok(Refit::Never),
+            #[cfg(feature = "refit")]
+            FitSpec::Map { every, noise_floor } => Ok(Refit::Map {
+                every,
+                noise_floor: R::from_f64(noise_floor),
+            }),
+            #[cfg(not(feature = "refit"))]
+            FitSpec::Map { .. } => Err(SpecError::FitNotBuilt),
         }
     }
 
-    /// The decision rule.
+    /// The decision rule, its name read with the settings the desktop runner gives the
+    /// papers' rules ([`RuleDefaults::papers`]), so that a name means the same rule in a file
+    /// and in a study.
     pub fn policy<R: Real>(&self) -> Result<PolicySpec<R>, SpecError> {
-        PolicySpec::parse(self.rule, &RuleDefaults::new(R::ZERO)).map_err(SpecError::Rule)
+        PolicySpec::parse(self.rule, &RuleDefaults::papers(self.variables.len()))
+            .map_err(SpecError::Rule)
     }
 
     /// The core's description of the controller this experiment runs, with `D` variables and
@@ -1006,8 +1106,8 @@ impl<'a> Spec<'a> {
             mean: R::from_f64(self.model.mean),
             noise: R::from_f64(self.model.noise),
             when_full: WhenFull::DropOldest,
-            bank_seed: self.seed,
-            settings: self.settings(),
+            bank_seed: self.bank_seed,
+            settings: self.settings()?,
             policy: self.policy()?,
         })
     }
@@ -1166,5 +1266,76 @@ mod error_message_tests {
             message(&DoseError::NonFinite),
             message(&DoseError::BelowLower)
         );
+    }
+}
+
+#[cfg(all(test, feature = "std"))]
+mod file_entry_tests {
+    extern crate std;
+
+    use std::string::String;
+
+    use super::*;
+
+    const DEVICE: &str = include_str!("../../experiment.toml");
+
+    fn fitted() -> String {
+        DEVICE.replace(
+            "mean = 0.0\n",
+            "mean = 0.0\nfit = \"map\"\nrefit_every = 7\nnoise_floor = 2e-6\n",
+        )
+    }
+
+    #[test]
+    fn a_fitted_model_reaches_the_controller_settings_and_the_generated_constants() {
+        let spec = toml::parse_device(&fitted()).unwrap();
+        assert_eq!(
+            spec.model.fit,
+            FitSpec::Map {
+                every: 7,
+                noise_floor: 2e-6
+            }
+        );
+        let code = toml::to_rust(&spec, "fitted.toml");
+        assert!(
+            code.contains("FitSpec::Map { every: 7, noise_floor: 2e-6 }"),
+            "{code}"
+        );
+        #[cfg(feature = "refit")]
+        assert_eq!(
+            spec.settings::<f32>().unwrap().refit,
+            Refit::Map {
+                every: 7,
+                noise_floor: 2e-6
+            }
+        );
+        #[cfg(not(feature = "refit"))]
+        assert_eq!(spec.settings::<f32>(), Err(SpecError::FitNotBuilt));
+        // The file without the entries: the fixed model, and the bank seeded by `seed`.
+        let plain = toml::parse_device(DEVICE).unwrap();
+        assert_eq!(plain.model.fit, FitSpec::Fixed);
+        assert_eq!(plain.bank_seed, plain.seed);
+        assert_eq!(plain.settings::<f64>().unwrap().refit, Refit::Never);
+    }
+
+    #[test]
+    fn a_device_refuses_learned_costs_and_a_desktop_accepts_them() {
+        let mut text = String::new();
+        for line in DEVICE.lines() {
+            if line.starts_with("cost = ") {
+                continue;
+            }
+            text.push_str(line);
+            text.push('\n');
+            if line.starts_with("rule = ") {
+                text.push_str("costs = \"learned\"\n");
+            }
+        }
+        let spec = toml::parse(&text).unwrap();
+        assert!(spec.learns_costs() && spec.cost::<f64>(0).is_none());
+        let problem = spec.problem::<f64, 5, 7>().unwrap();
+        assert_eq!(problem.known_cost(0), None);
+        let e = toml::parse_device(&text).unwrap_err();
+        assert!(e.0.contains("measures no cost"), "{}", e.0);
     }
 }

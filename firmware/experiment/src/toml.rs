@@ -2,10 +2,14 @@
 //! offending entry, and the Rust constants the firmware's build script writes.
 //!
 //! The format is documented by `firmware/experiment.toml` itself. Sections: `[experiment]`
-//! (name, seed, budget, capacity, bank, rule, beta, growth_period_ms), `[model]` (kernel,
-//! lengthscale, outputscale, noise, mean), `[inner]` (pool, starts, evaluations_per_start),
+//! (name, seed, budget, capacity, bank, rule, beta, growth_period_ms; optional `bank_seed`,
+//! the sample bank's seed when it is not `seed`, and `costs = "learned"` when no set's cost
+//! is known in advance), `[model]` (kernel, lengthscale, outputscale, noise, mean; optional
+//! `fit = "map"` with `refit_every` and `noise_floor` for a model refitted to the data,
+//! [`FitSpec`]), `[inner]` (pool, starts, evaluations_per_start),
 //! one `[[variable]]` per variable (name, unit, lower, upper, `distribution`, optional `pump`,
-//! `sensor`: a device's experiment needs them, [`parse_device`]), one `[[control_set]]` per set (variables by name, cost) and an optional
+//! `sensor`: a device's experiment needs them, [`parse_device`]), one `[[control_set]]` per
+//! set (variables by name, cost; no cost when the costs are learned) and an optional
 //! `[measurement]` (a costly growth measurement: `cost`, `rule` = `"always"`, `"bernoulli"`
 //! with `rate`, `"ce"` with `kappa`, or `"lcb-ucb"`; the last two take optional `quota` and
 //! `gate` rates) and an optional `[causal]` (a contextual causal experiment: `contexts`, the
@@ -26,8 +30,8 @@ use costbo_core::kernel::Shape;
 use serde::Deserialize;
 
 use crate::{
-    CausalArmSpec, CausalSpec, DistSpec, MeasureRule, MeasurementSpec, ModelSpec, PumpSpec,
-    SensorSpec, SetSpec, Spec, SpecError, VariableSpec,
+    CausalArmSpec, CausalSpec, DistSpec, FitSpec, MeasureRule, MeasurementSpec, ModelSpec,
+    PumpSpec, SensorSpec, SetSpec, Spec, SpecError, VariableSpec,
 };
 
 /// Why a configuration file was rejected: a message that names the file and the entry.
@@ -121,6 +125,10 @@ struct Experiment {
     beta: f64,
     #[serde(default)]
     growth_period_ms: u32,
+    #[serde(default)]
+    bank_seed: Option<u64>,
+    #[serde(default)]
+    costs: Option<String>,
 }
 
 fn two() -> f64 {
@@ -136,7 +144,21 @@ struct Model {
     noise: f64,
     #[serde(default)]
     mean: f64,
+    #[serde(default)]
+    fit: Option<String>,
+    #[serde(default)]
+    refit_every: Option<usize>,
+    #[serde(default)]
+    noise_floor: Option<f64>,
 }
+
+/// Rounds between refits of a fitted model when the file does not say (the desktop runner's
+/// default, chosen by measurement: docs/performance.md, "Fitted model").
+pub const DEFAULT_REFIT_EVERY: usize = 5;
+
+/// The least noise variance of a fitted model when the file does not say (the desktop
+/// runner's: far below the grids' measurement noise, which the fit finds).
+pub const DEFAULT_NOISE_FLOOR: f64 = 1e-6;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -193,7 +215,8 @@ struct Sensor {
 #[serde(deny_unknown_fields)]
 struct Set {
     variables: Vec<String>,
-    cost: f64,
+    #[serde(default)]
+    cost: Option<f64>,
 }
 
 fn leak<T>(v: Vec<T>) -> &'static [T] {
@@ -348,8 +371,30 @@ pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
             variables.len()
         ));
     }
+    let learned = match file.experiment.costs.as_deref() {
+        None | Some("known") => false,
+        Some("learned") => true,
+        Some(other) => {
+            return err(format!(
+                "[experiment] costs = \"{other}\": expected \"known\" (each [[control_set]] gives its cost) or \"learned\" (none does; the rule learns them from the costs paid)"
+            ))
+        }
+    };
     let mut sets = Vec::new();
     for (i, s) in file.control_set.iter().enumerate() {
+        match (learned, s.cost) {
+            (false, None) => {
+                return err(format!(
+                    "[[control_set]] {i}: cost is missing (or set [experiment] costs = \"learned\")"
+                ))
+            }
+            (true, Some(_)) => {
+                return err(format!(
+                    "[[control_set]] {i}: cost is given but [experiment] costs = \"learned\" (the rule sees no cost in advance; leave it out)"
+                ))
+            }
+            _ => {}
+        }
         let mut mask = 0u32;
         for name in &s.variables {
             match variables.iter().position(|v| v.name == name.as_str()) {
@@ -371,9 +416,11 @@ pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
         None => None,
         Some(c) => Some(causal(c, &variables, &sets)?),
     };
+    let fit = model_fit(&file.model)?;
     let spec = Spec {
         name: leak_str(file.experiment.name),
         seed: file.experiment.seed,
+        bank_seed: file.experiment.bank_seed.unwrap_or(file.experiment.seed),
         budget: file.experiment.budget,
         capacity: file.experiment.capacity,
         bank: file.experiment.bank,
@@ -385,6 +432,7 @@ pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
             outputscale: file.model.outputscale,
             noise: file.model.noise,
             mean: file.model.mean,
+            fit,
         },
         inner,
         growth_period_ms: file.experiment.growth_period_ms,
@@ -396,6 +444,32 @@ pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
     spec.validate()
         .map_err(|e| ConfigError(explain(&spec, e)))?;
     Ok(spec)
+}
+
+/// `[model] fit` with its settings, refusing those a fixed model does not use.
+fn model_fit(m: &Model) -> Result<FitSpec, ConfigError> {
+    match m.fit.as_deref() {
+        None | Some("fixed") => {
+            for (key, given) in [
+                ("refit_every", m.refit_every.is_some()),
+                ("noise_floor", m.noise_floor.is_some()),
+            ] {
+                if given {
+                    return Err(ConfigError(format!(
+                        "[model] {key}: a setting of a fitted model (fit = \"map\"), not of a fixed one"
+                    )));
+                }
+            }
+            Ok(FitSpec::Fixed)
+        }
+        Some("map") => Ok(FitSpec::Map {
+            every: m.refit_every.unwrap_or(DEFAULT_REFIT_EVERY),
+            noise_floor: m.noise_floor.unwrap_or(DEFAULT_NOISE_FLOOR),
+        }),
+        Some(other) => Err(ConfigError(format!(
+            "[model] fit = \"{other}\": expected \"fixed\" (the hyperparameters as given) or \"map\" (refitted by MAP every refit_every rounds)"
+        ))),
+    }
 }
 
 /// The `[causal]` table: names resolved to variables and control sets.
@@ -563,6 +637,13 @@ pub fn explain(spec: &Spec<'_>, e: SpecError) -> String {
             "[experiment] growth_period_ms: a device waits it after dosing, so it must be positive"
                 .into()
         }
+        SpecError::MixedCosts => "[[control_set]]: every set has a cost, or none (with [experiment] costs = \"learned\")".into(),
+        SpecError::LearnedCostsOnDevice => "[experiment] costs = \"learned\": a device measures no cost, so its experiment gives every [[control_set]] its cost".into(),
+        SpecError::Fit => format!(
+            "[model] refit_every must be in 1..={} and noise_floor positive and finite (in f32 too)",
+            crate::MAX_REFIT_EVERY
+        ),
+        SpecError::FitNotBuilt => "[model] fit = \"map\": this build has no fitting code (costbo-experiment's `refit` feature; the firmware's `fitted-model`)".into(),
         SpecError::Model => {
             "[model] lengthscale, outputscale, noise and [experiment] beta must be positive and finite".into()
         }
@@ -599,7 +680,15 @@ pub fn explain(spec: &Spec<'_>, e: SpecError) -> String {
         SpecError::CausalArms { spec: n, .. } => {
             format!("[causal]: {n} arms; at most 255")
         }
-        other => format!("{other:?}"),
+        SpecError::Driver(costbo_core::driver::DriverError::RuleNeedsKnownCosts) => format!(
+            "[experiment] rule = \"{}\" compares the control sets' costs, so they must be known: give every [[control_set]] its cost (with costs = \"learned\", use rule = \"unknown-cost\")",
+            spec.rule
+        ),
+        SpecError::Driver(costbo_core::driver::DriverError::RuleNeedsFullSet) => format!(
+            "[experiment] rule = \"{}\" searches the box of every variable: it needs a [[control_set]] of all of them",
+            spec.rule
+        ),
+        other => format!("{other}"),
     }
 }
 
@@ -657,6 +746,7 @@ pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
     );
     let _ = writeln!(w, "    name: {:?},", spec.name);
     let _ = writeln!(w, "    seed: {},", spec.seed);
+    let _ = writeln!(w, "    bank_seed: {},", spec.bank_seed);
     let _ = writeln!(w, "    budget: {},", lit(spec.budget));
     let _ = writeln!(w, "    capacity: {},", spec.capacity);
     let _ = writeln!(w, "    bank: {},", spec.bank);
@@ -667,9 +757,16 @@ pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
         Shape::Matern52 => "Matern52",
         Shape::Matern32 => "Matern32",
     };
+    let fit = match spec.model.fit {
+        FitSpec::Fixed => "costbo_experiment::FitSpec::Fixed".to_string(),
+        FitSpec::Map { every, noise_floor } => format!(
+            "costbo_experiment::FitSpec::Map {{ every: {every}, noise_floor: {} }}",
+            lit(noise_floor)
+        ),
+    };
     let _ = writeln!(
         w,
-        "    model: costbo_experiment::ModelSpec {{ shape: costbo_core::kernel::Shape::{shape}, lengthscale: {}, outputscale: {}, noise: {}, mean: {} }},",
+        "    model: costbo_experiment::ModelSpec {{ shape: costbo_core::kernel::Shape::{shape}, lengthscale: {}, outputscale: {}, noise: {}, mean: {}, fit: {fit} }},",
         lit(spec.model.lengthscale),
         lit(spec.model.outputscale),
         lit(spec.model.noise),
@@ -726,7 +823,8 @@ pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
             w,
             "        costbo_experiment::SetSpec {{ mask: {:#b}, cost: {} }},",
             set.mask,
-            lit(set.cost)
+            set.cost
+                .map_or("None".to_string(), |c| format!("Some({})", lit(c)))
         );
     }
     let _ = writeln!(w, "    ],");

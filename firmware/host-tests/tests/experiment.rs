@@ -29,8 +29,8 @@ fn host_parse_equals_generated_constants() {
 fn the_plant_dosing_experiment_is_the_demos() {
     let names: Vec<&str> = SPEC.variables.iter().map(|v| v.name).collect();
     assert_eq!(names, ["Ca", "B", "NH3", "K", "pH"]);
-    let costs: Vec<f64> = SPEC.sets.iter().map(|s| s.cost).collect();
-    assert_eq!(costs, [0.1, 0.1, 0.1, 0.2, 0.2, 0.2, 1.0]);
+    let costs: Vec<Option<f64>> = SPEC.sets.iter().map(|s| s.cost).collect();
+    assert_eq!(costs, [0.1, 0.1, 0.1, 0.2, 0.2, 0.2, 1.0].map(Some));
     let masks: Vec<u32> = SPEC.sets.iter().map(|s| s.mask).collect();
     assert_eq!(
         masks,

@@ -59,14 +59,14 @@ mod firmware {
         let (d, insns) = ic.insns(|| ctl.suggest());
         let d = d.unwrap();
         // The scores of every set, with the controller's own bank.
-        let inner = SPEC.settings::<f32>().inner;
+        let inner = SPEC.inner;
         let mut out = [None; M];
         let ((), all) = ic.insns(|| {
             score_sets(
                 ctl.problem(),
                 ctl.gp(),
                 ctl.bank(),
-                Bound::Upper(SPEC.settings::<f32>().beta),
+                Bound::Upper(SPEC.beta as f32),
                 &inner,
                 1,
                 &mut out,

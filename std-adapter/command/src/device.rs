@@ -570,6 +570,19 @@ fn session(
                          charged {ledger:?}: refused"
                     ));
                 }
+                let stopped_by_host = options.stop_after.is_some_and(|k| host_round >= k);
+                if options.mirror && !stopped_by_host {
+                    // The device ends after a decision the budget could not pay for (its
+                    // model refitted first when its round is due): the mirror makes the same
+                    // attempt, and must find nothing to play either.
+                    if let Some(a) = mirror.ask().map_err(|e| format!("ask: {e}"))? {
+                        return Err(format!(
+                            "the device ends at round {round}, but the host would still play \
+                             set {} (cost {})",
+                            a.set, a.cost
+                        ));
+                    }
+                }
                 if options.mirror {
                     let mine = mirror.recommend().map_err(|e| format!("recommend: {e}"))?;
                     let theirs = decision_bits(set, control, &v, score);

@@ -16,6 +16,7 @@ mod experiment;
 mod gp_cli;
 mod hostile;
 mod objectives;
+mod optimizer_runner;
 mod output;
 mod pandora;
 mod pandora_loop;

@@ -39,6 +39,10 @@ struct Experiment {
     bank: usize,
     rule: String,
     beta: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bank_seed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    costs: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -48,6 +52,12 @@ struct Model {
     outputscale: f64,
     noise: f64,
     mean: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fit: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refit_every: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    noise_floor: Option<f64>,
 }
 
 #[derive(Serialize, Clone, Copy)]
@@ -78,7 +88,8 @@ struct Variable {
 #[derive(Serialize)]
 struct Set {
     variables: Vec<String>,
-    cost: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost: Option<f64>,
 }
 
 /// An experiment described in code: it writes the experiment file's text and opens it, so its
@@ -116,8 +127,11 @@ pub struct ExperimentBuilder {
     mean: f64,
     inner: Option<(usize, usize, usize)>,
     variables: Vec<(String, String, f64, f64, Chance)>,
-    sets: Vec<(Vec<String>, f64)>,
+    sets: Vec<(Vec<String>, Option<f64>)>,
     precision: Precision,
+    bank_seed: Option<u64>,
+    // Rounds between refits and the noise floor of a fitted model.
+    fit: Option<(usize, f64)>,
 }
 
 impl ExperimentBuilder {
@@ -140,6 +154,8 @@ impl ExperimentBuilder {
             variables: Vec::new(),
             sets: Vec::new(),
             precision: Precision::F64,
+            bank_seed: None,
+            fit: None,
         }
     }
 
@@ -160,8 +176,19 @@ impl ExperimentBuilder {
 
     /// A control set: the variables it sets, by name, and what a round with it costs.
     pub fn control_set(mut self, variables: &[&str], cost: f64) -> Self {
+        self.sets.push((
+            variables.iter().map(|v| v.to_string()).collect(),
+            Some(cost),
+        ));
+        self
+    }
+
+    /// A control set whose cost is not known in advance: the rule learns it from the costs
+    /// told (paper 001's setting, rule `"unknown-cost"`). Either every set of an experiment is
+    /// one, or none is.
+    pub fn control_set_of_learned_cost(mut self, variables: &[&str]) -> Self {
         self.sets
-            .push((variables.iter().map(|v| v.to_string()).collect(), cost));
+            .push((variables.iter().map(|v| v.to_string()).collect(), None));
         self
     }
 
@@ -171,9 +198,24 @@ impl ExperimentBuilder {
         self
     }
 
-    /// The seed of the sample bank and of every random draw of the rules.
+    /// The seed of every random draw of the rules, and of the sample bank unless
+    /// [`bank_seed`](Self::bank_seed) gives its own.
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
+        self
+    }
+
+    /// The seed of the sample bank of the variables left to chance, apart from the rules'.
+    pub fn bank_seed(mut self, bank_seed: u64) -> Self {
+        self.bank_seed = Some(bank_seed);
+        self
+    }
+
+    /// A fitted model: every hyperparameter refitted by MAP every `every` rounds (1: before
+    /// every decision), the noise variance at least `noise_floor` (the file's `fit = "map"`;
+    /// the kernel, noise and mean given are where each fit starts).
+    pub fn fitted(mut self, every: usize, noise_floor: f64) -> Self {
+        self.fit = Some((every, noise_floor));
         self
     }
 
@@ -262,6 +304,12 @@ impl ExperimentBuilder {
                 bank: self.bank,
                 rule: self.rule.clone(),
                 beta: self.beta,
+                bank_seed: self.bank_seed,
+                costs: self
+                    .sets
+                    .iter()
+                    .any(|(_, cost)| cost.is_none())
+                    .then_some("learned"),
             },
             model: Model {
                 kernel: self.kernel.clone(),
@@ -269,6 +317,9 @@ impl ExperimentBuilder {
                 outputscale: self.outputscale,
                 noise: self.noise,
                 mean: self.mean,
+                fit: self.fit.map(|_| "map"),
+                refit_every: self.fit.map(|(every, _)| every),
+                noise_floor: self.fit.map(|(_, floor)| floor),
             },
             inner: self
                 .inner

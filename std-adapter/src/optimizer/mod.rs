@@ -44,6 +44,10 @@ pub use engine::{
 };
 pub use error::{Error, ErrorKind, MESSAGE_BYTES};
 
+/// Rounds between refits of a fitted model and its least noise variance when the experiment
+/// does not say (the file's `[model] refit_every` and `noise_floor`).
+pub use costbo_experiment::toml::{DEFAULT_NOISE_FLOOR, DEFAULT_REFIT_EVERY};
+
 use std::path::Path;
 
 use costbo_core::driver::DriverError;
@@ -68,7 +72,9 @@ pub struct Ask {
     /// left to chance, whose measured value the caller reports in [`Optimizer::tell`].
     pub values: Vec<Option<f64>>,
     /// What the round costs: the set's cost (a costly measurement's cost comes on top on the
-    /// rounds that measure).
+    /// rounds that measure). When the costs are learned (the file's `[experiment] costs =
+    /// "learned"`), the mean of the costs told for this set so far, 0 before its first round:
+    /// the round costs what it costs, and [`Optimizer::tell`] reports it.
     pub cost: f64,
     /// The rule's score of the decision (the expected upper bound for the UCB rules, an index
     /// or an improvement for others): for logs, and for checking a device's decision bit for
@@ -116,8 +122,8 @@ pub struct VariableInfo {
 pub struct SetInfo {
     /// Indices of the variables it sets.
     pub variables: Vec<usize>,
-    /// What a round with it costs.
-    pub cost: f64,
+    /// What a round with it costs; `None` when the costs are learned from the costs told.
+    pub cost: Option<f64>,
 }
 
 /// What the optimizer keeps of its experiment file.
@@ -235,7 +241,7 @@ impl Optimizer {
             Some(RawDecision { set, values, score }) => {
                 let ask = Ask {
                     set,
-                    cost: self.experiment.sets[set].cost,
+                    cost: self.cost_of(set),
                     values,
                     score,
                 };
@@ -465,6 +471,37 @@ impl Optimizer {
     /// Distinct points the model holds (at most the file's capacity).
     pub fn observations(&self) -> usize {
         self.engine.observations()
+    }
+
+    /// What a round with control set `set` costs: the file's cost, or with learned costs the
+    /// mean of the costs told for it (0 before any).
+    fn cost_of(&self, set: usize) -> f64 {
+        if let Some(c) = self.experiment.sets[set].cost {
+            return c;
+        }
+        let paid: Vec<f64> = self
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Measured { set: s, cost, .. } | Event::Skipped { set: s, cost, .. }
+                    if *s == set =>
+                {
+                    Some(*cost)
+                }
+                _ => None,
+            })
+            .collect();
+        if paid.is_empty() {
+            0.0
+        } else {
+            paid.iter().sum::<f64>() / paid.len() as f64
+        }
+    }
+
+    /// True when the costs are learned from the costs told (the file's `[experiment] costs =
+    /// "learned"`): every [`tell`](Self::tell) reports what the round cost.
+    pub fn learns_costs(&self) -> bool {
+        self.experiment.sets.iter().all(|s| s.cost.is_none())
     }
 
     /// The decision asked and not yet told, if any.

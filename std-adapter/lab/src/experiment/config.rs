@@ -267,7 +267,7 @@ fn default_beta() -> f64 {
     2.0
 }
 fn default_epsilon() -> f64 {
-    0.1
+    costbo_core::policy::PAPERS_EPSILON
 }
 fn default_cost_noise() -> f64 {
     0.01

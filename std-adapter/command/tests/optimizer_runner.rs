@@ -1,0 +1,257 @@
+//! The desktop runner's decisions, made again by an `f64` `costbo_std::Optimizer` opened from an
+//! experiment file: the grid runner (`costbo run`) writes its per-round CSVs, and an optimizer
+//! whose file describes the same cell, told the same simulated rounds, must choose the same
+//! control set and the same values, bit for bit, in every round — for known and learned
+//! costs and for the fixed and the fitted model.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use costbo_core::dist::TruncatedNormal;
+use costbo_core::random::{standard_normal, uniform_open};
+use costbo_lab::experiment::{self, RunOptions, Settings};
+use costbo_lab::objectives::{self, Objective, Options};
+use costbo_lab::platform::Platform;
+use costbo_std::Optimizer;
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro128PlusPlus;
+
+const SETS: [&[usize]; 7] = [&[1], &[2], &[3], &[1, 2], &[1, 3], &[2, 3], &[1, 2, 3]];
+const COSTS: [f64; 7] = [0.05, 0.05, 0.05, 0.1, 0.1, 0.1, 0.4];
+const BUDGET: f64 = 1.2;
+const SEED: u64 = 3;
+const VARIANCE: f64 = 0.04;
+const MAX_ROUNDS: usize = 20;
+const INITIAL: usize = 5;
+const NOISE: f64 = 0.01;
+const COST_NOISE: f64 = 0.01;
+
+/// The runner's algorithm names and the rule names a file gives the same rules (the file's
+/// `ucb-cvs` has the runner's ε; `+fitted` is the file's `fit = "map"`).
+const ALGORITHMS: [&str; 7] = [
+    "etc-ada",
+    "ucb-cvs",
+    "ucb-psq",
+    "gittins-cvs",
+    "unknown-cost",
+    "etc-ada+fitted",
+    "ucb-psq+fitted",
+];
+
+fn grid() -> String {
+    let sets: Vec<String> = SETS.iter().map(|s| format!("{s:?}")).collect();
+    format!(
+        "seeds = [{SEED}]\n\
+         costs = [{COSTS:?}]\n\
+         variances = [{VARIANCE:?}]\n\
+         algorithms = {ALGORITHMS:?}\n\
+         bank = 128\n\
+         judge = 256\n\
+         initial = {INITIAL}\n\
+         noise = {NOISE:?}\n\
+         cost_noise = {COST_NOISE:?}\n\
+         max_rounds = {MAX_ROUNDS}\n\
+         refit_every = 3\n\
+         [[objectives]]\n\
+         name = \"hartmann3\"\n\
+         sets = [{}]\n\
+         budget = {BUDGET:?}\n",
+        sets.join(", ")
+    )
+}
+
+/// The experiment file of the runner's cell for `algorithm`.
+fn experiment_file(algorithm: &str, lengthscale: f64) -> String {
+    let (rule, fitted) = match algorithm.strip_suffix("+fitted") {
+        Some(rule) => (rule, true),
+        None => (algorithm, false),
+    };
+    let learned = rule == "unknown-cost";
+    let mut f = String::new();
+    // The runner's bank seed is the run's seed with its high bits flipped.
+    let _ = writeln!(
+        f,
+        "[experiment]\nname = \"runner-{algorithm}\"\nseed = {SEED}\nbank_seed = {}\n\
+         budget = {BUDGET:?}\ncapacity = 128\nbank = 128\nrule = \"{rule}\"\nbeta = 2.0",
+        SEED ^ 0xBA4C_0000_0000_0000
+    );
+    if learned {
+        f.push_str("costs = \"learned\"\n");
+    }
+    let _ = writeln!(
+        f,
+        "[model]\nkernel = \"se\"\nlengthscale = {lengthscale:?}\noutputscale = 1.0\n\
+         noise = 1e-4\nmean = 0.0"
+    );
+    if fitted {
+        f.push_str("fit = \"map\"\nrefit_every = 3\nnoise_floor = 1e-6\n");
+    }
+    for l in 1..=3 {
+        let _ = writeln!(
+            f,
+            "[[variable]]\nname = \"u{l}\"\nlower = 0.0\nupper = 1.0\n\
+             distribution = {{ kind = \"truncated-normal\", mean = 0.5, variance = {VARIANCE:?} }}"
+        );
+    }
+    for (set, cost) in SETS.iter().zip(COSTS) {
+        let names: Vec<String> = set.iter().map(|l| format!("\"u{l}\"")).collect();
+        let _ = writeln!(f, "[[control_set]]\nvariables = [{}]", names.join(", "));
+        if !learned {
+            let _ = writeln!(f, "cost = {cost:?}");
+        }
+    }
+    f
+}
+
+/// One round as the runner's CSV has it: the set and the controlled values' bits.
+#[derive(Debug, PartialEq)]
+struct Decided {
+    set: usize,
+    values: Vec<Option<u64>>,
+    y: u64,
+    cost: u64,
+}
+
+fn read_csv(path: &Path) -> Vec<Decided> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (set, y, cost) = (col("set"), col("y"), col("cost"));
+    let u: Vec<usize> = (1..=3).map(|l| col(&format!("u{l}"))).collect();
+    lines
+        .map(|line| {
+            let row: Vec<&str> = line.split(',').collect();
+            let bits = |s: &str| s.parse::<f64>().unwrap().to_bits();
+            Decided {
+                set: row[set].parse().unwrap(),
+                values: u
+                    .iter()
+                    .map(|&c| (!row[c].is_empty()).then(|| bits(row[c])))
+                    .collect(),
+                y: bits(row[y]),
+                cost: bits(row[cost]),
+            }
+        })
+        .collect()
+}
+
+/// The runner's simulation of a job, with the optimizer deciding: the same draws in the same
+/// order (initial points, then per round the variables left to chance, the outcome's noise and
+/// a learned cost's noise).
+fn optimizer_rounds(opt: &mut Optimizer, f: &dyn Objective, learned: bool) -> Vec<Decided> {
+    let tn = TruncatedNormal::with_truncated_variance(0.5, VARIANCE, 0.0, 1.0).unwrap();
+    let mut rng = Xoshiro128PlusPlus::seed_from_u64(SEED);
+    let initial: Vec<([f64; 3], f64)> = (0..INITIAL)
+        .map(|_| {
+            let u: [f64; 3] = core::array::from_fn(|_| uniform_open(&mut rng));
+            (
+                u,
+                f.eval(&u) + NOISE * standard_normal::<f64, Platform>(&mut rng),
+            )
+        })
+        .collect();
+    for (u, y) in &initial {
+        opt.tell_prior(u, *y).unwrap();
+    }
+    let mut rounds = Vec::new();
+    while rounds.len() < MAX_ROUNDS {
+        let Some(ask) = opt.ask().unwrap() else { break };
+        let x: [f64; 3] = core::array::from_fn(|l| {
+            ask.values[l].unwrap_or_else(|| tn.sample(uniform_open(&mut rng)))
+        });
+        let y = f.eval(&x) + NOISE * standard_normal::<f64, Platform>(&mut rng);
+        let cost = if learned {
+            (COSTS[ask.set] + COST_NOISE * standard_normal::<f64, Platform>(&mut rng))
+                .clamp(0.001, 2.0)
+        } else {
+            ask.cost
+        };
+        if opt.spent() + cost > BUDGET {
+            break;
+        }
+        opt.tell(&x, y, cost).unwrap();
+        rounds.push(Decided {
+            set: ask.set,
+            values: ask.values.iter().map(|v| v.map(f64::to_bits)).collect(),
+            y: y.to_bits(),
+            cost: cost.to_bits(),
+        });
+    }
+    rounds
+}
+
+fn index(algorithm: &str) -> usize {
+    ALGORITHMS.iter().position(|a| *a == algorithm).unwrap()
+}
+
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("costbo-optrun-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn an_f64_optimizer_opened_from_a_file_makes_the_runners_decisions() {
+    let settings = Settings::from_toml(&grid()).unwrap();
+    let out = fresh_dir("grid");
+    experiment::run(
+        &settings,
+        &RunOptions {
+            out: out.clone(),
+            jobs: 2,
+            progress: false,
+        },
+    )
+    .unwrap();
+    let f = objectives::build("hartmann3", &Options::default()).unwrap();
+    let lengthscale = settings.objectives[0].lengthscale_for(3);
+    let cells = settings.cells().unwrap();
+    assert_eq!(cells.len(), ALGORITHMS.len());
+    for (cell, algorithm) in cells.iter().zip(ALGORITHMS) {
+        assert_eq!(cell.algorithm_name, algorithm);
+    }
+    let mut compared = 0;
+    for cell in &cells {
+        let csv = experiment::job_path(&out, cell, SEED);
+        let runner = read_csv(&csv);
+        assert!(
+            runner.len() >= 2,
+            "{}: the runner played {} rounds",
+            cell.name,
+            runner.len()
+        );
+        compared += runner.len();
+        let algorithm = cell.algorithm_name.as_str();
+        let file = experiment_file(algorithm, lengthscale);
+        let mut opt =
+            Optimizer::from_toml_str(&file).unwrap_or_else(|e| panic!("{algorithm}: {e}\n{file}"));
+        let ours = optimizer_rounds(&mut opt, f.as_ref(), algorithm == "unknown-cost");
+        assert_eq!(ours.len(), runner.len(), "{algorithm}: rounds played");
+        for (r, (a, b)) in ours.iter().zip(&runner).enumerate() {
+            assert_eq!(a, b, "{algorithm}: round {} differs", r + 1);
+        }
+        // A restored optimizer is at the same place: the next decision is the same.
+        let mut restored = Optimizer::from_json(&opt.to_json()).unwrap();
+        assert_eq!(
+            restored.ask().unwrap(),
+            opt.ask().unwrap(),
+            "{algorithm}: the restored optimizer's next decision"
+        );
+    }
+    assert!(compared >= 50, "{compared} rounds compared");
+    // The file's fitted model is refitted: its decisions are not the fixed model's.
+    for rule in ["etc-ada", "ucb-psq"] {
+        let fixed = read_csv(&experiment::job_path(&out, &cells[index(rule)], SEED));
+        let fitted = read_csv(&experiment::job_path(
+            &out,
+            &cells[index(&format!("{rule}+fitted"))],
+            SEED,
+        ));
+        assert_ne!(
+            fixed, fitted,
+            "{rule}: the fitted model decides as the fixed one"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
