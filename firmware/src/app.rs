@@ -407,7 +407,11 @@ where
             "round {}: control set {} (cost {}), score {}",
             self.round(),
             d.set,
-            Short(self.spec.cost::<f32>(d.set).unwrap_or(f32::NAN)),
+            Short(
+                self.spec
+                    .round_cost::<f32>(d.set, &d.values)
+                    .unwrap_or(f32::NAN)
+            ),
             Short(d.score)
         );
         self.dose(d)

@@ -78,6 +78,9 @@ class Variable:
     def lower(self) -> float: ...
     @property
     def upper(self) -> float: ...
+    @property
+    def price(self) -> float:
+        """Price per physical unit dosed, on top of a set's cost (0: none)."""
 
 class ControlSet:
     """A control set of the experiment."""
@@ -127,11 +130,11 @@ class Optimizer:
         noise_floor: Optional[float] = None,
     ) -> Optimizer:
         """An experiment by keywords: variables as dicts (name, lower, upper; optionally
-        unit, and mean with variance for a truncated normal), sets as (names, cost) with the
-        cost None for every set when the costs are learned, inner as the inner optimiser's
-        (pool, starts, evaluations_per_start); fit "map" refits the model every refit_every
-        rounds (default 5) with its noise at least noise_floor (default 1e-6); bank_seed
-        seeds the sample bank apart from seed."""
+        unit, mean with variance for a truncated normal, and price per unit dosed), sets as
+        (names, cost) with the cost None for every set when the costs are learned, inner as
+        the inner optimiser's (pool, starts, evaluations_per_start); fit "map" refits the
+        model every refit_every rounds (default 5) with its noise at least noise_floor
+        (default 1e-6); bank_seed seeds the sample bank apart from seed."""
     def ask(self) -> Optional[Ask]:
         """The next decision, or None once the budget cannot pay for another round."""
     def tell(self, x: _Vector, y: float, cost: Optional[float] = None) -> None:

@@ -102,14 +102,16 @@ pub struct Variable {
     pub lower: f64,
     /// Upper bound.
     pub upper: f64,
+    /// Price per physical unit dosed, on top of a set's cost (0: none).
+    pub price: f64,
 }
 
 #[pymethods]
 impl Variable {
     fn __repr__(&self) -> String {
         format!(
-            "Variable(name={:?}, unit={:?}, lower={:?}, upper={:?})",
-            self.name, self.unit, self.lower, self.upper
+            "Variable(name={:?}, unit={:?}, lower={:?}, upper={:?}, price={:?})",
+            self.name, self.unit, self.lower, self.upper, self.price
         )
     }
 }
@@ -261,20 +263,26 @@ fn check_keys(d: &Bound<'_, PyDict>, allowed: &[&str], what: &str) -> PyResult<(
 
 /// One variable of `Optimizer.build`: a dict with `name`, `lower`, `upper`, and optionally
 /// `unit` and (for a truncated normal instead of a uniform) `mean` and `variance`.
-fn variable(obj: &Bound<'_, PyAny>, i: usize) -> PyResult<(String, String, f64, f64, Chance)> {
+#[allow(clippy::type_complexity)]
+fn variable(
+    obj: &Bound<'_, PyAny>,
+    i: usize,
+) -> PyResult<(String, String, f64, f64, Chance, Option<f64>)> {
     let what = format!("variables[{i}]");
     let py = obj.py();
     let d = obj.cast::<PyDict>().map_err(|_| {
         input(
             py,
             format!(
-                "{what} must be a dict with keys name, lower, upper (and unit, mean, variance)"
+                "{what} must be a dict with keys name, lower, upper (and unit, mean, variance, price)"
             ),
         )
     })?;
     check_keys(
         d,
-        &["name", "unit", "lower", "upper", "mean", "variance"],
+        &[
+            "name", "unit", "lower", "upper", "mean", "variance", "price",
+        ],
         &what,
     )?;
     let need = |key: &str| -> PyResult<Bound<'_, PyAny>> {
@@ -301,7 +309,11 @@ fn variable(obj: &Bound<'_, PyAny>, i: usize) -> PyResult<(String, String, f64, 
             ))
         }
     };
-    Ok((name, unit, lower, upper, chance))
+    let price = match entry(d, "price", &what)? {
+        Some(p) => Some(number(&p, &format!("{what}[\"price\"]"))?),
+        None => None,
+    };
+    Ok((name, unit, lower, upper, chance, price))
 }
 
 /// The items of a list argument.
@@ -526,8 +538,11 @@ impl Optimizer {
             b = b.fitted(every, floor);
         }
         for (i, v) in list(variables, "variables")?.iter().enumerate() {
-            let (name, unit, lower, upper, chance) = variable(v, i)?;
+            let (name, unit, lower, upper, chance, price) = variable(v, i)?;
             b = b.variable(&name, &unit, lower, upper, chance);
+            if let Some(p) = price {
+                b = b.price(&name, p);
+            }
         }
         for (i, s) in list(sets, "sets")?.iter().enumerate() {
             let (names, cost) = control_set(s, i)?;
@@ -650,6 +665,7 @@ impl Optimizer {
                 unit: v.unit.clone(),
                 lower: v.lower,
                 upper: v.upper,
+                price: v.price,
             })
             .collect()
     }

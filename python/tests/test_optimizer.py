@@ -270,3 +270,24 @@ def test_mixed_known_and_learned_costs_are_refused():
     with pytest.raises(costbo.CostboError, match="cost"):
         costbo.Optimizer.build("k", 1.0, variables, [(["a"], 0.1), (["b"], None)],
                                rule="unknown-cost")
+
+
+def test_prices_per_unit_dosed_by_keywords():
+    variables = [dict(name="a", lower=1.0, upper=3.0, price=0.05),
+                 dict(name="b", lower=0.0, upper=2.0)]
+    opt = costbo.Optimizer.build("p", 3.0, variables, [(["a", "b"], 0.2)], rule="log-eipc",
+                                 seed=1)
+    assert [v.price for v in opt.variables] == [0.05, 0.0]
+    assert "price = 0.05" in opt.to_toml()
+    rng = SplitMix64(8)
+    for _ in range(2):
+        x, y = play(opt, [None, None], rng)
+        opt.tell_prior(x, y)
+    for _ in range(4):
+        ask = opt.ask()
+        assert math.isclose(ask.cost, 0.2 + 0.05 * ask.values[0], rel_tol=0, abs_tol=1e-12)
+        x, y = play(opt, ask.values, rng)
+        opt.tell(x, y)  # the asked cost, prices included
+    with pytest.raises(costbo.CostboError, match="price"):
+        costbo.Optimizer.build("p", 3.0, [dict(name="a", lower=0.0, upper=1.0, price=-1.0)],
+                               [(["a"], 0.2)])

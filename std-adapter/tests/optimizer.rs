@@ -304,6 +304,55 @@ fn rules_that_compare_known_costs_refuse_learned_ones() {
     assert!(e.to_string().contains("cost"), "{e}");
 }
 
+/// The experiment of `seven` with prices per unit dosed on v0 (0.01) and v3 (0.02).
+fn priced(text: &str) -> String {
+    text.replace("name = \"v0\"\n", "name = \"v0\"\nprice = 0.01\n")
+        .replace("name = \"v3\"\n", "name = \"v3\"\nprice = 0.02\n")
+}
+
+#[test]
+fn prices_per_unit_dosed_are_asked_charged_and_resumed() {
+    for precision in [Precision::F64, Precision::F32] {
+        let text = priced(&seven(64, 12.0, "log-eipc"));
+        let mut opt = Optimizer::from_toml_str_with(&text, precision).unwrap();
+        assert_eq!(opt.variables()[0].price, 0.01);
+        assert_eq!(opt.variables()[3].price, 0.02);
+        let mut rng = Rng(2);
+        for _ in 0..2 {
+            let (x, y) = play(&opt, &[None; 7], &mut rng);
+            opt.tell_prior(&x, y).unwrap();
+        }
+        let (mut paid, mut priced_rounds) = (0.0, 0);
+        while let Some(ask) = opt.ask().unwrap() {
+            // The set's cost plus each dosed variable's price times its value.
+            let base = opt.sets()[ask.set].cost.unwrap();
+            let dosed: f64 = [(0, 0.01), (3, 0.02)]
+                .iter()
+                .filter_map(|&(l, p)| ask.values[l].map(|v| p * v))
+                .sum();
+            let tolerance = match precision {
+                Precision::F64 => 1e-12,
+                Precision::F32 => 1e-6,
+            };
+            assert!(
+                (ask.cost - (base + dosed)).abs() <= tolerance,
+                "{} vs {base} + {dosed}",
+                ask.cost
+            );
+            if dosed != 0.0 {
+                priced_rounds += 1;
+            }
+            let (x, y) = play(&opt, &ask.values, &mut rng);
+            opt.tell(&x, y, ask.cost).unwrap();
+            paid += ask.cost;
+        }
+        assert!(priced_rounds > 0, "no round dosed a priced variable");
+        assert!((opt.spent() - paid).abs() < 1e-9);
+        assert!(opt.spent() <= 12.0 + 1e-9);
+        resumes_text(&priced(&seven(8, 40.0, "log-eipc")), precision, 2);
+    }
+}
+
 #[test]
 fn bad_model_and_cost_entries_are_refused_with_the_entry_named() {
     let text = seven(64, 3.0, "ucb-cvs");
@@ -339,6 +388,21 @@ fn bad_model_and_cost_entries_are_refused_with_the_entry_named() {
             ),
             "costs = \"free\"",
         ),
+        (
+            text.replace("name = \"v0\"\n", "name = \"v0\"\nprice = -0.1\n"),
+            "price must be finite",
+        ),
+        (
+            priced(&learned(&text)),
+            "prices per unit dosed need known costs",
+        ),
+        // A set that could cost nothing: no price on its variables and no cost of its own.
+        (
+            priced(&text).replace("cost = 0.15\n", "cost = 0\n"),
+            "[[control_set]]",
+        ),
+        // A rule that compares the sets' fixed costs cannot take prices.
+        (priced(&text), "prices per unit dosed ([[variable]] price)"),
     ] {
         let e = Optimizer::from_toml_str(&bad).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Experiment, "{e}");

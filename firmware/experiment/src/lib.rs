@@ -48,7 +48,7 @@ use costbo_core::inner::InnerConfig;
 use costbo_core::kernel::{Kernel, KernelError, Shape};
 use costbo_core::linalg::tri_len;
 use costbo_core::policy::{AnyPolicy, PolicySpec, PolicySpecError, RuleDefaults};
-use costbo_core::problem::{ControlSet, Problem, ProblemError, Variable, MAX_VARIABLES};
+use costbo_core::problem::{ControlSet, Costs, Problem, ProblemError, Variable, MAX_VARIABLES};
 use costbo_core::real::Real;
 
 /// A whole experiment. Built as a constant by the firmware's build script, or by
@@ -252,6 +252,10 @@ pub struct VariableSpec<'a> {
     /// The sensor that measures the variable: every variable of a device's experiment has one
     /// ([`Spec::validate_device`]); a desktop experiment may leave it out.
     pub sensor: Option<SensorSpec>,
+    /// Price per physical unit of the variable, charged on top of a set's cost when the set
+    /// doses it (the file's `price`, 0 when not given): a round of set `i` at values `x` costs
+    /// `cost_i + Σ_{l ∈ set i} price_l·x_l` ([`costbo_core::problem::Costs::Dosed`]).
+    pub price: f64,
 }
 
 /// Distribution of an uncontrolled variable, in physical units.
@@ -509,6 +513,10 @@ pub enum SpecError {
     Fit,
     /// The model is fitted but this build of the crate has no fitting code (feature `refit`).
     FitNotBuilt,
+    /// Variable `.0`'s price is not finite and non-negative (in `f32` too).
+    Price(usize),
+    /// Prices with learned costs or a contextual causal experiment, which pay a set's cost.
+    PricesNotHere,
 }
 
 impl core::fmt::Display for SpecError {
@@ -576,6 +584,14 @@ impl core::fmt::Display for SpecError {
                 f,
                 "[model] refit_every is not in 1..={MAX_REFIT_EVERY} or noise_floor is not \
                  positive and finite"
+            ),
+            Self::Price(l) => write!(
+                f,
+                "the price of variable {l} is not finite and non-negative"
+            ),
+            Self::PricesNotHere => f.write_str(
+                "prices per unit dosed need known costs and no [causal] table (a learned or an \
+                 arm's cost is paid per round)",
             ),
             Self::FitNotBuilt => f.write_str(
                 "[model] fit = \"map\" needs fitting code this build does not have (the \
@@ -688,6 +704,9 @@ impl<'a> Spec<'a> {
             if !(v.lower.is_finite() && v.upper.is_finite() && v.lower < v.upper) {
                 return Err(SpecError::Bounds(l));
             }
+            if !(v.price.is_finite() && v.price >= 0.0 && (v.price as f32).is_finite()) {
+                return Err(SpecError::Price(l));
+            }
             variable::<f32>(v).map_err(|e| SpecError::Distribution(l, e))?;
             variable::<f64>(v).map_err(|e| SpecError::Distribution(l, e))?;
             if let Some(s) = &v.sensor {
@@ -730,7 +749,8 @@ impl<'a> Spec<'a> {
                 return Err(SpecError::Problem(ProblemError::DuplicateControlSet(i)));
             }
             match s.cost {
-                Some(c) if !(finite_pos(c) && (c as f32).is_finite()) => {
+                // With prices a set's own cost may be 0 (check_prices has the core's rule).
+                Some(c) if !(self.priced() || finite_pos(c) && (c as f32).is_finite()) => {
                     return Err(SpecError::Problem(ProblemError::Cost(i)));
                 }
                 _ if s.cost.is_some() != self.sets[0].cost.is_some() => {
@@ -738,6 +758,15 @@ impl<'a> Spec<'a> {
                 }
                 _ => {}
             }
+        }
+        if self.priced() {
+            if self.learns_costs() || self.causal.is_some() {
+                return Err(SpecError::PricesNotHere);
+            }
+            // The core's own checks of a price list (a set that could cost nothing is
+            // refused), in both precisions.
+            self.check_prices::<f32>()?;
+            self.check_prices::<f64>()?;
         }
         if let Some(m) = &self.measurement {
             m.rule::<f32>()?;
@@ -747,6 +776,58 @@ impl<'a> Spec<'a> {
             self.validate_causal(c, dosed)?;
         }
         Ok(())
+    }
+
+    /// True when some variable has a price per unit dosed (the costs depend on the values).
+    pub fn priced(&self) -> bool {
+        self.variables.iter().any(|v| v.price > 0.0)
+    }
+
+    /// The core's check of a price list ([`Problem::with_costs`] of
+    /// [`Costs::Dosed`]) in precision `R`: every set's cost finite and non-negative, and
+    /// positive at the lower bounds of the variables it doses.
+    fn check_prices<R: Real>(&self) -> Result<(), SpecError> {
+        for (i, s) in self.sets.iter().enumerate() {
+            let base = s.cost.unwrap_or(f64::NAN);
+            let cheapest = (0..self.variables.len())
+                .filter(|&l| s.mask & (1 << l) != 0)
+                .fold(R::from_f64(base), |c, l| {
+                    let v = &self.variables[l];
+                    c + R::from_f64(v.price) * R::from_f64(v.lower)
+                });
+            if !(base.is_finite() && base >= 0.0 && cheapest.is_finite() && cheapest > R::ZERO) {
+                return Err(SpecError::Problem(ProblemError::Cost(i)));
+            }
+        }
+        Ok(())
+    }
+
+    /// What a round of control set `i` costs at the decided physical `values` (one per
+    /// variable; `None` for those left to chance) in precision `R`: the set's cost plus each
+    /// dosed variable's price times its value, summed in the core's order (so the bits are the
+    /// core's [`Problem::cost_at`]). `None` when there is no such set or the costs are learned.
+    pub fn round_cost<R: Real>(&self, i: usize, values: &[Option<R>]) -> Option<R> {
+        let set = self.sets.get(i)?;
+        let mut c = R::from_f64(set.cost?);
+        if self.priced() {
+            for (l, v) in self.variables.iter().enumerate() {
+                if set.mask & (1 << l) != 0 {
+                    c += R::from_f64(v.price) * values.get(l).copied().flatten()?;
+                }
+            }
+        }
+        Some(c)
+    }
+
+    /// The most a round can cost: the dearest set at the upper bounds of its variables.
+    pub fn dearest_round_cost(&self) -> f64 {
+        (0..self.sets.len())
+            .filter_map(|i| {
+                let values: [Option<f64>; MAX_VARIABLES] =
+                    core::array::from_fn(|l| self.variables.get(l).map(|v| v.upper));
+                self.round_cost::<f64>(i, &values[..self.variables.len()])
+            })
+            .fold(0.0, f64::max)
     }
 
     /// [`validate`](Self::validate), and what a device needs besides: a sensor for every
@@ -1032,8 +1113,16 @@ impl<'a> Spec<'a> {
         let costs: [R; M] = core::array::from_fn(|i| {
             R::from_f64(self.sets.get(i).and_then(|s| s.cost).unwrap_or(1.0))
         });
-        let known = (!self.learns_costs()).then_some(&costs[..m]);
-        Problem::new(&vars, &sets[..m], known).map_err(SpecError::Problem)
+        // A priced problem's sets may cost nothing but their doses: its costs are set after.
+        let known = (!self.learns_costs() && !self.priced()).then_some(&costs[..m]);
+        let problem = Problem::new(&vars, &sets[..m], known).map_err(SpecError::Problem)?;
+        if !self.priced() {
+            return Ok(problem);
+        }
+        let rate: [R; D] = core::array::from_fn(|l| R::from_f64(self.variables[l].price));
+        problem
+            .with_costs(Costs::Dosed { base: costs, rate })
+            .map_err(SpecError::Problem)
     }
 
     /// The kernel (the same lengthscale on every unit-cube input).
@@ -1316,6 +1405,49 @@ mod file_entry_tests {
         assert_eq!(plain.model.fit, FitSpec::Fixed);
         assert_eq!(plain.bank_seed, plain.seed);
         assert_eq!(plain.settings::<f64>().unwrap().refit, Refit::Never);
+    }
+
+    #[test]
+    fn a_rounds_price_is_the_cores_bit_for_bit() {
+        // Prices on Ca and K (K's lower bound is 8.9: its price weighs even at the bound).
+        let text = DEVICE
+            .replace("name = \"Ca\"\n", "name = \"Ca\"\nprice = 0.013\n")
+            .replace("name = \"K\"\n", "name = \"K\"\nprice = 0.0071\n");
+        let spec = toml::parse_device(&text).unwrap();
+        assert!(spec.priced());
+        let code = toml::to_rust(&spec, "priced.toml");
+        assert!(code.contains("price: 0.013"), "{code}");
+        fn check<R: Real>(spec: &Spec<'_>) {
+            let problem = spec.problem::<R, 5, 7>().unwrap();
+            let mut u = 0.123_f64;
+            for round in 0..200 {
+                let set = round % 7;
+                let x: [R; 5] = core::array::from_fn(|l| {
+                    u = (u * 9301.0 + 49297.0) % 233280.0 / 233280.0;
+                    let v = &spec.variables[l];
+                    R::from_f64(v.lower + u * (v.upper - v.lower))
+                });
+                let mask = spec.sets[set].mask;
+                let values: [Option<R>; 5] =
+                    core::array::from_fn(|l| (mask & (1 << l) != 0).then_some(x[l]));
+                let core = problem.cost_at(set, &x).unwrap().unwrap().0;
+                let ours = spec.round_cost(set, &values).unwrap();
+                assert_eq!(
+                    ours.to_f64().to_bits(),
+                    core.to_f64().to_bits(),
+                    "set {set}"
+                );
+            }
+        }
+        check::<f32>(&spec);
+        check::<f64>(&spec);
+        // The dearest round: the full set at the upper bounds.
+        let full = 1.0 + 0.013 * 7.7 + 0.0071 * 11.3;
+        assert!((spec.dearest_round_cost() - full).abs() < 1e-12);
+        // Without prices, a round costs its set's cost.
+        let plain = toml::parse_device(DEVICE).unwrap();
+        assert!(!plain.priced());
+        assert_eq!(plain.round_cost::<f32>(3, &[None; 5]), Some(0.2));
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! `fit = "map"` with `refit_every` and `noise_floor` for a model refitted to the data,
 //! [`FitSpec`]), `[inner]` (pool, starts, evaluations_per_start),
 //! one `[[variable]]` per variable (name, unit, lower, upper, `distribution`, optional `pump`,
-//! `sensor`: a device's experiment needs them, [`parse_device`]), one `[[control_set]]` per
+//! `sensor`: a device's experiment needs them, [`parse_device`]; optional `price`, the cost
+//! per physical unit dosed on top of a set's cost), one `[[control_set]]` per
 //! set (variables by name, cost; no cost when the costs are learned) and an optional
 //! `[measurement]` (a costly growth measurement: `cost`, `rule` = `"always"`, `"bernoulli"`
 //! with `rate`, `"ce"` with `kappa`, or `"lcb-ucb"`; the last two take optional `quota` and
@@ -181,6 +182,8 @@ struct Var {
     pump: Option<Pump>,
     #[serde(default)]
     sensor: Option<Sensor>,
+    #[serde(default)]
+    price: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -361,6 +364,7 @@ pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
                 scale: s.scale,
                 offset: s.offset,
             }),
+            price: v.price.unwrap_or(0.0),
         });
     }
     // A control set is a 32-bit mask: beyond 32 variables its names could not be resolved,
@@ -643,6 +647,11 @@ pub fn explain(spec: &Spec<'_>, e: SpecError) -> String {
             "[model] refit_every must be in 1..={} and noise_floor positive and finite (in f32 too)",
             crate::MAX_REFIT_EVERY
         ),
+        SpecError::Price(l) => format!(
+            "{}: price must be finite and >= 0 (a cost per physical unit dosed)",
+            var(l)
+        ),
+        SpecError::PricesNotHere => "[[variable]] price: prices per unit dosed need known costs (not costs = \"learned\") and no [causal] table".into(),
         SpecError::FitNotBuilt => "[model] fit = \"map\": this build has no fitting code (costbo-experiment's `refit` feature; the firmware's `fitted-model`)".into(),
         SpecError::Model => {
             "[model] lengthscale, outputscale, noise and [experiment] beta must be positive and finite".into()
@@ -679,6 +688,14 @@ pub fn explain(spec: &Spec<'_>, e: SpecError) -> String {
         }
         SpecError::CausalArms { spec: n, .. } => {
             format!("[causal]: {n} arms; at most 255")
+        }
+        SpecError::Driver(costbo_core::driver::DriverError::RuleNeedsKnownCosts)
+            if spec.priced() =>
+        {
+            format!(
+                "[experiment] rule = \"{}\" compares the control sets' fixed costs, which prices per unit dosed ([[variable]] price) make depend on the values: use a rule that prices each point (log-eipc, log-eicc, pbgi, pbgi-d, mfmes) or leave the prices out",
+                spec.rule
+            )
         }
         SpecError::Driver(costbo_core::driver::DriverError::RuleNeedsKnownCosts) => format!(
             "[experiment] rule = \"{}\" compares the control sets' costs, so they must be known: give every [[control_set]] its cost (with costs = \"learned\", use rule = \"unknown-cost\")",
@@ -809,11 +826,12 @@ pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
         };
         let _ = writeln!(
             w,
-            "        costbo_experiment::VariableSpec {{ name: {:?}, unit: {:?}, lower: {}, upper: {}, distribution: {dist}, pump: {pump}, sensor: {sensor} }},",
+            "        costbo_experiment::VariableSpec {{ name: {:?}, unit: {:?}, lower: {}, upper: {}, distribution: {dist}, pump: {pump}, sensor: {sensor}, price: {} }},",
             v.name,
             v.unit,
             lit(v.lower),
             lit(v.upper),
+            lit(v.price),
         );
     }
     let _ = writeln!(w, "    ],");

@@ -304,9 +304,7 @@ fn session(
             } => {
                 // A rule may overshoot the budget by its last round's cost, at most the dearest
                 // set's.
-                let dearest = (0..spec.sets.len())
-                    .filter_map(|i| spec.cost::<f64>(i))
-                    .fold(0.0, f64::max);
+                let dearest = spec.dearest_round_cost();
                 if !(spent.is_finite() && budget.is_finite() && spent >= 0.0 && budget > 0.0)
                     || f64::from(spent) > f64::from(budget) * (1.0 + 1e-6) + dearest
                 {
@@ -440,7 +438,9 @@ fn session(
                 });
                 let growth = plant.value_and_gradient(&truth.to_unit(&x_true)).0
                     + options.noise * standard_normal::<f64, Platform>(&mut water);
-                let cost = spec.cost::<f32>(set).unwrap_or(f32::NAN);
+                let cost = spec
+                    .round_cost::<f32>(set, &decision.values)
+                    .unwrap_or(f32::NAN);
                 let mut f = InFlight {
                     round,
                     decision,

@@ -83,6 +83,8 @@ struct Variable {
     lower: f64,
     upper: f64,
     distribution: Distribution,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    price: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -132,6 +134,8 @@ pub struct ExperimentBuilder {
     bank_seed: Option<u64>,
     // Rounds between refits and the noise floor of a fitted model.
     fit: Option<(usize, f64)>,
+    // Prices per unit dosed, by variable name.
+    prices: Vec<(String, f64)>,
 }
 
 impl ExperimentBuilder {
@@ -156,6 +160,7 @@ impl ExperimentBuilder {
             precision: Precision::F64,
             bank_seed: None,
             fit: None,
+            prices: Vec::new(),
         }
     }
 
@@ -180,6 +185,14 @@ impl ExperimentBuilder {
             variables.iter().map(|v| v.to_string()).collect(),
             Some(cost),
         ));
+        self
+    }
+
+    /// The price per physical unit of variable `name`, charged on top of a set's cost on the
+    /// rounds whose set doses it (the file's `[[variable]] price`): a round of a set at values
+    /// `x` costs the set's cost plus `Σ price·x` over its variables.
+    pub fn price(mut self, name: &str, price: f64) -> Self {
+        self.prices.push((name.to_string(), price));
         self
     }
 
@@ -295,6 +308,16 @@ impl ExperimentBuilder {
 
     /// The experiment file's text.
     pub fn to_toml(&self) -> Result<String, Error> {
+        if let Some((name, _)) = self
+            .prices
+            .iter()
+            .find(|(n, _)| !self.variables.iter().any(|v| &v.0 == n))
+        {
+            return Err(Error::new(
+                ErrorKind::Experiment,
+                format!("price: no variable called \"{name}\""),
+            ));
+        }
         let file = File {
             experiment: Experiment {
                 name: self.name.clone(),
@@ -332,6 +355,12 @@ impl ExperimentBuilder {
                 .variables
                 .iter()
                 .map(|(name, unit, lower, upper, chance)| Variable {
+                    price: self
+                        .prices
+                        .iter()
+                        .rev()
+                        .find(|(n, _)| n == name)
+                        .map(|(_, p)| *p),
                     name: name.clone(),
                     unit: unit.clone(),
                     lower: *lower,

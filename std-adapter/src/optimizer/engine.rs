@@ -101,6 +101,8 @@ pub(crate) struct RawDecision {
     pub set: usize,
     pub values: Vec<Option<f64>>,
     pub score: f64,
+    /// The core's price of the decision where costs are known (per set or per unit dosed).
+    pub cost: Option<f64>,
 }
 
 /// What the optimizer needs of a controller of any size.
@@ -217,11 +219,18 @@ impl<R: Real + Send, const N: usize, const D: usize> Typed<R, N, D> {
         })
     }
 
-    fn raw(d: &costbo_core::driver::Decision<R, D>) -> RawDecision {
+    fn raw(&self, d: &costbo_core::driver::Decision<R, D>) -> RawDecision {
+        let problem = self.controller.problem();
+        let x: [R; D] = core::array::from_fn(|l| d.values[l].unwrap_or(problem.lower()[l]));
         RawDecision {
             set: d.set,
             values: d.values.iter().map(|v| v.map(|v| v.to_f64())).collect(),
             score: d.score.to_f64(),
+            cost: problem
+                .cost_at(d.set, &x)
+                .ok()
+                .flatten()
+                .map(|(c, _)| c.to_f64()),
         }
     }
 }
@@ -229,7 +238,7 @@ impl<R: Real + Send, const N: usize, const D: usize> Typed<R, N, D> {
 impl<R: Real + Send, const N: usize, const D: usize> Engine for Typed<R, N, D> {
     fn next(&mut self) -> Result<Option<RawDecision>, DriverError> {
         match self.controller.next(&[None; D], &mut self.workspace) {
-            Ok(Step::Play(d)) => Ok(Some(Self::raw(&d))),
+            Ok(Step::Play(d)) => Ok(Some(self.raw(&d))),
             Ok(Step::Stop) | Err(DriverError::BudgetExhausted) => Ok(None),
             Err(e) => Err(e),
         }
@@ -284,7 +293,8 @@ impl<R: Real + Send, const N: usize, const D: usize> Engine for Typed<R, N, D> {
     }
 
     fn recommend(&mut self) -> Result<RawDecision, DriverError> {
-        self.controller.recommend().map(|d| Self::raw(&d))
+        let d = self.controller.recommend()?;
+        Ok(self.raw(&d))
     }
 
     fn spent(&self) -> f64 {

@@ -71,7 +71,9 @@ pub struct Ask {
     /// One value per variable in the file's order, in physical units; `None` for a variable
     /// left to chance, whose measured value the caller reports in [`Optimizer::tell`].
     pub values: Vec<Option<f64>>,
-    /// What the round costs: the set's cost (a costly measurement's cost comes on top on the
+    /// What the round costs: the set's cost, plus with prices per unit dosed (the file's
+    /// `[[variable]] price`) each dosed variable's price times its value, as the core prices
+    /// it in the optimizer's precision (a costly measurement's cost comes on top on the
     /// rounds that measure). When the costs are learned (the file's `[experiment] costs =
     /// "learned"`), the mean of the costs told for this set so far, 0 before its first round:
     /// the round costs what it costs, and [`Optimizer::tell`] reports it.
@@ -115,6 +117,8 @@ pub struct VariableInfo {
     pub lower: f64,
     /// Upper bound.
     pub upper: f64,
+    /// Price per physical unit, charged on top of a set's cost when the set doses it (0: none).
+    pub price: f64,
 }
 
 /// A control set of the experiment.
@@ -122,7 +126,8 @@ pub struct VariableInfo {
 pub struct SetInfo {
     /// Indices of the variables it sets.
     pub variables: Vec<usize>,
-    /// What a round with it costs; `None` when the costs are learned from the costs told.
+    /// What a round with it costs (with prices per unit dosed, before them); `None` when the
+    /// costs are learned from the costs told.
     pub cost: Option<f64>,
 }
 
@@ -138,6 +143,8 @@ struct Experiment {
     variables: Vec<VariableInfo>,
     sets: Vec<SetInfo>,
     measurement_cost: Option<f64>,
+    // Some variable has a price per unit dosed.
+    priced: bool,
 }
 
 /// An ask/tell optimizer over an experiment (see the [module documentation](self)).
@@ -238,10 +245,19 @@ impl Optimizer {
         let decided = self.on_engine(|e| e.next())?;
         match decided.map_err(|e| self.core_error(e))? {
             None => Ok(None),
-            Some(RawDecision { set, values, score }) => {
+            Some(RawDecision {
+                set,
+                values,
+                score,
+                cost,
+            }) => {
                 let ask = Ask {
                     set,
-                    cost: self.cost_of(set),
+                    // Priced per unit dosed: the core's price of these values.
+                    cost: match cost {
+                        Some(c) if self.experiment.priced => c,
+                        _ => self.cost_of(set),
+                    },
                     values,
                     score,
                 };
@@ -768,6 +784,7 @@ impl Experiment {
                     unit: v.unit.to_string(),
                     lower: v.lower,
                     upper: v.upper,
+                    price: v.price,
                 })
                 .collect(),
             sets: spec
@@ -779,6 +796,7 @@ impl Experiment {
                 })
                 .collect(),
             measurement_cost: spec.measurement.map(|m| m.cost),
+            priced: spec.priced(),
         })
     }
 }
