@@ -128,13 +128,16 @@ class Optimizer:
         fit: str = "fixed",
         refit_every: Optional[int] = None,
         noise_floor: Optional[float] = None,
+        budget_rule: str = "affordable",
     ) -> Optimizer:
         """An experiment by keywords: variables as dicts (name, lower, upper; optionally
         unit, mean with variance for a truncated normal, and price per unit dosed), sets as
         (names, cost) with the cost None for every set when the costs are learned, inner as
         the inner optimiser's (pool, starts, evaluations_per_start); fit "map" refits the
         model every refit_every rounds (default 5) with its noise at least noise_floor
-        (default 1e-6); bank_seed seeds the sample bank apart from seed."""
+        (default 1e-6), "botorch" refits as paper 002 (the noise kept); budget_rule
+        "while-below" decides while the spent budget is below the total; bank_seed seeds the
+        sample bank apart from seed."""
     def ask(self) -> Optional[Ask]:
         """The next decision, or None once the budget cannot pay for another round."""
     def tell(self, x: _Vector, y: float, cost: Optional[float] = None) -> None:

@@ -425,7 +425,8 @@ impl Optimizer {
     #[pyo3(signature = (name, budget, variables, sets, *, rule = None, seed = None,
         capacity = None, bank = None, beta = None, kernel = None, lengthscale = None,
         outputscale = None, noise = None, mean = None, inner = None, precision = None,
-        bank_seed = None, fit = None, refit_every = None, noise_floor = None))]
+        bank_seed = None, fit = None, refit_every = None, noise_floor = None,
+        budget_rule = None))]
     #[allow(clippy::too_many_arguments)]
     fn build(
         py: Python<'_>,
@@ -449,6 +450,7 @@ impl Optimizer {
         fit: Option<&Bound<'_, PyAny>>,
         refit_every: Option<&Bound<'_, PyAny>>,
         noise_floor: Option<&Bound<'_, PyAny>>,
+        budget_rule: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let p = precision_or(py, precision)?;
         let fitted = match fit.map(|f| text(f, "fit")).transpose()?.as_deref() {
@@ -462,16 +464,26 @@ impl Optimizer {
                 None
             }
             Some("map") => Some((
+                "map",
                 size_or(refit_every, "refit_every", DEFAULT_REFIT_EVERY)?,
                 match noise_floor {
                     None => DEFAULT_NOISE_FLOOR,
                     Some(v) => number(v, "noise_floor")?,
                 },
             )),
+            Some("botorch") => {
+                if noise_floor.is_some() {
+                    return Err(input(
+                        py,
+                        "noise_floor: fit=\"botorch\" keeps the noise at the given noise",
+                    ));
+                }
+                Some(("botorch", size_or(refit_every, "refit_every", 1)?, 0.0))
+            }
             Some(other) => {
                 return Err(input(
                     py,
-                    format!("fit={other:?}: expected \"fixed\" or \"map\""),
+                    format!("fit={other:?}: expected \"fixed\", \"map\" or \"botorch\""),
                 ))
             }
         };
@@ -534,8 +546,13 @@ impl Optimizer {
         if let Some(v) = bank_seed {
             b = b.bank_seed(count_or(Some(v), "bank_seed", 0)?);
         }
-        if let Some((every, floor)) = fitted {
-            b = b.fitted(every, floor);
+        match fitted {
+            Some(("map", every, floor)) => b = b.fitted(every, floor),
+            Some((_, every, _)) => b = b.fitted_as_botorch(every),
+            None => {}
+        }
+        if let Some(v) = budget_rule {
+            b = b.budget_rule(&text(v, "budget_rule")?);
         }
         for (i, v) in list(variables, "variables")?.iter().enumerate() {
             let (name, unit, lower, upper, chance, price) = variable(v, i)?;

@@ -291,3 +291,24 @@ def test_prices_per_unit_dosed_by_keywords():
     with pytest.raises(costbo.CostboError, match="price"):
         costbo.Optimizer.build("p", 3.0, [dict(name="a", lower=0.0, upper=1.0, price=-1.0)],
                                [(["a"], 0.2)])
+
+
+def test_the_box_loop_by_keywords():
+    variables = [dict(name="a", lower=0.0, upper=1.0)]
+
+    def rounds(**kw):
+        opt = costbo.Optimizer.build("b", 2.5, variables, [(["a"], 1.0)], rule="ucb-psq", **kw)
+        rng, n = SplitMix64(1), 0
+        while (ask := opt.ask()) is not None:
+            x, y = play(opt, ask.values, rng)
+            opt.tell(x, y)
+            n += 1
+        return n, opt.spent
+
+    assert rounds() == (2, 2.0)
+    assert rounds(budget_rule="while-below") == (3, 3.0)
+    opt = costbo.Optimizer.build("b", 2.5, variables, [(["a"], 1.0)], fit="botorch",
+                                 refit_every=2)
+    assert 'fit = "botorch"' in opt.to_toml()
+    with pytest.raises(costbo.CostboError, match="budget_rule"):
+        costbo.Optimizer.build("b", 2.5, variables, [(["a"], 1.0)], budget_rule="sometimes")

@@ -354,6 +354,38 @@ fn prices_per_unit_dosed_are_asked_charged_and_resumed() {
 }
 
 #[test]
+fn while_below_decides_until_the_budget_is_spent_and_may_overshoot() {
+    use costbo_std::optimizer::{Chance, ExperimentBuilder};
+    let rounds = |rule: &str| {
+        let mut opt = ExperimentBuilder::new("b", 2.5)
+            .variable("a", "", 0.0, 1.0, Chance::Uniform)
+            .control_set(&["a"], 1.0)
+            .rule("ucb-psq")
+            .budget_rule(rule)
+            .build()
+            .unwrap();
+        let mut rng = Rng(1);
+        let mut n = 0;
+        while let Some(ask) = opt.ask().unwrap() {
+            let (x, y) = play(&opt, &ask.values, &mut rng);
+            opt.tell(&x, y, ask.cost).unwrap();
+            n += 1;
+        }
+        (n, opt.spent())
+    };
+    // Rounds at 1 from a budget of 2.5: two that it can pay for, or three, the last over it.
+    assert_eq!(rounds("affordable"), (2, 2.0));
+    assert_eq!(rounds("while-below"), (3, 3.0));
+    let e = ExperimentBuilder::new("b", 2.5)
+        .variable("a", "", 0.0, 1.0, Chance::Uniform)
+        .control_set(&["a"], 1.0)
+        .budget_rule("sometimes")
+        .build()
+        .unwrap_err();
+    assert!(e.to_string().contains("budget_rule = \"sometimes\""), "{e}");
+}
+
+#[test]
 fn bad_model_and_cost_entries_are_refused_with_the_entry_named() {
     let text = seven(64, 3.0, "ucb-cvs");
     for (bad, named) in [
@@ -400,6 +432,13 @@ fn bad_model_and_cost_entries_are_refused_with_the_entry_named() {
         (
             priced(&text).replace("cost = 0.15\n", "cost = 0\n"),
             "[[control_set]]",
+        ),
+        (
+            text.replace(
+                "noise = 1e-3\n",
+                "noise = 1e-3\nfit = \"botorch\"\nnoise_floor = 1e-6\n",
+            ),
+            "keeps the noise",
         ),
         // A rule that compares the sets' fixed costs cannot take prices.
         (priced(&text), "prices per unit dosed ([[variable]] price)"),

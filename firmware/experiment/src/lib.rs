@@ -39,7 +39,8 @@ use costbo_core::causal::{
 };
 use costbo_core::dist::{DistError, Distribution, TruncatedNormal, Uniform};
 use costbo_core::driver::{
-    BuildError, Controller, ControllerSpec, DriverError, MeasurementRule, Refit, Settings,
+    BudgetRule, BuildError, Controller, ControllerSpec, DriverError, MeasurementRule, Refit,
+    Settings,
 };
 use costbo_core::expectation::BankError;
 use costbo_core::feedback::query::{ConfidenceTest, QueryError, QueryRule};
@@ -73,6 +74,10 @@ pub struct Spec<'a> {
     pub rule: &'a str,
     /// Width of the confidence bounds, `μ ± βσ`.
     pub beta: f64,
+    /// When the budget ends the run (the file's `budget_rule`: `"affordable"`, the default,
+    /// decides only what the budget can pay for; `"while-below"` decides while the spent
+    /// budget is below the total, paper 002's loop, whose last round may overshoot it).
+    pub budget_rule: BudgetRule,
     /// The GP model.
     pub model: ModelSpec,
     /// Inner optimiser budget per control set.
@@ -228,6 +233,14 @@ pub enum FitSpec {
         every: usize,
         /// The least noise variance the fit may choose.
         noise_floor: f64,
+    },
+    /// `fit = "botorch"`: paper 002's model as BoTorch fits it, before every decision of a
+    /// round divisible by `every`: MAP with BoTorch's default priors on the standardised
+    /// outputs, the noise variance fixed at the file's `noise`
+    /// ([`costbo_core::driver::Refit::BotorchMap`]; `costbo pandora`'s fitted model).
+    Botorch {
+        /// Rounds between refits (1: before every decision).
+        every: usize,
     },
 }
 
@@ -691,13 +704,17 @@ impl<'a> Spec<'a> {
         {
             return Err(SpecError::Model);
         }
-        if let FitSpec::Map { every, noise_floor } = m.fit {
-            if !((1..=MAX_REFIT_EVERY).contains(&every)
-                && finite_pos(noise_floor)
-                && (noise_floor as f32) > 0.0)
-            {
-                return Err(SpecError::Fit);
+        let fit_ok = match m.fit {
+            FitSpec::Fixed => true,
+            FitSpec::Map { every, noise_floor } => {
+                (1..=MAX_REFIT_EVERY).contains(&every)
+                    && finite_pos(noise_floor)
+                    && (noise_floor as f32) > 0.0
             }
+            FitSpec::Botorch { every } => (1..=MAX_REFIT_EVERY).contains(&every),
+        };
+        if !fit_ok {
+            return Err(SpecError::Fit);
         }
         let dosed = self.sets.iter().fold(0u32, |acc, s| acc | s.mask);
         for (l, v) in self.variables.iter().enumerate() {
@@ -1144,6 +1161,7 @@ impl<'a> Spec<'a> {
             beta: R::from_f64(self.beta),
             inner: self.inner,
             refit: self.refit()?,
+            budget_rule: self.budget_rule,
             ..Settings::new(R::from_f64(self.budget), self.seed)
         })
     }
@@ -1156,8 +1174,13 @@ impl<'a> Spec<'a> {
                 every,
                 noise_floor: R::from_f64(noise_floor),
             }),
+            #[cfg(feature = "refit")]
+            FitSpec::Botorch { every } => Ok(Refit::BotorchMap {
+                every,
+                noise: R::from_f64(self.model.noise),
+            }),
             #[cfg(not(feature = "refit"))]
-            FitSpec::Map { .. } => Err(SpecError::FitNotBuilt),
+            FitSpec::Map { .. } | FitSpec::Botorch { .. } => Err(SpecError::FitNotBuilt),
         }
     }
 

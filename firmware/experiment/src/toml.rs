@@ -2,10 +2,12 @@
 //! offending entry, and the Rust constants the firmware's build script writes.
 //!
 //! The format is documented by `firmware/experiment.toml` itself. Sections: `[experiment]`
-//! (name, seed, budget, capacity, bank, rule, beta, growth_period_ms; optional `bank_seed`,
+//! (name, seed, budget, capacity, bank, rule, beta, growth_period_ms; optional `budget_rule`,
+//! `"affordable"` or paper 002's `"while-below"`; optional `bank_seed`,
 //! the sample bank's seed when it is not `seed`, and `costs = "learned"` when no set's cost
 //! is known in advance), `[model]` (kernel, lengthscale, outputscale, noise, mean; optional
-//! `fit = "map"` with `refit_every` and `noise_floor` for a model refitted to the data,
+//! `fit = "map"` with `refit_every` and `noise_floor` for a model refitted to the data, or
+//! `fit = "botorch"` with `refit_every`, paper 002's fit with the noise fixed,
 //! [`FitSpec`]), `[inner]` (pool, starts, evaluations_per_start),
 //! one `[[variable]]` per variable (name, unit, lower, upper, `distribution`, optional `pump`,
 //! `sensor`: a device's experiment needs them, [`parse_device`]; optional `price`, the cost
@@ -26,6 +28,7 @@ use std::path::Path;
 use std::string::{String, ToString};
 use std::vec::Vec;
 
+use costbo_core::driver::BudgetRule;
 use costbo_core::inner::InnerConfig;
 use costbo_core::kernel::Shape;
 use serde::Deserialize;
@@ -130,6 +133,8 @@ struct Experiment {
     bank_seed: Option<u64>,
     #[serde(default)]
     costs: Option<String>,
+    #[serde(default)]
+    budget_rule: Option<String>,
 }
 
 fn two() -> f64 {
@@ -421,6 +426,15 @@ pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
         Some(c) => Some(causal(c, &variables, &sets)?),
     };
     let fit = model_fit(&file.model)?;
+    let budget_rule = match file.experiment.budget_rule.as_deref() {
+        None | Some("affordable") => BudgetRule::Affordable,
+        Some("while-below") => BudgetRule::WhileBelow,
+        Some(other) => {
+            return err(format!(
+                "[experiment] budget_rule = \"{other}\": expected \"affordable\" (decide only what the budget can pay for) or \"while-below\" (decide while the spent budget is below the total; paper 002's loop)"
+            ))
+        }
+    };
     let spec = Spec {
         name: leak_str(file.experiment.name),
         seed: file.experiment.seed,
@@ -430,6 +444,7 @@ pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
         bank: file.experiment.bank,
         rule,
         beta: file.experiment.beta,
+        budget_rule,
         model: ModelSpec {
             shape,
             lengthscale: file.model.lengthscale,
@@ -470,8 +485,18 @@ fn model_fit(m: &Model) -> Result<FitSpec, ConfigError> {
             every: m.refit_every.unwrap_or(DEFAULT_REFIT_EVERY),
             noise_floor: m.noise_floor.unwrap_or(DEFAULT_NOISE_FLOOR),
         }),
+        Some("botorch") => {
+            if m.noise_floor.is_some() {
+                return Err(ConfigError(
+                    "[model] noise_floor: fit = \"botorch\" keeps the noise at [model] noise".into(),
+                ));
+            }
+            Ok(FitSpec::Botorch {
+                every: m.refit_every.unwrap_or(1),
+            })
+        }
         Some(other) => Err(ConfigError(format!(
-            "[model] fit = \"{other}\": expected \"fixed\" (the hyperparameters as given) or \"map\" (refitted by MAP every refit_every rounds)"
+            "[model] fit = \"{other}\": expected \"fixed\" (the hyperparameters as given), \"map\" (every hyperparameter refitted by MAP every refit_every rounds) or \"botorch\" (paper 002's: the noise kept at [model] noise)"
         ))),
     }
 }
@@ -769,6 +794,14 @@ pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
     let _ = writeln!(w, "    bank: {},", spec.bank);
     let _ = writeln!(w, "    rule: {:?},", spec.rule);
     let _ = writeln!(w, "    beta: {},", lit(spec.beta));
+    let budget_rule = match spec.budget_rule {
+        BudgetRule::Affordable => "Affordable",
+        BudgetRule::WhileBelow => "WhileBelow",
+    };
+    let _ = writeln!(
+        w,
+        "    budget_rule: costbo_core::driver::BudgetRule::{budget_rule},"
+    );
     let shape = match spec.model.shape {
         Shape::SquaredExponential => "SquaredExponential",
         Shape::Matern52 => "Matern52",
@@ -780,6 +813,9 @@ pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
             "costbo_experiment::FitSpec::Map {{ every: {every}, noise_floor: {} }}",
             lit(noise_floor)
         ),
+        FitSpec::Botorch { every } => {
+            format!("costbo_experiment::FitSpec::Botorch {{ every: {every} }}")
+        }
     };
     let _ = writeln!(
         w,

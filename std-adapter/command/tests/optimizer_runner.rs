@@ -255,3 +255,77 @@ fn an_f64_optimizer_opened_from_a_file_makes_the_runners_decisions() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// The experiment file of `costbo pandora`'s loop over the box of `d` variables: one control
+/// set of every variable at cost 1 (uniform costs), Matérn-5/2 refitted before every decision
+/// as BoTorch fits it, decisions while the spent budget is below the total.
+fn box_file(rule: &str, d: usize, budget: f64, seed: u64) -> String {
+    let mut f = String::new();
+    let _ = writeln!(
+        f,
+        "[experiment]\nname = \"box-{rule}\"\nseed = {seed}\nbudget = {budget:?}\n\
+         capacity = {}\nbank = 1\nrule = \"{rule}\"\nbudget_rule = \"while-below\"\n\
+         [model]\nkernel = \"matern52\"\nlengthscale = {:?}\noutputscale = 1.0\n\
+         noise = 1e-4\nmean = 0.0\nfit = \"botorch\"\nrefit_every = 1",
+        costbo_lab::pandora::run::CAPACITY,
+        std::f64::consts::LN_2.exp()
+    );
+    let names: Vec<String> = (0..d).map(|l| format!("\"x{l}\"")).collect();
+    for name in &names {
+        let _ = writeln!(
+            f,
+            "[[variable]]\nname = {name}\nlower = 0.0\nupper = 1.0\n\
+             distribution = {{ kind = \"uniform\" }}"
+        );
+    }
+    let _ = writeln!(
+        f,
+        "[[control_set]]\nvariables = [{}]\ncost = 1.0",
+        names.join(", ")
+    );
+    f
+}
+
+#[test]
+fn an_f64_optimizer_opened_from_a_file_makes_the_box_loops_decisions() {
+    use costbo_core::qmc::Sobol;
+    use costbo_lab::pandora::run::{initial_points, run_box, BoxCost, BoxModel, BoxRun};
+    const D: usize = 3;
+    let f = objectives::build(
+        "ackley-pbgi",
+        &Options {
+            dim: Some(D),
+            seed: None,
+        },
+    )
+    .unwrap();
+    let (budget, seed) = (10.0, 5);
+    for rule in ["pbgi", "pbgi-d", "log-ei", "gp-ucb"] {
+        let run = BoxRun {
+            rule: rule.to_string(),
+            seed,
+            budget,
+            cost: BoxCost::Uniform,
+            model: BoxModel::Fitted,
+            paper_optimiser: false,
+        };
+        let trace = run_box(f.as_ref(), &run).unwrap();
+        let mut opt = Optimizer::from_toml_str(&box_file(rule, D, budget, seed))
+            .unwrap_or_else(|e| panic!("{rule}: {e}"));
+        let mut sobol = Sobol::<D>::new(seed).unwrap();
+        for _ in 0..initial_points(D) {
+            let u = sobol.next_point();
+            opt.tell_prior(&u, f.evaluate(&u).unwrap().value).unwrap();
+        }
+        let mut ys = Vec::new();
+        while let Some(ask) = opt.ask().unwrap() {
+            let u: Vec<f64> = ask.values.iter().map(|v| v.unwrap()).collect();
+            let y = f.evaluate(&u).unwrap().value;
+            opt.tell(&u, y, 1.0).unwrap();
+            ys.push(y.to_bits());
+        }
+        let loop_ys: Vec<u64> = trace.rounds.iter().map(|r| r.y.to_bits()).collect();
+        assert_eq!(ys.len(), 10, "{rule}: rounds of the optimizer");
+        assert_eq!(ys, loop_ys, "{rule}: the outcomes of the decisions differ");
+    }
+}

@@ -43,6 +43,8 @@ struct Experiment {
     bank_seed: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     costs: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    budget_rule: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -132,8 +134,9 @@ pub struct ExperimentBuilder {
     sets: Vec<(Vec<String>, Option<f64>)>,
     precision: Precision,
     bank_seed: Option<u64>,
-    // Rounds between refits and the noise floor of a fitted model.
-    fit: Option<(usize, f64)>,
+    // The fit ("map" or "botorch"), rounds between refits and a "map" fit's noise floor.
+    fit: Option<(&'static str, usize, Option<f64>)>,
+    budget_rule: Option<String>,
     // Prices per unit dosed, by variable name.
     prices: Vec<(String, f64)>,
 }
@@ -160,6 +163,7 @@ impl ExperimentBuilder {
             precision: Precision::F64,
             bank_seed: None,
             fit: None,
+            budget_rule: None,
             prices: Vec::new(),
         }
     }
@@ -228,7 +232,22 @@ impl ExperimentBuilder {
     /// every decision), the noise variance at least `noise_floor` (the file's `fit = "map"`;
     /// the kernel, noise and mean given are where each fit starts).
     pub fn fitted(mut self, every: usize, noise_floor: f64) -> Self {
-        self.fit = Some((every, noise_floor));
+        self.fit = Some(("map", every, Some(noise_floor)));
+        self
+    }
+
+    /// Paper 002's fitted model: refitted by MAP every `every` rounds as BoTorch fits it, the
+    /// noise kept at the given noise variance (the file's `fit = "botorch"`).
+    pub fn fitted_as_botorch(mut self, every: usize) -> Self {
+        self.fit = Some(("botorch", every, None));
+        self
+    }
+
+    /// When the budget ends the run: `"affordable"` (the default: decide only what the
+    /// budget can pay for) or `"while-below"` (decide while the spent budget is below the
+    /// total, paper 002's loop; the last round may overshoot).
+    pub fn budget_rule(mut self, rule: &str) -> Self {
+        self.budget_rule = Some(rule.to_string());
         self
     }
 
@@ -328,6 +347,7 @@ impl ExperimentBuilder {
                 rule: self.rule.clone(),
                 beta: self.beta,
                 bank_seed: self.bank_seed,
+                budget_rule: self.budget_rule.clone(),
                 costs: self
                     .sets
                     .iter()
@@ -340,9 +360,9 @@ impl ExperimentBuilder {
                 outputscale: self.outputscale,
                 noise: self.noise,
                 mean: self.mean,
-                fit: self.fit.map(|_| "map"),
-                refit_every: self.fit.map(|(every, _)| every),
-                noise_floor: self.fit.map(|(_, floor)| floor),
+                fit: self.fit.map(|(fit, _, _)| fit),
+                refit_every: self.fit.map(|(_, every, _)| every),
+                noise_floor: self.fit.and_then(|(_, _, floor)| floor),
             },
             inner: self
                 .inner
