@@ -89,8 +89,14 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
             .map(|g| repo(&format!("data/causal/{g}.toml")))
             .collect(),
         "arm_table" => vec![repo("data/causal/a3-arms.toml")],
-        "experiment_file" => vec![repo("firmware/experiment.toml")],
-        "optimizer_file" => vec![repo("firmware/experiment.toml")],
+        "experiment_file" | "optimizer_file" => vec![
+            repo("firmware/experiment.toml"),
+            // Every optional entry: a fitted model, prices per unit dosed, paper 002's budget
+            // rule, a bank seed of its own; and learned costs.
+            repo("firmware/experiments/fitted-model.toml"),
+            with_every_entry(&repo("firmware/experiment.toml")),
+            with_learned_costs(&repo("firmware/experiment.toml")),
+        ],
         "optimizer_state" => vec![readers::a_saved_state(&repo("firmware/experiment.toml"))],
         "external_answer" => vec![
             b"\x00{\"y\": -1.2345, \"cost\": 3.5, \"id\": 0}".to_vec(),
@@ -104,5 +110,61 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
             (0u8..=255).rev().collect(),
         ],
         _ => Vec::new(),
+    }
+}
+
+/// The experiment file `text` with its optional entries: a bank seed, paper 002's budget rule,
+/// a model refitted as BoTorch does, and a price on the first variable.
+fn with_every_entry(text: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(text)
+        .replacen(
+            "seed = 1\n",
+            "seed = 1\nbank_seed = 9\nbudget_rule = \"while-below\"\n",
+            1,
+        )
+        .replacen(
+            "mean = 0.0\n",
+            "mean = 0.0\nfit = \"botorch\"\nrefit_every = 2\n",
+            1,
+        )
+        .replacen(
+            "unit = \"log uM\"\n",
+            "unit = \"log uM\"\nprice = 0.01\n",
+            1,
+        )
+        // A rule that ignores the sets' fixed costs, so that the prices are accepted.
+        .replacen("rule = \"etc-ada\"", "rule = \"ts-psq\"", 1)
+        .into_bytes()
+}
+
+/// The experiment file `text` with its costs learned (no set has a cost).
+fn with_learned_costs(text: &[u8]) -> Vec<u8> {
+    let mut out = String::new();
+    for line in String::from_utf8_lossy(text).lines() {
+        if line.starts_with("cost = ") {
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+        if line.starts_with("rule = ") {
+            out.push_str("costs = \"learned\"\n");
+        }
+    }
+    out.replacen("rule = \"etc-ada\"", "rule = \"unknown-cost\"", 1)
+        .into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_experiment_seed_opens_an_optimizer() {
+        let seeds = super::seeds("optimizer_file");
+        assert_eq!(seeds.len(), 4);
+        for seed in seeds {
+            let text = String::from_utf8(seed).unwrap();
+            if let Err(e) = costbo_std::Optimizer::from_toml_str(&text) {
+                panic!("{e}\n{text}");
+            }
+        }
     }
 }
