@@ -438,7 +438,25 @@ fn bad_model_and_cost_entries_are_refused_with_the_entry_named() {
                 "noise = 1e-3\n",
                 "noise = 1e-3\nfit = \"botorch\"\nnoise_floor = 1e-6\n",
             ),
-            "keeps the noise",
+            "noise_floor: not a setting of fit = \"botorch\"",
+        ),
+        (
+            text.replace(
+                "noise = 1e-3\n",
+                "noise = 1e-3\nfit = \"adam\"\nsteps = 0\n",
+            ),
+            "steps in 1..=",
+        ),
+        (
+            text.replace(
+                "noise = 1e-3\n",
+                "noise = 1e-3\nfit = \"adam\"\nfrom_spent = 1.5\n",
+            ),
+            "from_spent in [0, 1]",
+        ),
+        (
+            text.replace("noise = 1e-3\n", "noise = 1e-3\nfit = \"map\"\nsteps = 3\n"),
+            "steps: not a setting of fit = \"map\"",
         ),
         // A rule that compares the sets' fixed costs cannot take prices.
         (priced(&text), "prices per unit dosed ([[variable]] price)"),

@@ -242,10 +242,25 @@ pub enum FitSpec {
         /// Rounds between refits (1: before every decision).
         every: usize,
     },
+    /// `fit = "adam"`: paper 001's model as its authors' code refits it: the file's values
+    /// until `from_spent` of the budget is spent, then before every decision `steps` Adam steps
+    /// of rate `learning_rate` from the file's values, as GPyTorch runs them
+    /// ([`costbo_core::driver::Refit::AdamWhenSpent`]; the runner's `+adam` model).
+    Adam {
+        /// Fraction of the budget spent from which every decision refits (the authors': 0.6).
+        from_spent: f64,
+        /// Adam steps per refit (the authors': 10).
+        steps: usize,
+        /// Adam's learning rate (the authors': 0.1).
+        learning_rate: f64,
+    },
 }
 
 /// Most rounds between refits of a fitted model.
 pub const MAX_REFIT_EVERY: usize = 100_000;
+
+/// Most Adam steps per refit of `fit = "adam"`.
+pub const MAX_ADAM_STEPS: usize = 10_000;
 
 /// One variable.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -521,8 +536,9 @@ pub enum SpecError {
     MixedCosts,
     /// The costs are learned, which a device cannot do: it measures no cost.
     LearnedCostsOnDevice,
-    /// `[model] fit`'s `every` is not in 1..=[`MAX_REFIT_EVERY`] or its `noise_floor` is not
-    /// positive and finite.
+    /// `[model] fit`'s `every` is not in 1..=[`MAX_REFIT_EVERY`], its `noise_floor` is not
+    /// positive and finite, or an Adam fit's `from_spent` is outside [0, 1], its `steps`
+    /// outside 1..=[`MAX_ADAM_STEPS`] or its `learning_rate` not positive and finite.
     Fit,
     /// The model is fitted but this build of the crate has no fitting code (feature `refit`).
     FitNotBuilt,
@@ -595,8 +611,9 @@ impl core::fmt::Display for SpecError {
             ),
             Self::Fit => write!(
                 f,
-                "[model] refit_every is not in 1..={MAX_REFIT_EVERY} or noise_floor is not \
-                 positive and finite"
+                "[model] refit_every is not in 1..={MAX_REFIT_EVERY}, noise_floor is not \
+                 positive and finite, or an Adam fit's from_spent is outside [0, 1], its steps \
+                 outside 1..={MAX_ADAM_STEPS} or its learning_rate not positive and finite"
             ),
             Self::Price(l) => write!(
                 f,
@@ -712,6 +729,15 @@ impl<'a> Spec<'a> {
                     && (noise_floor as f32) > 0.0
             }
             FitSpec::Botorch { every } => (1..=MAX_REFIT_EVERY).contains(&every),
+            FitSpec::Adam {
+                from_spent,
+                steps,
+                learning_rate,
+            } => {
+                (0.0..=1.0).contains(&from_spent)
+                    && (1..=MAX_ADAM_STEPS).contains(&steps)
+                    && finite_pos(learning_rate)
+            }
         };
         if !fit_ok {
             return Err(SpecError::Fit);
@@ -1179,8 +1205,24 @@ impl<'a> Spec<'a> {
                 every,
                 noise: R::from_f64(self.model.noise),
             }),
+            #[cfg(feature = "refit")]
+            FitSpec::Adam {
+                from_spent,
+                steps,
+                learning_rate,
+            } => Ok(Refit::AdamWhenSpent {
+                from_spent: R::from_f64(from_spent),
+                lengthscale: R::from_f64(self.model.lengthscale),
+                outputscale: R::from_f64(self.model.outputscale),
+                noise: R::from_f64(self.model.noise),
+                mean: R::from_f64(self.model.mean),
+                steps,
+                learning_rate: R::from_f64(learning_rate),
+            }),
             #[cfg(not(feature = "refit"))]
-            FitSpec::Map { .. } | FitSpec::Botorch { .. } => Err(SpecError::FitNotBuilt),
+            FitSpec::Map { .. } | FitSpec::Botorch { .. } | FitSpec::Adam { .. } => {
+                Err(SpecError::FitNotBuilt)
+            }
         }
     }
 

@@ -7,7 +7,8 @@
 //! the sample bank's seed when it is not `seed`, and `costs = "learned"` when no set's cost
 //! is known in advance), `[model]` (kernel, lengthscale, outputscale, noise, mean; optional
 //! `fit = "map"` with `refit_every` and `noise_floor` for a model refitted to the data, or
-//! `fit = "botorch"` with `refit_every`, paper 002's fit with the noise fixed,
+//! `fit = "botorch"` with `refit_every`, paper 002's fit with the noise fixed, or
+//! `fit = "adam"` with `from_spent`, `steps` and `learning_rate`, paper 001's authors' refit,
 //! [`FitSpec`]), `[inner]` (pool, starts, evaluations_per_start),
 //! one `[[variable]]` per variable (name, unit, lower, upper, `distribution`, optional `pump`,
 //! `sensor`: a device's experiment needs them, [`parse_device`]; optional `price`, the cost
@@ -156,6 +157,12 @@ struct Model {
     refit_every: Option<usize>,
     #[serde(default)]
     noise_floor: Option<f64>,
+    #[serde(default)]
+    from_spent: Option<f64>,
+    #[serde(default)]
+    steps: Option<usize>,
+    #[serde(default)]
+    learning_rate: Option<f64>,
 }
 
 /// Rounds between refits of a fitted model when the file does not say (the desktop runner's
@@ -467,36 +474,42 @@ pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
 
 /// `[model] fit` with its settings, refusing those a fixed model does not use.
 fn model_fit(m: &Model) -> Result<FitSpec, ConfigError> {
-    match m.fit.as_deref() {
-        None | Some("fixed") => {
-            for (key, given) in [
-                ("refit_every", m.refit_every.is_some()),
-                ("noise_floor", m.noise_floor.is_some()),
-            ] {
-                if given {
-                    return Err(ConfigError(format!(
-                        "[model] {key}: a setting of a fitted model (fit = \"map\"), not of a fixed one"
-                    )));
-                }
-            }
-            Ok(FitSpec::Fixed)
+    let fit = m.fit.as_deref().unwrap_or("fixed");
+    // The settings of one fit are refused with another.
+    for (key, given, of) in [
+        (
+            "refit_every",
+            m.refit_every.is_some(),
+            &["map", "botorch"][..],
+        ),
+        ("noise_floor", m.noise_floor.is_some(), &["map"][..]),
+        ("from_spent", m.from_spent.is_some(), &["adam"][..]),
+        ("steps", m.steps.is_some(), &["adam"][..]),
+        ("learning_rate", m.learning_rate.is_some(), &["adam"][..]),
+    ] {
+        if given && !of.contains(&fit) {
+            return Err(ConfigError(format!(
+                "[model] {key}: not a setting of fit = \"{fit}\" (it belongs to fit = \"{}\")",
+                of.join("\" or \"")
+            )));
         }
+    }
+    match m.fit.as_deref() {
+        None | Some("fixed") => Ok(FitSpec::Fixed),
         Some("map") => Ok(FitSpec::Map {
             every: m.refit_every.unwrap_or(DEFAULT_REFIT_EVERY),
             noise_floor: m.noise_floor.unwrap_or(DEFAULT_NOISE_FLOOR),
         }),
-        Some("botorch") => {
-            if m.noise_floor.is_some() {
-                return Err(ConfigError(
-                    "[model] noise_floor: fit = \"botorch\" keeps the noise at [model] noise".into(),
-                ));
-            }
-            Ok(FitSpec::Botorch {
-                every: m.refit_every.unwrap_or(1),
-            })
-        }
+        Some("botorch") => Ok(FitSpec::Botorch {
+            every: m.refit_every.unwrap_or(1),
+        }),
+        Some("adam") => Ok(FitSpec::Adam {
+            from_spent: m.from_spent.unwrap_or(0.6),
+            steps: m.steps.unwrap_or(10),
+            learning_rate: m.learning_rate.unwrap_or(0.1),
+        }),
         Some(other) => Err(ConfigError(format!(
-            "[model] fit = \"{other}\": expected \"fixed\" (the hyperparameters as given), \"map\" (every hyperparameter refitted by MAP every refit_every rounds) or \"botorch\" (paper 002's: the noise kept at [model] noise)"
+            "[model] fit = \"{other}\": expected \"fixed\" (the hyperparameters as given), \"map\" (every hyperparameter refitted by MAP every refit_every rounds) \"botorch\" (paper 002's: the noise kept at [model] noise) or \"adam\" (paper 001's authors' code: Adam steps once from_spent of the budget is spent)"
         ))),
     }
 }
@@ -669,8 +682,9 @@ pub fn explain(spec: &Spec<'_>, e: SpecError) -> String {
         SpecError::MixedCosts => "[[control_set]]: every set has a cost, or none (with [experiment] costs = \"learned\")".into(),
         SpecError::LearnedCostsOnDevice => "[experiment] costs = \"learned\": a device measures no cost, so its experiment gives every [[control_set]] its cost".into(),
         SpecError::Fit => format!(
-            "[model] refit_every must be in 1..={} and noise_floor positive and finite (in f32 too)",
-            crate::MAX_REFIT_EVERY
+            "[model] refit_every must be in 1..={} and noise_floor positive and finite (in f32 too); an Adam fit's from_spent in [0, 1], steps in 1..={} and learning_rate positive and finite",
+            crate::MAX_REFIT_EVERY,
+            crate::MAX_ADAM_STEPS
         ),
         SpecError::Price(l) => format!(
             "{}: price must be finite and >= 0 (a cost per physical unit dosed)",
@@ -816,6 +830,15 @@ pub fn to_rust(spec: &Spec<'_>, source: &str) -> String {
         FitSpec::Botorch { every } => {
             format!("costbo_experiment::FitSpec::Botorch {{ every: {every} }}")
         }
+        FitSpec::Adam {
+            from_spent,
+            steps,
+            learning_rate,
+        } => format!(
+            "costbo_experiment::FitSpec::Adam {{ from_spent: {}, steps: {steps}, learning_rate: {} }}",
+            lit(from_spent),
+            lit(learning_rate)
+        ),
     };
     let _ = writeln!(
         w,

@@ -27,8 +27,9 @@ const NOISE: f64 = 0.01;
 const COST_NOISE: f64 = 0.01;
 
 /// The runner's algorithm names and the rule names a file gives the same rules (the file's
-/// `ucb-cvs` has the runner's ε; `+fitted` is the file's `fit = "map"`).
-const ALGORITHMS: [&str; 7] = [
+/// `ucb-cvs` has the runner's ε; `+fitted` is the file's `fit = "map"`, `+adam` its
+/// `fit = "adam"`).
+const ALGORITHMS: [&str; 9] = [
     "etc-ada",
     "ucb-cvs",
     "ucb-psq",
@@ -36,6 +37,8 @@ const ALGORITHMS: [&str; 7] = [
     "unknown-cost",
     "etc-ada+fitted",
     "ucb-psq+fitted",
+    "unknown-cost-code",
+    "unknown-cost-code+adam",
 ];
 
 fn grid() -> String {
@@ -62,11 +65,15 @@ fn grid() -> String {
 
 /// The experiment file of the runner's cell for `algorithm`.
 fn experiment_file(algorithm: &str, lengthscale: f64) -> String {
-    let (rule, fitted) = match algorithm.strip_suffix("+fitted") {
-        Some(rule) => (rule, true),
-        None => (algorithm, false),
+    let (rule, fit) = match (
+        algorithm.strip_suffix("+fitted"),
+        algorithm.strip_suffix("+adam"),
+    ) {
+        (Some(rule), _) => (rule, "fit = \"map\"\nrefit_every = 3\nnoise_floor = 1e-6\n"),
+        (_, Some(rule)) => (rule, "fit = \"adam\"\n"),
+        _ => (algorithm, ""),
     };
-    let learned = rule == "unknown-cost";
+    let learned = rule.starts_with("unknown-cost");
     let mut f = String::new();
     // The runner's bank seed is the run's seed with its high bits flipped.
     let _ = writeln!(
@@ -83,9 +90,7 @@ fn experiment_file(algorithm: &str, lengthscale: f64) -> String {
         "[model]\nkernel = \"se\"\nlengthscale = {lengthscale:?}\noutputscale = 1.0\n\
          noise = 1e-4\nmean = 0.0"
     );
-    if fitted {
-        f.push_str("fit = \"map\"\nrefit_every = 3\nnoise_floor = 1e-6\n");
-    }
+    f.push_str(fit);
     for l in 1..=3 {
         let _ = writeln!(
             f,
@@ -226,7 +231,7 @@ fn an_f64_optimizer_opened_from_a_file_makes_the_runners_decisions() {
         let file = experiment_file(algorithm, lengthscale);
         let mut opt =
             Optimizer::from_toml_str(&file).unwrap_or_else(|e| panic!("{algorithm}: {e}\n{file}"));
-        let ours = optimizer_rounds(&mut opt, f.as_ref(), algorithm == "unknown-cost");
+        let ours = optimizer_rounds(&mut opt, f.as_ref(), algorithm.starts_with("unknown-cost"));
         assert_eq!(ours.len(), runner.len(), "{algorithm}: rounds played");
         for (r, (a, b)) in ours.iter().zip(&runner).enumerate() {
             assert_eq!(a, b, "{algorithm}: round {} differs", r + 1);
@@ -240,12 +245,16 @@ fn an_f64_optimizer_opened_from_a_file_makes_the_runners_decisions() {
         );
     }
     assert!(compared >= 50, "{compared} rounds compared");
-    // The file's fitted model is refitted: its decisions are not the fixed model's.
-    for rule in ["etc-ada", "ucb-psq"] {
+    // The file's refitted models are refitted: their decisions are not the fixed model's.
+    for (rule, model) in [
+        ("etc-ada", "+fitted"),
+        ("ucb-psq", "+fitted"),
+        ("unknown-cost-code", "+adam"),
+    ] {
         let fixed = read_csv(&experiment::job_path(&out, &cells[index(rule)], SEED));
         let fitted = read_csv(&experiment::job_path(
             &out,
-            &cells[index(&format!("{rule}+fitted"))],
+            &cells[index(&format!("{rule}{model}"))],
             SEED,
         ));
         assert_ne!(
