@@ -129,13 +129,17 @@ class Optimizer:
         refit_every: Optional[int] = None,
         noise_floor: Optional[float] = None,
         budget_rule: str = "affordable",
+        from_spent: Optional[float] = None,
+        steps: Optional[int] = None,
+        learning_rate: Optional[float] = None,
     ) -> Optimizer:
         """An experiment by keywords: variables as dicts (name, lower, upper; optionally
         unit, mean with variance for a truncated normal, and price per unit dosed), sets as
         (names, cost) with the cost None for every set when the costs are learned, inner as
         the inner optimiser's (pool, starts, evaluations_per_start); fit "map" refits the
         model every refit_every rounds (default 5) with its noise at least noise_floor
-        (default 1e-6), "botorch" refits as paper 002 (the noise kept); budget_rule
+        (default 1e-6), "botorch" refits as paper 002 (the noise kept), "adam" as paper 001's
+        authors' code (from_spent 0.6, steps 10, learning_rate 0.1 by default); budget_rule
         "while-below" decides while the spent budget is below the total; bank_seed seeds the
         sample bank apart from seed."""
     def ask(self) -> Optional[Ask]:

@@ -426,7 +426,7 @@ impl Optimizer {
         capacity = None, bank = None, beta = None, kernel = None, lengthscale = None,
         outputscale = None, noise = None, mean = None, inner = None, precision = None,
         bank_seed = None, fit = None, refit_every = None, noise_floor = None,
-        budget_rule = None))]
+        budget_rule = None, from_spent = None, steps = None, learning_rate = None))]
     #[allow(clippy::too_many_arguments)]
     fn build(
         py: Python<'_>,
@@ -451,39 +451,57 @@ impl Optimizer {
         refit_every: Option<&Bound<'_, PyAny>>,
         noise_floor: Option<&Bound<'_, PyAny>>,
         budget_rule: Option<&Bound<'_, PyAny>>,
+        from_spent: Option<&Bound<'_, PyAny>>,
+        steps: Option<&Bound<'_, PyAny>>,
+        learning_rate: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let p = precision_or(py, precision)?;
-        let fitted = match fit.map(|f| text(f, "fit")).transpose()?.as_deref() {
-            None | Some("fixed") => {
-                if refit_every.is_some() || noise_floor.is_some() {
-                    return Err(input(
-                        py,
-                        "refit_every and noise_floor are settings of a fitted model (fit=\"map\")",
-                    ));
-                }
-                None
-            }
-            Some("map") => Some((
-                "map",
-                size_or(refit_every, "refit_every", DEFAULT_REFIT_EVERY)?,
-                match noise_floor {
-                    None => DEFAULT_NOISE_FLOOR,
-                    Some(v) => number(v, "noise_floor")?,
-                },
-            )),
-            Some("botorch") => {
-                if noise_floor.is_some() {
-                    return Err(input(
-                        py,
-                        "noise_floor: fit=\"botorch\" keeps the noise at the given noise",
-                    ));
-                }
-                Some(("botorch", size_or(refit_every, "refit_every", 1)?, 0.0))
-            }
-            Some(other) => {
+        let fit = fit.map(|f| text(f, "fit")).transpose()?;
+        let fit = fit.as_deref().unwrap_or("fixed");
+        // A fit's settings are refused under another fit, as in the file.
+        for (key, given, of) in [
+            (
+                "refit_every",
+                refit_every.is_some(),
+                &["map", "botorch"][..],
+            ),
+            ("noise_floor", noise_floor.is_some(), &["map"][..]),
+            ("from_spent", from_spent.is_some(), &["adam"][..]),
+            ("steps", steps.is_some(), &["adam"][..]),
+            ("learning_rate", learning_rate.is_some(), &["adam"][..]),
+        ] {
+            if given && !of.contains(&fit) {
                 return Err(input(
                     py,
-                    format!("fit={other:?}: expected \"fixed\", \"map\" or \"botorch\""),
+                    format!("{key}: not a setting of fit={fit:?} (it belongs to fit={of:?})"),
+                ));
+            }
+        }
+        let number_or = |v: Option<&Bound<'_, PyAny>>, what: &str, default: f64| match v {
+            None => Ok(default),
+            Some(v) => number(v, what),
+        };
+        let fitted: Option<Box<dyn FnOnce(ExperimentBuilder) -> ExperimentBuilder>> = match fit {
+            "fixed" => None,
+            "map" => {
+                let every = size_or(refit_every, "refit_every", DEFAULT_REFIT_EVERY)?;
+                let floor = number_or(noise_floor, "noise_floor", DEFAULT_NOISE_FLOOR)?;
+                Some(Box::new(move |b| b.fitted(every, floor)))
+            }
+            "botorch" => {
+                let every = size_or(refit_every, "refit_every", 1)?;
+                Some(Box::new(move |b| b.fitted_as_botorch(every)))
+            }
+            "adam" => {
+                let from = number_or(from_spent, "from_spent", 0.6)?;
+                let n = size_or(steps, "steps", 10)?;
+                let rate = number_or(learning_rate, "learning_rate", 0.1)?;
+                Some(Box::new(move |b| b.fitted_with_adam(from, n, rate)))
+            }
+            other => {
+                return Err(input(
+                    py,
+                    format!("fit={other:?}: expected \"fixed\", \"map\", \"botorch\" or \"adam\""),
                 ))
             }
         };
@@ -546,10 +564,8 @@ impl Optimizer {
         if let Some(v) = bank_seed {
             b = b.bank_seed(count_or(Some(v), "bank_seed", 0)?);
         }
-        match fitted {
-            Some(("map", every, floor)) => b = b.fitted(every, floor),
-            Some((_, every, _)) => b = b.fitted_as_botorch(every),
-            None => {}
+        if let Some(fit) = fitted {
+            b = fit(b);
         }
         if let Some(v) = budget_rule {
             b = b.budget_rule(&text(v, "budget_rule")?);

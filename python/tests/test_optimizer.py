@@ -256,6 +256,9 @@ def test_a_fitted_model_and_learned_costs_by_keywords():
 @pytest.mark.parametrize("kwargs,named", [
     (dict(fit="magic"), "fit"),
     (dict(refit_every=3), "refit_every"),
+    (dict(fit="map", steps=3), "steps: not a setting"),
+    (dict(fit="adam", steps=0), "steps"),
+    (dict(fit="adam", from_spent=2.0), "from_spent"),
     (dict(fit="map", refit_every=0), "refit_every"),
     (dict(fit="map", noise_floor=-1.0), "noise_floor"),
 ])
@@ -312,3 +315,11 @@ def test_the_box_loop_by_keywords():
     assert 'fit = "botorch"' in opt.to_toml()
     with pytest.raises(costbo.CostboError, match="budget_rule"):
         costbo.Optimizer.build("b", 2.5, variables, [(["a"], 1.0)], budget_rule="sometimes")
+
+
+def test_the_authors_adam_refit_by_keywords():
+    variables = [dict(name="a", lower=0.0, upper=1.0)]
+    opt = costbo.Optimizer.build("a", 2.0, variables, [(["a"], None)], rule="unknown-cost-code",
+                                 fit="adam", steps=4)
+    text = opt.to_toml()
+    assert 'fit = "adam"' in text and "steps = 4" in text and "from_spent = 0.6" in text

@@ -60,6 +60,12 @@ struct Model {
     refit_every: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     noise_floor: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    from_spent: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    steps: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    learning_rate: Option<f64>,
 }
 
 #[derive(Serialize, Clone, Copy)]
@@ -94,6 +100,23 @@ struct Set {
     variables: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cost: Option<f64>,
+}
+
+/// The model's fit as the file writes it.
+#[derive(Debug, Clone, Copy)]
+enum Fit {
+    Map {
+        every: usize,
+        noise_floor: f64,
+    },
+    Botorch {
+        every: usize,
+    },
+    Adam {
+        from_spent: f64,
+        steps: usize,
+        learning_rate: f64,
+    },
 }
 
 /// An experiment described in code: it writes the experiment file's text and opens it, so its
@@ -134,8 +157,7 @@ pub struct ExperimentBuilder {
     sets: Vec<(Vec<String>, Option<f64>)>,
     precision: Precision,
     bank_seed: Option<u64>,
-    // The fit ("map" or "botorch"), rounds between refits and a "map" fit's noise floor.
-    fit: Option<(&'static str, usize, Option<f64>)>,
+    fit: Option<Fit>,
     budget_rule: Option<String>,
     // Prices per unit dosed, by variable name.
     prices: Vec<(String, f64)>,
@@ -232,14 +254,26 @@ impl ExperimentBuilder {
     /// every decision), the noise variance at least `noise_floor` (the file's `fit = "map"`;
     /// the kernel, noise and mean given are where each fit starts).
     pub fn fitted(mut self, every: usize, noise_floor: f64) -> Self {
-        self.fit = Some(("map", every, Some(noise_floor)));
+        self.fit = Some(Fit::Map { every, noise_floor });
+        self
+    }
+
+    /// Paper 001's model as its authors' code refits it: the given hyperparameters until
+    /// `from_spent` of the budget is spent, then before every decision `steps` Adam steps of
+    /// rate `learning_rate` from them (the file's `fit = "adam"`; the authors': 0.6, 10, 0.1).
+    pub fn fitted_with_adam(mut self, from_spent: f64, steps: usize, learning_rate: f64) -> Self {
+        self.fit = Some(Fit::Adam {
+            from_spent,
+            steps,
+            learning_rate,
+        });
         self
     }
 
     /// Paper 002's fitted model: refitted by MAP every `every` rounds as BoTorch fits it, the
     /// noise kept at the given noise variance (the file's `fit = "botorch"`).
     pub fn fitted_as_botorch(mut self, every: usize) -> Self {
-        self.fit = Some(("botorch", every, None));
+        self.fit = Some(Fit::Botorch { every });
         self
     }
 
@@ -360,9 +394,31 @@ impl ExperimentBuilder {
                 outputscale: self.outputscale,
                 noise: self.noise,
                 mean: self.mean,
-                fit: self.fit.map(|(fit, _, _)| fit),
-                refit_every: self.fit.map(|(_, every, _)| every),
-                noise_floor: self.fit.and_then(|(_, _, floor)| floor),
+                fit: self.fit.map(|f| match f {
+                    Fit::Map { .. } => "map",
+                    Fit::Botorch { .. } => "botorch",
+                    Fit::Adam { .. } => "adam",
+                }),
+                refit_every: match self.fit {
+                    Some(Fit::Map { every, .. } | Fit::Botorch { every }) => Some(every),
+                    _ => None,
+                },
+                noise_floor: match self.fit {
+                    Some(Fit::Map { noise_floor, .. }) => Some(noise_floor),
+                    _ => None,
+                },
+                from_spent: match self.fit {
+                    Some(Fit::Adam { from_spent, .. }) => Some(from_spent),
+                    _ => None,
+                },
+                steps: match self.fit {
+                    Some(Fit::Adam { steps, .. }) => Some(steps),
+                    _ => None,
+                },
+                learning_rate: match self.fit {
+                    Some(Fit::Adam { learning_rate, .. }) => Some(learning_rate),
+                    _ => None,
+                },
             },
             inner: self
                 .inner
