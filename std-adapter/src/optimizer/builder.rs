@@ -2,6 +2,7 @@
 //! format of `firmware/experiment.toml`) and opens it, so an optimizer built in code has a
 //! file like any other: its saved state holds it, and the device can be built from it.
 
+use costbo_experiment::FitSpec;
 use serde::Serialize;
 
 use super::{Error, ErrorKind, Optimizer, Precision};
@@ -54,6 +55,13 @@ struct Model {
     outputscale: f64,
     noise: f64,
     mean: f64,
+    #[serde(flatten)]
+    fit: FitEntries,
+}
+
+/// A fit's entries in `[model]`, those of the others left out.
+#[derive(Serialize, Default)]
+struct FitEntries {
     #[serde(skip_serializing_if = "Option::is_none")]
     fit: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -66,6 +74,36 @@ struct Model {
     steps: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     learning_rate: Option<f64>,
+}
+
+impl FitEntries {
+    fn of(fit: FitSpec) -> Self {
+        match fit {
+            FitSpec::Fixed => FitEntries::default(),
+            FitSpec::Map { every, noise_floor } => FitEntries {
+                fit: Some("map"),
+                refit_every: Some(every),
+                noise_floor: Some(noise_floor),
+                ..FitEntries::default()
+            },
+            FitSpec::Botorch { every } => FitEntries {
+                fit: Some("botorch"),
+                refit_every: Some(every),
+                ..FitEntries::default()
+            },
+            FitSpec::Adam {
+                from_spent,
+                steps,
+                learning_rate,
+            } => FitEntries {
+                fit: Some("adam"),
+                from_spent: Some(from_spent),
+                steps: Some(steps),
+                learning_rate: Some(learning_rate),
+                ..FitEntries::default()
+            },
+        }
+    }
 }
 
 #[derive(Serialize, Clone, Copy)]
@@ -100,23 +138,6 @@ struct Set {
     variables: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cost: Option<f64>,
-}
-
-/// The model's fit as the file writes it.
-#[derive(Debug, Clone, Copy)]
-enum Fit {
-    Map {
-        every: usize,
-        noise_floor: f64,
-    },
-    Botorch {
-        every: usize,
-    },
-    Adam {
-        from_spent: f64,
-        steps: usize,
-        learning_rate: f64,
-    },
 }
 
 /// An experiment described in code: it writes the experiment file's text and opens it, so its
@@ -157,7 +178,7 @@ pub struct ExperimentBuilder {
     sets: Vec<(Vec<String>, Option<f64>)>,
     precision: Precision,
     bank_seed: Option<u64>,
-    fit: Option<Fit>,
+    fit: FitSpec,
     budget_rule: Option<String>,
     // Prices per unit dosed, by variable name.
     prices: Vec<(String, f64)>,
@@ -184,7 +205,7 @@ impl ExperimentBuilder {
             sets: Vec::new(),
             precision: Precision::F64,
             bank_seed: None,
-            fit: None,
+            fit: FitSpec::Fixed,
             budget_rule: None,
             prices: Vec::new(),
         }
@@ -254,7 +275,7 @@ impl ExperimentBuilder {
     /// every decision), the noise variance at least `noise_floor` (the file's `fit = "map"`;
     /// the kernel, noise and mean given are where each fit starts).
     pub fn fitted(mut self, every: usize, noise_floor: f64) -> Self {
-        self.fit = Some(Fit::Map { every, noise_floor });
+        self.fit = FitSpec::Map { every, noise_floor };
         self
     }
 
@@ -262,18 +283,18 @@ impl ExperimentBuilder {
     /// `from_spent` of the budget is spent, then before every decision `steps` Adam steps of
     /// rate `learning_rate` from them (the file's `fit = "adam"`; the authors': 0.6, 10, 0.1).
     pub fn fitted_with_adam(mut self, from_spent: f64, steps: usize, learning_rate: f64) -> Self {
-        self.fit = Some(Fit::Adam {
+        self.fit = FitSpec::Adam {
             from_spent,
             steps,
             learning_rate,
-        });
+        };
         self
     }
 
     /// Paper 002's fitted model: refitted by MAP every `every` rounds as BoTorch fits it, the
     /// noise kept at the given noise variance (the file's `fit = "botorch"`).
     pub fn fitted_as_botorch(mut self, every: usize) -> Self {
-        self.fit = Some(Fit::Botorch { every });
+        self.fit = FitSpec::Botorch { every };
         self
     }
 
@@ -394,31 +415,7 @@ impl ExperimentBuilder {
                 outputscale: self.outputscale,
                 noise: self.noise,
                 mean: self.mean,
-                fit: self.fit.map(|f| match f {
-                    Fit::Map { .. } => "map",
-                    Fit::Botorch { .. } => "botorch",
-                    Fit::Adam { .. } => "adam",
-                }),
-                refit_every: match self.fit {
-                    Some(Fit::Map { every, .. } | Fit::Botorch { every }) => Some(every),
-                    _ => None,
-                },
-                noise_floor: match self.fit {
-                    Some(Fit::Map { noise_floor, .. }) => Some(noise_floor),
-                    _ => None,
-                },
-                from_spent: match self.fit {
-                    Some(Fit::Adam { from_spent, .. }) => Some(from_spent),
-                    _ => None,
-                },
-                steps: match self.fit {
-                    Some(Fit::Adam { steps, .. }) => Some(steps),
-                    _ => None,
-                },
-                learning_rate: match self.fit {
-                    Some(Fit::Adam { learning_rate, .. }) => Some(learning_rate),
-                    _ => None,
-                },
+                fit: FitEntries::of(self.fit),
             },
             inner: self
                 .inner
