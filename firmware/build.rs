@@ -92,12 +92,12 @@ fn experiment(manifest_dir: &std::path::Path, out_dir: &std::path::Path) {
             path.display()
         ))
     });
-    if matches!(spec.model.fit, costbo_experiment::FitSpec::Map { .. })
+    if spec.model.fit != costbo_experiment::FitSpec::Fixed
         && env::var_os("CARGO_FEATURE_FITTED_MODEL").is_none()
     {
         fail(&format!(
-            "{}: [model] fit = \"map\" needs the firmware's `fitted-model` feature (the core's \
-             fitting code, which a fixed model does without)",
+            "{}: a fitted model ([model] fit other than \"fixed\") needs the firmware's \
+             `fitted-model` feature (the core's fitting code, which a fixed model does without)",
             path.display()
         ));
     }

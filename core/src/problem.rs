@@ -366,6 +366,15 @@ impl<R: Real, const D: usize, const M: usize> Problem<R, D, M> {
         }
     }
 
+    /// The cost of a decision: set `i` with the decided physical `values` (`None` for the
+    /// variables left to chance, on which a set's cost does not depend), as
+    /// [`cost_at`](Self::cost_at) prices it; `None` when costs are learned, `i` is not a set,
+    /// or the price is not positive and finite.
+    pub fn decision_cost(&self, i: usize, values: &[Option<R>; D]) -> Option<R> {
+        let x: [R; D] = core::array::from_fn(|l| values[l].unwrap_or(self.lower[l]));
+        self.cost_at(i, &x).ok().flatten().map(|(c, _)| c)
+    }
+
     /// Known cost of set `i`, if costs are known.
     pub fn known_cost(&self, i: usize) -> Option<R> {
         match &self.costs {

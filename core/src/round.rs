@@ -165,6 +165,28 @@ pub struct Settings<R> {
     pub refit: Refit<R>,
 }
 
+/// Rounds between the MAP refits of [`Refit::Map`] unless a setting says otherwise (the desktop
+/// runner's and the experiment file's default, chosen by measurement: docs/performance.md,
+/// "Fitted model").
+pub const DEFAULT_REFIT_EVERY: usize = 5;
+
+/// The least noise variance of [`Refit::Map`] unless a setting says otherwise: far below the
+/// grids' measurement noise (10⁻⁴), which the fit finds.
+pub const DEFAULT_NOISE_FLOOR: f64 = 1e-6;
+
+/// The share of the budget paper 001's rule explores with (its experiments': 60 units of
+/// 100), from which its authors' code refits with Adam ([`Refit::AdamWhenSpent`]).
+pub const PAPER_001_EXPLORATION: f64 = 0.6;
+
+/// Paper 001's tolerance `α` (its experiments' value at the start of exploitation).
+pub const PAPER_001_ALPHA: f64 = 0.1;
+
+/// Adam steps per refit in paper 001's authors' code ([`Refit::AdamWhenSpent`]).
+pub const PAPER_001_ADAM_STEPS: usize = 10;
+
+/// Adam's learning rate in paper 001's authors' code ([`Refit::AdamWhenSpent`]).
+pub const PAPER_001_ADAM_LEARNING_RATE: f64 = 0.1;
+
 /// How a controller refits its model's hyperparameters before deciding. A refit depends only on
 /// the data (it starts from fixed values, not from the last fit), so a controller rebuilt by
 /// replaying a run refits at the same rounds to the same hyperparameters.

@@ -408,8 +408,9 @@ where
             self.round(),
             d.set,
             Short(
-                self.spec
-                    .round_cost::<f32>(d.set, &d.values)
+                self.ctl
+                    .problem()
+                    .decision_cost(d.set, &d.values)
                     .unwrap_or(f32::NAN)
             ),
             Short(d.score)

@@ -8,7 +8,10 @@ use std::time::Instant;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
-use costbo_std::optimizer::{Chance, ExperimentBuilder, DEFAULT_NOISE_FLOOR, DEFAULT_REFIT_EVERY};
+use costbo_std::optimizer::{
+    Chance, ExperimentBuilder, FitSpec, BOTORCH_REFIT_EVERY, DEFAULT_NOISE_FLOOR,
+    DEFAULT_REFIT_EVERY,
+};
 
 use crate::convert::{count_or, number, precision_or, size_or, text, vector};
 use crate::error::{from_std, input, raise};
@@ -477,27 +480,22 @@ impl Optimizer {
                 ));
             }
         }
-        let number_or = |v: Option<&Bound<'_, PyAny>>, what: &str, default: f64| match v {
-            None => Ok(default),
-            Some(v) => number(v, what),
-        };
-        let fitted: Option<Box<dyn FnOnce(ExperimentBuilder) -> ExperimentBuilder>> = match fit {
-            "fixed" => None,
-            "map" => {
-                let every = size_or(refit_every, "refit_every", DEFAULT_REFIT_EVERY)?;
-                let floor = number_or(noise_floor, "noise_floor", DEFAULT_NOISE_FLOOR)?;
-                Some(Box::new(move |b| b.fitted(every, floor)))
-            }
-            "botorch" => {
-                let every = size_or(refit_every, "refit_every", 1)?;
-                Some(Box::new(move |b| b.fitted_as_botorch(every)))
-            }
-            "adam" => {
-                let from = number_or(from_spent, "from_spent", 0.6)?;
-                let n = size_or(steps, "steps", 10)?;
-                let rate = number_or(learning_rate, "learning_rate", 0.1)?;
-                Some(Box::new(move |b| b.fitted_with_adam(from, n, rate)))
-            }
+        let number_of =
+            |v: Option<&Bound<'_, PyAny>>, what: &str| v.map(|v| number(v, what)).transpose();
+        let fit = match fit {
+            "fixed" => FitSpec::Fixed,
+            "map" => FitSpec::Map {
+                every: size_or(refit_every, "refit_every", DEFAULT_REFIT_EVERY)?,
+                noise_floor: number_of(noise_floor, "noise_floor")?.unwrap_or(DEFAULT_NOISE_FLOOR),
+            },
+            "botorch" => FitSpec::Botorch {
+                every: size_or(refit_every, "refit_every", BOTORCH_REFIT_EVERY)?,
+            },
+            "adam" => FitSpec::adam_of_paper_001(
+                number_of(from_spent, "from_spent")?,
+                steps.map(|v| size_or(Some(v), "steps", 0)).transpose()?,
+                number_of(learning_rate, "learning_rate")?,
+            ),
             other => {
                 return Err(input(
                     py,
@@ -564,9 +562,7 @@ impl Optimizer {
         if let Some(v) = bank_seed {
             b = b.bank_seed(count_or(Some(v), "bank_seed", 0)?);
         }
-        if let Some(fit) = fitted {
-            b = fit(b);
-        }
+        b = b.fit(fit);
         if let Some(v) = budget_rule {
             b = b.budget_rule(&text(v, "budget_rule")?);
         }

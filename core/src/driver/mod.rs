@@ -21,7 +21,10 @@ pub use spec::{BuildError, ControllerSpec};
 pub use crate::policy::Memo;
 
 use crate::ledger::Ledger;
-pub use crate::round::{BudgetRule, Context, DriverError, Refit, Settings};
+pub use crate::round::{
+    BudgetRule, Context, DriverError, Refit, Settings, DEFAULT_NOISE_FLOOR, DEFAULT_REFIT_EVERY,
+    PAPER_001_ADAM_LEARNING_RATE, PAPER_001_ADAM_STEPS, PAPER_001_ALPHA, PAPER_001_EXPLORATION,
+};
 
 use crate::expectation::{Bound, SampleBank};
 use crate::gp::Gp;

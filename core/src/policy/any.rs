@@ -218,8 +218,10 @@ impl<R: Real> RuleDefaults<R> {
             maximiser: Maximiser::Pool,
             #[cfg(feature = "policy-unknown-cost")]
             unknown_cost: UnknownCostConfig {
-                exploration: super::unknown_cost::Exploration::BudgetFraction(R::from_f64(0.6)),
-                alpha: R::from_f64(0.1),
+                exploration: super::unknown_cost::Exploration::BudgetFraction(R::from_f64(
+                    crate::round::PAPER_001_EXPLORATION,
+                )),
+                alpha: R::from_f64(crate::round::PAPER_001_ALPHA),
                 halve_every: None,
                 exploitation: super::unknown_cost::Exploitation::Paper,
             },
@@ -241,6 +243,12 @@ impl<R: Real> RuleDefaults<R> {
         #[cfg(not(feature = "policy-unknown-cost"))]
         let _ = dim;
         defaults
+    }
+
+    /// With `epsilon` for `ucb-cvs` when the name carries none.
+    pub fn with_epsilon(mut self, epsilon: R) -> Self {
+        self.epsilon = epsilon;
+        self
     }
 
     /// With `maximiser` for the rules over a box (`gp-ucb`, `pbgi*`, `log-ei*`; default: the

@@ -75,7 +75,10 @@ pub use scoring::{
 };
 pub use select::Selection;
 
-pub use crate::round::{BudgetRule, Context, DriverError, Refit, Settings};
+pub use crate::round::{
+    BudgetRule, Context, DriverError, Refit, Settings, DEFAULT_NOISE_FLOOR, DEFAULT_REFIT_EVERY,
+    PAPER_001_ADAM_LEARNING_RATE, PAPER_001_ADAM_STEPS, PAPER_001_ALPHA, PAPER_001_EXPLORATION,
+};
 
 use crate::acquisition::cost::{KnownCost, LearnedCost, PointCost};
 use crate::expectation::{Bound, SampleBank};

@@ -256,6 +256,25 @@ pub enum FitSpec {
     },
 }
 
+impl FitSpec {
+    /// Paper 001's authors' refit ([`FitSpec::Adam`]) with the settings given, the authors'
+    /// for those not given (0.6 of the budget, 10 steps, rate 0.1).
+    pub fn adam_of_paper_001(
+        from_spent: Option<f64>,
+        steps: Option<usize>,
+        learning_rate: Option<f64>,
+    ) -> Self {
+        use costbo_core::driver::{
+            PAPER_001_ADAM_LEARNING_RATE, PAPER_001_ADAM_STEPS, PAPER_001_EXPLORATION,
+        };
+        FitSpec::Adam {
+            from_spent: from_spent.unwrap_or(PAPER_001_EXPLORATION),
+            steps: steps.unwrap_or(PAPER_001_ADAM_STEPS),
+            learning_rate: learning_rate.unwrap_or(PAPER_001_ADAM_LEARNING_RATE),
+        }
+    }
+}
+
 /// Most rounds between refits of a fitted model.
 pub const MAX_REFIT_EVERY: usize = 100_000;
 
@@ -624,8 +643,9 @@ impl core::fmt::Display for SpecError {
                  arm's cost is paid per round)",
             ),
             Self::FitNotBuilt => f.write_str(
-                "[model] fit = \"map\" needs fitting code this build does not have (the \
-                 experiment crate's `refit` feature; for the firmware, `fitted-model`)",
+                "a fitted model ([model] fit other than \"fixed\") needs fitting code this \
+                 build does not have (the experiment crate's `refit` feature; for the firmware, \
+                 `fitted-model`)",
             ),
             Self::Model => f.write_str(
                 "beta or a model parameter is not positive and finite (the mean: not finite)",
@@ -843,34 +863,6 @@ impl<'a> Spec<'a> {
             }
         }
         Ok(())
-    }
-
-    /// What a round of control set `i` costs at the decided physical `values` (one per
-    /// variable; `None` for those left to chance) in precision `R`: the set's cost plus each
-    /// dosed variable's price times its value, summed in the core's order (so the bits are the
-    /// core's [`Problem::cost_at`]). `None` when there is no such set or the costs are learned.
-    pub fn round_cost<R: Real>(&self, i: usize, values: &[Option<R>]) -> Option<R> {
-        let set = self.sets.get(i)?;
-        let mut c = R::from_f64(set.cost?);
-        if self.priced() {
-            for (l, v) in self.variables.iter().enumerate() {
-                if set.mask & (1 << l) != 0 {
-                    c += R::from_f64(v.price) * values.get(l).copied().flatten()?;
-                }
-            }
-        }
-        Some(c)
-    }
-
-    /// The most a round can cost: the dearest set at the upper bounds of its variables.
-    pub fn dearest_round_cost(&self) -> f64 {
-        (0..self.sets.len())
-            .filter_map(|i| {
-                let values: [Option<f64>; MAX_VARIABLES] =
-                    core::array::from_fn(|l| self.variables.get(l).map(|v| v.upper));
-                self.round_cost::<f64>(i, &values[..self.variables.len()])
-            })
-            .fold(0.0, f64::max)
     }
 
     /// [`validate`](Self::validate), and what a device needs besides: a sensor for every
@@ -1473,7 +1465,7 @@ mod file_entry_tests {
     }
 
     #[test]
-    fn a_rounds_price_is_the_cores_bit_for_bit() {
+    fn the_files_prices_are_the_problems_costs() {
         // Prices on Ca and K (K's lower bound is 8.9: its price weighs even at the bound).
         let text = DEVICE
             .replace("name = \"Ca\"\n", "name = \"Ca\"\nprice = 0.013\n")
@@ -1482,37 +1474,37 @@ mod file_entry_tests {
         assert!(spec.priced());
         let code = toml::to_rust(&spec, "priced.toml");
         assert!(code.contains("price: 0.013"), "{code}");
-        fn check<R: Real>(spec: &Spec<'_>) {
-            let problem = spec.problem::<R, 5, 7>().unwrap();
-            let mut u = 0.123_f64;
-            for round in 0..200 {
-                let set = round % 7;
-                let x: [R; 5] = core::array::from_fn(|l| {
-                    u = (u * 9301.0 + 49297.0) % 233280.0 / 233280.0;
-                    let v = &spec.variables[l];
-                    R::from_f64(v.lower + u * (v.upper - v.lower))
-                });
-                let mask = spec.sets[set].mask;
-                let values: [Option<R>; 5] =
-                    core::array::from_fn(|l| (mask & (1 << l) != 0).then_some(x[l]));
-                let core = problem.cost_at(set, &x).unwrap().unwrap().0;
-                let ours = spec.round_cost(set, &values).unwrap();
-                assert_eq!(
-                    ours.to_f64().to_bits(),
-                    core.to_f64().to_bits(),
-                    "set {set}"
-                );
-            }
+        let prices = [0.013, 0.0, 0.0, 0.0071, 0.0];
+        let problem = spec.problem::<f64, 5, 7>().unwrap();
+        let mut u = 0.123_f64;
+        for round in 0..200 {
+            let set = round % 7;
+            let mask = spec.sets[set].mask;
+            let values: [Option<f64>; 5] = core::array::from_fn(|l| {
+                u = (u * 9301.0 + 49297.0) % 233280.0 / 233280.0;
+                let v = &spec.variables[l];
+                (mask & (1 << l) != 0).then_some(v.lower + u * (v.upper - v.lower))
+            });
+            // The set's cost plus price times value over the variables it doses.
+            let expected = spec.sets[set].cost.unwrap()
+                + (0..5)
+                    .map(|l| prices[l] * values[l].unwrap_or(0.0))
+                    .sum::<f64>();
+            let cost = problem.decision_cost(set, &values).unwrap();
+            assert!(
+                (cost - expected).abs() < 1e-12,
+                "set {set}: {cost} vs {expected}"
+            );
         }
-        check::<f32>(&spec);
-        check::<f64>(&spec);
-        // The dearest round: the full set at the upper bounds.
+        // The full set at the upper bounds.
+        let upper: [Option<f64>; 5] = core::array::from_fn(|l| Some(spec.variables[l].upper));
         let full = 1.0 + 0.013 * 7.7 + 0.0071 * 11.3;
-        assert!((spec.dearest_round_cost() - full).abs() < 1e-12);
+        assert!((problem.decision_cost(6, &upper).unwrap() - full).abs() < 1e-12);
         // Without prices, a round costs its set's cost.
         let plain = toml::parse_device(DEVICE).unwrap();
         assert!(!plain.priced());
-        assert_eq!(plain.round_cost::<f32>(3, &[None; 5]), Some(0.2));
+        let problem = plain.problem::<f32, 5, 7>().unwrap();
+        assert_eq!(problem.decision_cost(3, &[None; 5]), Some(0.2));
     }
 
     #[test]

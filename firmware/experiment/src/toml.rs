@@ -165,13 +165,13 @@ struct Model {
     learning_rate: Option<f64>,
 }
 
-/// Rounds between refits of a fitted model when the file does not say (the desktop runner's
-/// default, chosen by measurement: docs/performance.md, "Fitted model").
-pub const DEFAULT_REFIT_EVERY: usize = 5;
+/// A `"map"` fit's rounds between refits and least noise variance when the file does not say
+/// (the desktop runner's defaults).
+pub use costbo_core::driver::{DEFAULT_NOISE_FLOOR, DEFAULT_REFIT_EVERY};
 
-/// The least noise variance of a fitted model when the file does not say (the desktop
-/// runner's: far below the grids' measurement noise, which the fit finds).
-pub const DEFAULT_NOISE_FLOOR: f64 = 1e-6;
+/// A `"botorch"` fit's rounds between refits when the file does not say (paper 002 refits
+/// before every decision).
+pub const BOTORCH_REFIT_EVERY: usize = 1;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -501,15 +501,15 @@ fn model_fit(m: &Model) -> Result<FitSpec, ConfigError> {
             noise_floor: m.noise_floor.unwrap_or(DEFAULT_NOISE_FLOOR),
         }),
         Some("botorch") => Ok(FitSpec::Botorch {
-            every: m.refit_every.unwrap_or(1),
+            every: m.refit_every.unwrap_or(BOTORCH_REFIT_EVERY),
         }),
-        Some("adam") => Ok(FitSpec::Adam {
-            from_spent: m.from_spent.unwrap_or(0.6),
-            steps: m.steps.unwrap_or(10),
-            learning_rate: m.learning_rate.unwrap_or(0.1),
-        }),
+        Some("adam") => Ok(FitSpec::adam_of_paper_001(
+            m.from_spent,
+            m.steps,
+            m.learning_rate,
+        )),
         Some(other) => Err(ConfigError(format!(
-            "[model] fit = \"{other}\": expected \"fixed\" (the hyperparameters as given), \"map\" (every hyperparameter refitted by MAP every refit_every rounds) \"botorch\" (paper 002's: the noise kept at [model] noise) or \"adam\" (paper 001's authors' code: Adam steps once from_spent of the budget is spent)"
+            "[model] fit = \"{other}\": expected \"fixed\" (the hyperparameters as given), \"map\" (every hyperparameter refitted by MAP every refit_every rounds), \"botorch\" (paper 002's: the noise kept at [model] noise) or \"adam\" (paper 001's authors' code: Adam steps once from_spent of the budget is spent)"
         ))),
     }
 }
@@ -691,7 +691,7 @@ pub fn explain(spec: &Spec<'_>, e: SpecError) -> String {
             var(l)
         ),
         SpecError::PricesNotHere => "[[variable]] price: prices per unit dosed need known costs (not costs = \"learned\") and no [causal] table".into(),
-        SpecError::FitNotBuilt => "[model] fit = \"map\": this build has no fitting code (costbo-experiment's `refit` feature; the firmware's `fitted-model`)".into(),
+        SpecError::FitNotBuilt => "[model] fit: a fitted model needs fitting code this build does not have (costbo-experiment's `refit` feature; the firmware's `fitted-model`)".into(),
         SpecError::Model => {
             "[model] lengthscale, outputscale, noise and [experiment] beta must be positive and finite".into()
         }

@@ -266,6 +266,16 @@ fn session(
     let truth: Problem<f64, D, MAX_SETS> = spec
         .problem_within()
         .map_err(|e| format!("{}: {e}", options.config.display()))?;
+    // The device's problem, whose prices are the rounds' costs in its precision.
+    let device_problem: Problem<f32, D, MAX_SETS> = spec
+        .problem_within()
+        .map_err(|e| format!("{}: {e}", options.config.display()))?;
+    // A rule may overshoot the budget by its last round's cost, at most the dearest round's:
+    // the dearest set at the upper bounds of its variables.
+    let dearest = (0..spec.sets.len())
+        .filter_map(|i| truth.cost_at(i, truth.upper()).ok().flatten())
+        .map(|(c, _)| c)
+        .fold(0.0, f64::max);
     let plant = Plant::shared().map_err(|e| format!("{e}"))?;
     let optimum = plant.optimum();
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(options.seed ^ 0x5EED);
@@ -302,9 +312,6 @@ fn session(
                 spent,
                 budget,
             } => {
-                // A rule may overshoot the budget by its last round's cost, at most the dearest
-                // set's.
-                let dearest = spec.dearest_round_cost();
                 if !(spent.is_finite() && budget.is_finite() && spent >= 0.0 && budget > 0.0)
                     || f64::from(spent) > f64::from(budget) * (1.0 + 1e-6) + dearest
                 {
@@ -438,8 +445,8 @@ fn session(
                 });
                 let growth = plant.value_and_gradient(&truth.to_unit(&x_true)).0
                     + options.noise * standard_normal::<f64, Platform>(&mut water);
-                let cost = spec
-                    .round_cost::<f32>(set, &decision.values)
+                let cost = device_problem
+                    .decision_cost(set, &decision.values)
                     .unwrap_or(f32::NAN);
                 let mut f = InFlight {
                     round,

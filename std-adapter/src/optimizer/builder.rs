@@ -274,28 +274,33 @@ impl ExperimentBuilder {
     /// A fitted model: every hyperparameter refitted by MAP every `every` rounds (1: before
     /// every decision), the noise variance at least `noise_floor` (the file's `fit = "map"`;
     /// the kernel, noise and mean given are where each fit starts).
-    pub fn fitted(mut self, every: usize, noise_floor: f64) -> Self {
-        self.fit = FitSpec::Map { every, noise_floor };
+    pub fn fitted(self, every: usize, noise_floor: f64) -> Self {
+        self.fit(FitSpec::Map { every, noise_floor })
+    }
+
+    /// How the model's hyperparameters follow the data, any of the file's fits
+    /// ([`fitted`](Self::fitted), [`fitted_as_botorch`](Self::fitted_as_botorch) and
+    /// [`fitted_with_adam`](Self::fitted_with_adam) name them).
+    pub fn fit(mut self, fit: FitSpec) -> Self {
+        self.fit = fit;
         self
     }
 
     /// Paper 001's model as its authors' code refits it: the given hyperparameters until
     /// `from_spent` of the budget is spent, then before every decision `steps` Adam steps of
     /// rate `learning_rate` from them (the file's `fit = "adam"`; the authors': 0.6, 10, 0.1).
-    pub fn fitted_with_adam(mut self, from_spent: f64, steps: usize, learning_rate: f64) -> Self {
-        self.fit = FitSpec::Adam {
+    pub fn fitted_with_adam(self, from_spent: f64, steps: usize, learning_rate: f64) -> Self {
+        self.fit(FitSpec::Adam {
             from_spent,
             steps,
             learning_rate,
-        };
-        self
+        })
     }
 
     /// Paper 002's fitted model: refitted by MAP every `every` rounds as BoTorch fits it, the
     /// noise kept at the given noise variance (the file's `fit = "botorch"`).
-    pub fn fitted_as_botorch(mut self, every: usize) -> Self {
-        self.fit = FitSpec::Botorch { every };
-        self
+    pub fn fitted_as_botorch(self, every: usize) -> Self {
+        self.fit(FitSpec::Botorch { every })
     }
 
     /// When the budget ends the run: `"affordable"` (the default: decide only what the

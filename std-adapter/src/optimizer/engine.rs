@@ -220,17 +220,15 @@ impl<R: Real + Send, const N: usize, const D: usize> Typed<R, N, D> {
     }
 
     fn raw(&self, d: &costbo_core::driver::Decision<R, D>) -> RawDecision {
-        let problem = self.controller.problem();
-        let x: [R; D] = core::array::from_fn(|l| d.values[l].unwrap_or(problem.lower()[l]));
         RawDecision {
             set: d.set,
             values: d.values.iter().map(|v| v.map(|v| v.to_f64())).collect(),
             score: d.score.to_f64(),
-            cost: problem
-                .cost_at(d.set, &x)
-                .ok()
-                .flatten()
-                .map(|(c, _)| c.to_f64()),
+            cost: self
+                .controller
+                .problem()
+                .decision_cost(d.set, &d.values)
+                .map(|c| c.to_f64()),
         }
     }
 }

@@ -46,7 +46,10 @@ pub use error::{Error, ErrorKind, MESSAGE_BYTES};
 
 /// Rounds between refits of a fitted model and its least noise variance when the experiment
 /// does not say (the file's `[model] refit_every` and `noise_floor`).
-pub use costbo_experiment::toml::{DEFAULT_NOISE_FLOOR, DEFAULT_REFIT_EVERY};
+pub use costbo_experiment::toml::{BOTORCH_REFIT_EVERY, DEFAULT_NOISE_FLOOR, DEFAULT_REFIT_EVERY};
+
+/// How the model's hyperparameters follow the data (the file's `[model] fit`).
+pub use costbo_experiment::FitSpec;
 
 use std::path::Path;
 
@@ -143,8 +146,6 @@ struct Experiment {
     variables: Vec<VariableInfo>,
     sets: Vec<SetInfo>,
     measurement_cost: Option<f64>,
-    // Some variable has a price per unit dosed.
-    priced: bool,
 }
 
 /// An ask/tell optimizer over an experiment (see the [module documentation](self)).
@@ -255,7 +256,7 @@ impl Optimizer {
                     set,
                     // Priced per unit dosed: the core's price of these values.
                     cost: match cost {
-                        Some(c) if self.experiment.priced => c,
+                        Some(c) if self.priced() => c,
                         _ => self.cost_of(set),
                     },
                     values,
@@ -512,6 +513,11 @@ impl Optimizer {
         } else {
             paid.iter().sum::<f64>() / paid.len() as f64
         }
+    }
+
+    /// True when some variable has a price per unit dosed (the file's `[[variable]] price`).
+    fn priced(&self) -> bool {
+        self.experiment.variables.iter().any(|v| v.price > 0.0)
     }
 
     /// True when the costs are learned from the costs told (the file's `[experiment] costs =
@@ -796,7 +802,6 @@ impl Experiment {
                 })
                 .collect(),
             measurement_cost: spec.measurement.map(|m| m.cost),
-            priced: spec.priced(),
         })
     }
 }

@@ -2,7 +2,6 @@
 
 use std::fmt;
 
-use costbo_core::policy::unknown_cost::{Exploration, UnknownCostConfig};
 use costbo_core::policy::{PolicySpec, PolicySpecError, RuleDefaults, RULES};
 use costbo_core::problem::ControlSet;
 use serde::Deserialize;
@@ -169,9 +168,8 @@ pub fn split_model(name: &str) -> (&str, Model) {
 /// Most control sets a problem of the grid may have.
 pub const MAX_SETS: usize = 8;
 
-/// Rounds between refits of a fitted model unless the settings say otherwise (chosen by
-/// measurement: docs/performance.md, "Fitted model").
-pub const DEFAULT_REFIT_EVERY: usize = 5;
+/// Rounds between refits of a fitted model unless the settings say otherwise.
+pub use costbo_core::driver::DEFAULT_REFIT_EVERY;
 
 fn default_refit_every() -> usize {
     DEFAULT_REFIT_EVERY
@@ -273,13 +271,9 @@ fn default_cost_noise() -> f64 {
     0.01
 }
 
-/// The share of the budget paper 001's rule explores with (its experiments': 60 units of
-/// 100).
-pub const PAPER_001_EXPLORATION: f64 = 0.6;
-
-/// Paper 001's tolerance `α` (its experiments' value at the start of exploitation): the
-/// unknown-cost rule's, and the one in the quality and cost regrets of every rule.
-pub const PAPER_001_ALPHA: f64 = 0.1;
+/// Paper 001's exploration share and tolerance `α` (the unknown-cost rule's, and the one in
+/// the quality and cost regrets of every rule), as the core has them.
+pub use costbo_core::driver::{PAPER_001_ALPHA, PAPER_001_EXPLORATION};
 
 /// A decision rule of the grid: a rule of the core's registry.
 pub type Algorithm = PolicySpec<f64>;
@@ -292,12 +286,8 @@ pub type Algorithm = PolicySpec<f64>;
 /// exploitation rounds, as paper 001).
 pub fn parse_algorithm(name: &str, epsilon: f64, d: usize) -> Result<Algorithm, String> {
     let (rule, _) = split_model(name);
-    let defaults = RuleDefaults::new(epsilon).with_unknown_cost(UnknownCostConfig {
-        exploration: Exploration::BudgetFraction(PAPER_001_EXPLORATION),
-        alpha: PAPER_001_ALPHA,
-        halve_every: Some(d as u32),
-        exploitation: costbo_core::policy::unknown_cost::Exploitation::Paper,
-    });
+    // The papers' settings, as an experiment file reads rule names, with the grid's ε.
+    let defaults = RuleDefaults::papers(d).with_epsilon(epsilon);
     PolicySpec::parse(rule, &defaults).map_err(|e| match e {
         PolicySpecError::BadEpsilon => {
             format!("algorithm `{name}`: ε must be a number ≥ 0")

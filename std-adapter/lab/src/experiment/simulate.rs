@@ -2,7 +2,8 @@
 
 use costbo_core::dist::{Distribution, TruncatedNormal};
 use costbo_core::driver::{
-    Controller, ControllerSpec, DriverError, Refit, Settings as CtlSettings,
+    Controller, ControllerSpec, DriverError, Refit, Settings as CtlSettings, DEFAULT_NOISE_FLOOR,
+    PAPER_001_ADAM_LEARNING_RATE, PAPER_001_ADAM_STEPS,
 };
 use costbo_core::gp::WhenFull;
 use costbo_core::kernel::Kernel;
@@ -142,7 +143,7 @@ pub fn run<const N: usize, const D: usize>(
                 // A floor far below the grids' measurement noise (10⁻⁴), which the fit finds.
                 Model::Fitted => Refit::Map {
                     every: input.refit_every,
-                    noise_floor: 1e-6,
+                    noise_floor: DEFAULT_NOISE_FLOOR,
                 },
                 Model::Adam => Refit::AdamWhenSpent {
                     from_spent: PAPER_001_EXPLORATION,
@@ -150,8 +151,8 @@ pub fn run<const N: usize, const D: usize>(
                     outputscale: 1.0,
                     noise: 1e-4,
                     mean,
-                    steps: 10,
-                    learning_rate: 0.1,
+                    steps: PAPER_001_ADAM_STEPS,
+                    learning_rate: PAPER_001_ADAM_LEARNING_RATE,
                 },
             },
             ..CtlSettings::new(input.budget, input.seed)
