@@ -12,12 +12,16 @@ use costbo_core::feedback::controller::{
 use costbo_core::feedback::query::{
     ce_probability, ConfidenceTest, QueryError, QueryReason, QueryRule,
 };
-use costbo_core::feedback::select::{argmax, grid_local_maxima};
+use costbo_core::feedback::select::{
+    argmax, grid_competitors, grid_local_maxima, grid_local_maxima_competitors,
+    grid_stationary_competitors,
+};
 use costbo_core::gp::candidates::CandidatePosterior;
 use costbo_core::gp::time_varying::{Forgetting, TimeVaryingError, TimeVaryingGp};
 use costbo_core::gp::{GpError, Prediction, WhenFull};
 use costbo_core::kernel::Kernel;
 use costbo_core::linalg::tri_len;
+use costbo_core::random::uniform_open;
 use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -621,6 +625,120 @@ fn local_maxima_of_a_grid() {
     );
 }
 
+#[test]
+fn the_papers_competitors_are_the_local_maxima_apart_from_the_chosen_and_one_another() {
+    // 11 points at 0, 0.1, …, 1. Local maxima: 1 (0.1), 4 (0.4), 5? no: v[5] < v[4].
+    let v = [0.0, 2.0, 1.0, 1.5, 3.0, 2.9, 0.0, 2.5, 2.4, 2.6, 0.5];
+    let mut out = [0usize; 8];
+    // Maxima by height: 4 (3.0), 9 (2.6), 1 (2.0), 3? (1.5 < 3.0 on its right: no).
+    let k = grid_local_maxima(v.len(), |i| v[i], &mut out);
+    assert_eq!(&out[..k], &[1, 4, 7, 9]);
+    // Chosen 4, bandwidth 0.2: 9 kept (0.5 away), 7 dropped (0.2 from 9? |0.7 − 0.9| = 0.2,
+    // not beyond the bandwidth), 1 kept (0.3 from 4).
+    let k = grid_local_maxima_competitors(v.len(), |i| v[i], 4, 0.2, &mut out);
+    assert_eq!(&out[..k], &[9, 1]);
+    // Bandwidth 0: every other maximum competes, highest first.
+    let k = grid_local_maxima_competitors(v.len(), |i| v[i], 4, 0.0, &mut out);
+    assert_eq!(&out[..k], &[9, 7, 1]);
+    // One mode: no competitors (where `grid_competitors` would add the best far point).
+    let hill: Vec<f64> = (0..21).map(|i| -((i as f64 - 5.0) / 4.0).powi(2)).collect();
+    assert_eq!(
+        grid_local_maxima_competitors(21, |i| hill[i], 5, 0.2, &mut out),
+        0
+    );
+    // Fewer than two points: none.
+    assert_eq!(
+        grid_local_maxima_competitors(1, |_| 1.0, 0, 0.2, &mut out),
+        0
+    );
+}
+
+#[test]
+fn the_papers_competitors_match_a_brute_force_reading_of_the_rule() {
+    // Random step functions on 40 points: the reference takes every strict-right local
+    // maximum, sorts them by height (stable, so ties keep index order) and keeps those more than
+    // the bandwidth from the chosen point and from every higher kept one.
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    for case in 0..200 {
+        let n = 40;
+        let v: Vec<f64> = (0..n)
+            .map(|_| (uniform_open::<f64>(&mut rng) * 8.0).floor())
+            .collect();
+        let chosen = case % n;
+        let bandwidth = [0.0, 0.05, 0.2, 0.5][case % 4];
+        let x = |i: usize| i as f64 / (n - 1) as f64;
+        let mut maxima: Vec<usize> = (0..n)
+            .filter(|&i| (i == 0 || v[i - 1] <= v[i]) && (i + 1 == n || v[i + 1] < v[i]))
+            .collect();
+        maxima.sort_by(|&a, &b| v[b].total_cmp(&v[a]));
+        let mut want: Vec<usize> = Vec::new();
+        for i in maxima {
+            let far = |j: usize| ((x(i) - x(j)) * 1.0).abs() > bandwidth + 1e-12;
+            if far(chosen) && want.iter().all(|&j| far(j)) {
+                want.push(i);
+            }
+        }
+        let mut out = [0usize; 64];
+        let k = grid_local_maxima_competitors(n, |i| v[i], chosen, bandwidth, &mut out);
+        assert_eq!(&out[..k], &want[..], "case {case}: {v:?}");
+    }
+}
+
+#[test]
+fn stationary_competitors_match_a_brute_force_reading_and_ours_add_the_best_far_point() {
+    // Reference: repeatedly the highest point (ties: lowest index) that is stationary (both
+    // neighbours at most tolerance·h above it) and more than the bandwidth from the chosen
+    // point and every point taken; ours takes the highest far point first, stationary or not.
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+    for case in 0..200 {
+        let n = 30;
+        // Integer steps with a slope: flats where neighbours tie, rises elsewhere.
+        let v: Vec<f64> = (0..n)
+            .map(|i| (uniform_open::<f64>(&mut rng) * 4.0).floor() + 0.01 * i as f64)
+            .collect();
+        let chosen = (case * 7) % n;
+        let (bandwidth, tolerance) = ([0.0, 0.1, 0.3][case % 3], [0.0, 0.5][case % 2]);
+        let h = 1.0 / (n - 1) as f64;
+        let x = |i: usize| i as f64 * h;
+        let far = |i: usize, j: usize| (x(i) - x(j)).abs() > bandwidth + 1e-12;
+        let stationary = |i: usize| {
+            (i == 0 || v[i - 1] - tolerance * h <= v[i])
+                && (i + 1 == n || v[i + 1] - tolerance * h <= v[i])
+        };
+        let greedy = |first_any: bool| {
+            let mut taken: Vec<usize> = Vec::new();
+            loop {
+                let pick = (0..n)
+                    .filter(|&i| far(i, chosen) && taken.iter().all(|&j| far(i, j)))
+                    .filter(|&i| (first_any && taken.is_empty()) || stationary(i))
+                    .fold(None, |b: Option<usize>, i| match b {
+                        Some(j) if v[j] >= v[i] => Some(j),
+                        _ => Some(i),
+                    });
+                match pick {
+                    Some(i) => taken.push(i),
+                    None => return taken,
+                }
+            }
+        };
+        let mut out = [0usize; 64];
+        let k = grid_stationary_competitors(n, |i| v[i], chosen, tolerance, bandwidth, &mut out);
+        assert_eq!(&out[..k], &greedy(false)[..], "stationary, case {case}");
+        let k = grid_competitors(n, |i| v[i], chosen, tolerance, bandwidth, &mut out);
+        assert_eq!(&out[..k], &greedy(true)[..], "ours, case {case}");
+    }
+    // A single hump rising to the right end: no stationary point but the maximum, which is the
+    // chosen one, so the stationary reading has no competitor while ours still has one.
+    let rise: Vec<f64> = (0..20).map(|i| (i as f64 / 19.0).powi(2)).collect();
+    let mut out = [0usize; 8];
+    assert_eq!(
+        grid_stationary_competitors(20, |i| rise[i], 19, 1e-4, 0.2, &mut out),
+        0
+    );
+    let k = grid_competitors(20, |i| rise[i], 19, 1e-4, 0.2, &mut out);
+    assert_eq!(&out[..k], &[15]);
+}
+
 fn controller(rule: QueryRule<f64>) -> CandidateController<f64, Vec<f64>, Xoshiro256PlusPlus> {
     let m = 3;
     let post = CandidatePosterior::new(
@@ -734,6 +852,59 @@ fn box_optima_find_both_modes_highest_first() {
         assert!(g.d_mean[0].abs() < 1e-4, "{:?}", g);
         assert_eq!(o.prediction, gp.predict(&o.x).unwrap());
     }
+}
+
+#[test]
+fn box_competitors_add_the_best_far_start_only_where_no_farther_optimum_is_higher() {
+    use costbo_core::feedback::select::{box_competitors, box_ucb_optima, BoxOptimum};
+    use costbo_core::optimize::QuasiNewtonConfig;
+    let empty = BoxOptimum {
+        x: [0.0],
+        value: 0.0,
+        prediction: Prediction {
+            mean: 0.0,
+            variance: 0.0,
+        },
+    };
+    let starts: Vec<[f64; 1]> = (0..10).map(|i| [(i as f64 + 0.5) / 10.0]).collect();
+    let config = QuasiNewtonConfig::default();
+    // Two modes of the mean (width 0): the far optimum at 0.8 is higher than every far start,
+    // so the result is box_ucb_optima's.
+    let mut gp = tv(0.01, 1e-4, WhenFull::Reject);
+    for (x, y) in [(0.2, 1.0), (0.8, 0.9), (0.5, -1.0)] {
+        gp.push(&[x], y).unwrap();
+    }
+    let (mut a, mut b) = ([empty; 8], [empty; 8]);
+    let ka = box_ucb_optima(&gp, 0.0, &starts, &config, 0.2, &mut a);
+    let kb = box_competitors(&gp, 0.0, &starts, &config, 0.2, &mut b);
+    assert_eq!((ka, &a[..ka]), (kb, &b[..kb]));
+    // One mode (a single high observation at 0.3, the mean falling away on both sides): the
+    // optima merge into one; the best start beyond 0.2 of the choice competes, the start the
+    // reference below picks by evaluating the posterior at each start.
+    let mut gp = tv(0.01, 1e-4, WhenFull::Reject);
+    gp.push(&[0.3], 1.0).unwrap();
+    let ka = box_ucb_optima(&gp, 0.0, &starts, &config, 0.2, &mut a);
+    assert_eq!(ka, 1, "{:?}", &a[..ka]);
+    let kb = box_competitors(&gp, 0.0, &starts, &config, 0.2, &mut b);
+    assert_eq!(kb, 2);
+    assert_eq!(b[0], a[0]);
+    let want = starts
+        .iter()
+        .filter(|s| (s[0] - a[0].x[0]).abs() > 0.2)
+        .map(|s| (s[0], gp.predict(s).unwrap().mean))
+        .fold(
+            (f64::NAN, f64::NEG_INFINITY),
+            |m, x| if x.1 > m.1 { x } else { m },
+        );
+    assert_eq!(b[1].x[0], want.0);
+    assert_eq!(b[1].value, want.1);
+    assert_eq!(b[1].prediction, gp.predict(&b[1].x).unwrap());
+    // No room for a competitor: the choice alone.
+    let mut one = [empty; 1];
+    assert_eq!(
+        box_competitors(&gp, 0.0, &starts, &config, 0.2, &mut one),
+        1
+    );
 }
 
 #[test]

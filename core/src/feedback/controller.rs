@@ -10,7 +10,10 @@
 use rand_core::Rng;
 
 use super::query::{QueryDecision, QueryRule};
-use super::select::{argmax, best_mean, grid_competitors, Acquire};
+use super::select::{
+    argmax, best_mean, grid_competitors, grid_local_maxima_competitors,
+    grid_stationary_competitors, Acquire,
+};
 use crate::gp::candidates::CandidatePosterior;
 use crate::gp::time_varying::TimeVaryingError;
 use crate::gp::Prediction;
@@ -82,6 +85,24 @@ pub enum Competitors {
         /// The slope (per unit of x) below which a point counts as stationary.
         slope_tolerance: f64,
     },
+    /// [`Competitors::Grid`] without its best point beyond the bandwidth: the stationary
+    /// points only, the paper's procedure (L-BFGS from many starts, which stops on flat
+    /// stretches as on maxima) emulated on the grid without our addition; see
+    /// [`grid_stationary_competitors`].
+    Stationary {
+        /// Optima closer than this (in units of the unit interval) are one.
+        bandwidth: f64,
+        /// The slope (per unit of x) below which a point counts as stationary.
+        slope_tolerance: f64,
+    },
+    /// The UCB's strict local maxima on a grid of the candidates evenly spaced on [0, 1],
+    /// merged within a bandwidth of one another and of the chosen point: the paper's
+    /// competitor set read literally (a gradient ascent run to a maximum from every start);
+    /// see [`grid_local_maxima_competitors`].
+    LocalMaxima {
+        /// Maxima closer than this (in units of the unit interval) are one.
+        bandwidth: f64,
+    },
 }
 
 impl Competitors {
@@ -91,6 +112,16 @@ impl Competitors {
         bandwidth: 0.2,
         slope_tolerance: 1e-4,
     };
+
+    /// [`Competitors::PAPER_GRID`]'s stationary points without our addition.
+    pub const PAPER_STATIONARY: Competitors = Competitors::Stationary {
+        bandwidth: 0.2,
+        slope_tolerance: 1e-4,
+    };
+
+    /// The paper's competitor set read literally: the local maxima, merged within its
+    /// bandwidth 0.2.
+    pub const PAPER_MAXIMA: Competitors = Competitors::LocalMaxima { bandwidth: 0.2 };
 }
 
 /// A controller's settings.
@@ -223,12 +254,17 @@ impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Rng> CandidateController<R, S, G> {
             Competitors::Grid {
                 bandwidth,
                 slope_tolerance,
+            }
+            | Competitors::Stationary {
+                bandwidth,
+                slope_tolerance,
             } => {
                 bandwidth.is_finite()
                     && bandwidth >= 0.0
                     && slope_tolerance.is_finite()
                     && slope_tolerance >= 0.0
             }
+            Competitors::LocalMaxima { bandwidth } => bandwidth.is_finite() && bandwidth >= 0.0,
         };
         if !settings.beta.valid()
             || !chooser_ok
@@ -315,33 +351,54 @@ impl<R: Real, S: AsRef<[R]> + AsMut<[R]>, G: Rng> CandidateController<R, S, G> {
             argmax(m, |i| acquire.value(predict(i))).ok_or(FeedbackError::NoCandidate)?;
         let chosen = predict(candidate);
         let ucb = Acquire::Ucb { width };
-        let query = match self.settings.competitors {
-            Competitors::All => self.settings.rule.decide(
+        // The competitors: every other candidate, or the UCB's optima written into `optima`.
+        let ucb_at = |i: usize| ucb.value(predict(i));
+        let mut optima = [0usize; MAX_COMPETITORS];
+        let found = match self.settings.competitors {
+            Competitors::All => None,
+            Competitors::Grid {
+                bandwidth,
+                slope_tolerance,
+            } => Some(grid_competitors(
+                m,
+                ucb_at,
+                candidate,
+                R::from_f64(slope_tolerance),
+                R::from_f64(bandwidth),
+                &mut optima,
+            )),
+            Competitors::Stationary {
+                bandwidth,
+                slope_tolerance,
+            } => Some(grid_stationary_competitors(
+                m,
+                ucb_at,
+                candidate,
+                R::from_f64(slope_tolerance),
+                R::from_f64(bandwidth),
+                &mut optima,
+            )),
+            Competitors::LocalMaxima { bandwidth } => Some(grid_local_maxima_competitors(
+                m,
+                ucb_at,
+                candidate,
+                R::from_f64(bandwidth),
+                &mut optima,
+            )),
+        };
+        let query = match found {
+            None => self.settings.rule.decide(
                 chosen,
                 (0..m).filter(|&i| i != candidate).map(predict),
                 width,
                 &mut self.rng,
             ),
-            Competitors::Grid {
-                bandwidth,
-                slope_tolerance,
-            } => {
-                let mut optima = [0usize; MAX_COMPETITORS];
-                let k = grid_competitors(
-                    m,
-                    |i| ucb.value(predict(i)),
-                    candidate,
-                    R::from_f64(slope_tolerance),
-                    R::from_f64(bandwidth),
-                    &mut optima,
-                );
-                self.settings.rule.decide(
-                    chosen,
-                    optima[..k].iter().map(|&i| predict(i)),
-                    width,
-                    &mut self.rng,
-                )
-            }
+            Some(k) => self.settings.rule.decide(
+                chosen,
+                optima[..k].iter().map(|&i| predict(i)),
+                width,
+                &mut self.rng,
+            ),
         };
         let mut query = query;
         let over_budget = match self.price {

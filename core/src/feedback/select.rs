@@ -154,6 +154,33 @@ pub fn grid_competitors<R: Real>(
     bandwidth: R,
     out: &mut [usize],
 ) -> usize {
+    competitors_among_stationary(n, value, chosen, slope_tolerance, bandwidth, true, out)
+}
+
+/// [`grid_competitors`] without its first, unconditional competitor: only stationary points
+/// compete (where a gradient ascent started there would stop, the paper's procedure of
+/// L-BFGS from many starts emulated on the grid), so a UCB that rises to one mode with no
+/// flat stretch leaves the test without competitors.
+pub fn grid_stationary_competitors<R: Real>(
+    n: usize,
+    value: impl Fn(usize) -> R,
+    chosen: usize,
+    slope_tolerance: R,
+    bandwidth: R,
+    out: &mut [usize],
+) -> usize {
+    competitors_among_stationary(n, value, chosen, slope_tolerance, bandwidth, false, out)
+}
+
+fn competitors_among_stationary<R: Real>(
+    n: usize,
+    value: impl Fn(usize) -> R,
+    chosen: usize,
+    slope_tolerance: R,
+    bandwidth: R,
+    best_far_first: bool,
+    out: &mut [usize],
+) -> usize {
     if n < 2 {
         return 0;
     }
@@ -172,12 +199,14 @@ pub fn grid_competitors<R: Real>(
     let mut count = 0;
     while count < out.len() {
         let mut best: Option<(usize, R)> = None;
+        let any_point = best_far_first && count == 0;
         for i in 0..n {
             if !far(i, chosen) || out[..count].iter().any(|&j| !far(i, j)) {
                 continue;
             }
             let v = value(i);
-            if v.is_nan() || best.is_some_and(|(_, b)| v <= b) || (count > 0 && !stationary(i, v)) {
+            if v.is_nan() || best.is_some_and(|(_, b)| v <= b) || (!any_point && !stationary(i, v))
+            {
                 continue;
             }
             best = Some((i, v));
@@ -189,6 +218,49 @@ pub fn grid_competitors<R: Real>(
         count += 1;
     }
     count
+}
+
+/// The confidence test's competitors as paper 003 writes them (App. E.1, E.3): the local
+/// maxima of `value` on a 1-D grid of `n` points evenly spaced on [0, 1]
+/// ([`grid_local_maxima`]), merged highest first as [`box_ucb_optima`] merges its optima (a
+/// greedy stand-in for mean-shift with that bandwidth): a maximum within `bandwidth` of
+/// `chosen` or of a higher one already kept is dropped. Unlike [`grid_competitors`], a point
+/// that is not a local maximum never competes, so a UCB with one mode leaves the test without
+/// competitors. Writes up to `out.len()` indices, highest first; returns how many.
+/// O(n + out.len()²).
+pub fn grid_local_maxima_competitors<R: Real>(
+    n: usize,
+    value: impl Fn(usize) -> R,
+    chosen: usize,
+    bandwidth: R,
+    out: &mut [usize],
+) -> usize {
+    if n < 2 {
+        return 0;
+    }
+    let found = grid_local_maxima(n, &value, out);
+    // Highest first (insertion sort: a handful of maxima).
+    for i in 1..found {
+        let mut j = i;
+        while j > 0 && value(out[j]) > value(out[j - 1]) {
+            out.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+    let spacing = R::ONE / R::from_usize(n - 1);
+    let far = |i: usize, j: usize| {
+        let d = (R::from_usize(i) - R::from_usize(j)) * spacing;
+        d > bandwidth || -d > bandwidth
+    };
+    let mut kept = 0;
+    for k in 0..found {
+        let i = out[k];
+        if far(i, chosen) && out[..kept].iter().all(|&j| far(i, j)) {
+            out[kept] = i;
+            kept += 1;
+        }
+    }
+    kept
 }
 
 /// One local optimum of the UCB over the unit box.
@@ -267,4 +339,70 @@ where
         }
     }
     count
+}
+
+/// The chosen point and the confidence test's competitors over the unit box in our reading (as
+/// [`grid_competitors`] on a grid, the `ce` rows of paper 003's study): the optima of
+/// [`box_ucb_optima`] (`out[0]` is TV-GP-UCB's choice), and where the UCB at some start
+/// farther than `bandwidth` from the choice is higher than every optimum that far, that start
+/// competes first and the optima within `bandwidth` of it merge into it. Without it a UCB
+/// with a single mode leaves the test with no competitor and the rule stops paying for good
+/// (paper 003's study measures it: `docs/results/costly-feedback.md`). Writes up to
+/// `out.len()` points, the choice then the competitors; returns how many.
+pub fn box_competitors<R, const N: usize, const D: usize, S>(
+    gp: &crate::gp::time_varying::TimeVaryingGp<R, N, D, S>,
+    width: R,
+    starts: &[[R; D]],
+    config: &crate::optimize::QuasiNewtonConfig,
+    bandwidth: R,
+    out: &mut [BoxOptimum<R, D>],
+) -> usize
+where
+    R: Real,
+    S: AsRef<[R]> + AsMut<[R]>,
+{
+    use crate::gp::Posterior;
+    let count = box_ucb_optima(gp, width, starts, config, bandwidth, out);
+    if count == 0 || out.len() < 2 {
+        return count;
+    }
+    let far = |a: &[R; D], b: &[R; D]| {
+        (0..D).fold(R::ZERO, |s, l| s + (a[l] - b[l]).sq()) > bandwidth * bandwidth
+    };
+    let chosen = out[0].x;
+    let mut best: Option<BoxOptimum<R, D>> = None;
+    for start in starts.iter().filter(|s| far(s, &chosen)) {
+        let Ok(p) = Posterior::predict(gp, start) else {
+            continue;
+        };
+        let value = p.mean + width * p.variance.max(R::ZERO).sqrt();
+        if !value.is_nan() && best.is_none_or(|b| value > b.value) {
+            best = Some(BoxOptimum {
+                x: *start,
+                value,
+                prediction: p,
+            });
+        }
+    }
+    let Some(start) = best else {
+        return count;
+    };
+    // The optima are highest first: out[1] is the highest beyond the bandwidth.
+    if count > 1 && out[1].value >= start.value {
+        return count;
+    }
+    let mut kept = 1;
+    for i in 1..count {
+        if far(&out[i].x, &start.x) {
+            out[kept] = out[i];
+            kept += 1;
+        }
+    }
+    // Room for the start: when full, the lowest optimum gives way.
+    let total = (kept + 1).min(out.len());
+    for i in (2..total).rev() {
+        out[i] = out[i - 1];
+    }
+    out[1] = start;
+    total
 }
