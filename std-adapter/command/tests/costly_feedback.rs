@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use costbo_lab::feedback::study::{reproduce, FeedbackOptions, EPSILONS, KAPPAS, LENGTHSCALE, PS};
 use serde_json::Value;
 
-const METHODS: [&str; 13] = [
+const METHODS: [&str; 19] = [
     "tv-gp-ucb",
     "r-gp-ucb",
     "ber",
@@ -22,6 +22,12 @@ const METHODS: [&str; 13] = [
     "ucb1",
     "gp-ucb",
     "ce-gp-ucb",
+    "ce-stationary",
+    "ce-stationary-lcb-ucb",
+    "ce-maxima",
+    "ce-maxima-lcb-ucb",
+    "gp-ucb-rbf",
+    "ce-gp-ucb-rbf",
 ];
 const EXPERIMENTS: [&str; 4] = [
     "synthetic",
@@ -93,10 +99,11 @@ fn the_quick_study_writes_report_figure_and_json() {
     let again = reproduce(&options).unwrap();
     assert_eq!(written, &again.written);
     assert_eq!(outcome.verdicts, again.verdicts);
-    // The verdicts handed back are the report's: the three claims (the quick grid has no
-    // ε ≥ 0.01 row for Table A2's observation), each in it with its evidence.
+    // The verdicts handed back are the report's: the three claims, claim 3 also on the
+    // paper's fitted model (the quick grid has no ε ≥ 0.01 row for Table A2's observation and
+    // no κ = 0.99 for the LCB–UCB one), each in it with its evidence.
     let ids: Vec<&str> = outcome.verdicts.iter().map(|v| v.id.as_str()).collect();
-    assert_eq!(ids, ["003-1", "003-2", "003-3"]);
+    assert_eq!(ids, ["003-1", "003-2", "003-3", "003-3-rbf"]);
     for v in &outcome.verdicts {
         assert!(md.contains(&format!("**{}**: ", v.claim)), "{v}");
         assert!(md.contains(&v.evidence), "{v}");
@@ -156,6 +163,8 @@ fn the_committed_json_has_table_a2_in_full_and_its_counts_are_consistent() {
             let se = (500.0 * p * (1.0 - p) / 50.0f64).sqrt();
             assert!((q - 500.0 * p).abs() < 5.0 * se, "Ber({p}) at ε {eps}: {q}");
         }
+        synthetic(&rows, eps, "ce-stationary-lcb-ucb", None, None);
+        synthetic(&rows, eps, "ce-maxima-lcb-ucb", None, None);
         let mut last = 0.0;
         for k in KAPPAS {
             let q = synthetic(&rows, eps, "ce", Some(k), None)["queries_mean"]

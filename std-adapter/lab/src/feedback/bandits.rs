@@ -532,10 +532,53 @@ pub fn run_gp_trial(
     horizon: usize,
     seed: u64,
 ) -> Result<Trial, String> {
+    run_gp_trial_diagnosed(
+        curve,
+        learner,
+        epsilon,
+        BANDIT_PRIOR_VARIANCE,
+        horizon,
+        seed,
+    )
+    .map(|t| t.trial)
+}
+
+/// What made a GP learner pay: averages over the rounds where the confidence test fired and
+/// the round was paid, of the competitor with the smallest `p(x)` (the one that fired it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PaidRounds {
+    /// Rounds since that competitor was last measured (since round 0 if never).
+    pub rounds_unmeasured: f64,
+    /// Its posterior variance over the prior variance.
+    pub variance_over_prior: f64,
+    /// Its posterior mean's distance from the chosen arm's.
+    pub mean_gap: f64,
+}
+
+/// A trial of a GP learner with what made it pay.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GpTrial {
+    /// Regret and queries.
+    pub trial: Trial,
+    /// `None` when the confidence test never paid (Bernoulli learners, or no query).
+    pub paid_rounds: Option<PaidRounds>,
+}
+
+/// [`run_gp_trial`] with each arm's prior variance `prior_variance` (instead of
+/// [`BANDIT_PRIOR_VARIANCE`]), measuring what fired the confidence test in the paid rounds.
+/// The measurement reads the posterior only: the decisions are [`run_gp_trial`]'s.
+pub fn run_gp_trial_diagnosed(
+    curve: Curve,
+    learner: GpLearner,
+    epsilon: f64,
+    prior_variance: f64,
+    horizon: usize,
+    seed: u64,
+) -> Result<GpTrial, String> {
     use costbo_core::feedback::controller::{
         Beta, CandidateController, Chooser, Competitors, FeedbackSettings,
     };
-    use costbo_core::feedback::query::QueryRule;
+    use costbo_core::feedback::query::{ce_probability, QueryReason, QueryRule};
     use costbo_core::gp::candidates::CandidatePosterior;
     let rule = match learner {
         GpLearner::Bernoulli(p) => QueryRule::bernoulli(p),
@@ -545,7 +588,7 @@ pub fn run_gp_trial(
     let posterior = CandidatePosterior::new(
         vec![0.0; CandidatePosterior::<f64, Vec<f64>>::storage_len(ARMS)],
         ARMS,
-        |i, j| if i == j { BANDIT_PRIOR_VARIANCE } else { 0.0 },
+        |i, j| if i == j { prior_variance } else { 0.0 },
         BANDIT_PRIOR_MEAN,
         NOISE_VARIANCE,
         epsilon,
@@ -568,6 +611,8 @@ pub fn run_gp_trial(
         CandidateController::new(posterior, settings, learner_rng).map_err(|e| format!("{e}"))?;
     let sd = NOISE_VARIANCE.sqrt();
     let mut regret = 0.0;
+    let mut last_measured = [0usize; ARMS];
+    let (mut fired, mut unmeasured, mut ratio, mut gap) = (0usize, 0.0, 0.0, 0.0);
     for t in 0..horizon {
         let means = curve.means(t, horizon);
         let ask = controller.ask().map_err(|e| format!("round {t}: {e}"))?;
@@ -576,6 +621,23 @@ pub fn run_gp_trial(
         let _coin: f64 = uniform_open(&mut environment);
         let z: f64 = standard_normal::<f64, Platform>(&mut environment);
         if ask.query.pay {
+            if ask.query.reason == QueryReason::Confidence {
+                let post = controller.posterior();
+                let chosen = ask.prediction;
+                let trigger = (0..ARMS)
+                    .filter(|&a| a != ask.candidate)
+                    .filter_map(|a| post.predict(a).map(|p| (a, p)))
+                    .min_by(|x, y| {
+                        ce_probability(chosen, x.1).total_cmp(&ce_probability(chosen, y.1))
+                    });
+                if let Some((a, p)) = trigger {
+                    fired += 1;
+                    unmeasured += (t - last_measured[a]) as f64;
+                    ratio += p.variance / prior_variance;
+                    gap += (chosen.mean - p.mean).abs();
+                }
+            }
+            last_measured[ask.candidate] = t;
             controller
                 .tell(means[ask.candidate] + sd * z)
                 .map_err(|e| format!("round {t}: {e}"))?;
@@ -583,9 +645,17 @@ pub fn run_gp_trial(
             controller.skip().map_err(|e| format!("round {t}: {e}"))?;
         }
     }
-    Ok(Trial {
-        regret_per_round: regret / horizon.max(1) as f64,
-        cumulative_regret: regret,
-        queries: controller.paid() as usize,
+    let n = fired as f64;
+    Ok(GpTrial {
+        trial: Trial {
+            regret_per_round: regret / horizon.max(1) as f64,
+            cumulative_regret: regret,
+            queries: controller.paid() as usize,
+        },
+        paid_rounds: (fired > 0).then(|| PaidRounds {
+            rounds_unmeasured: unmeasured / n,
+            variance_over_prior: ratio / n,
+            mean_gap: gap / n,
+        }),
     })
 }

@@ -7,5 +7,6 @@
 pub mod bandits;
 pub mod study;
 pub mod synthetic;
+pub mod temporal;
 pub mod tuning;
 pub mod tuning_study;

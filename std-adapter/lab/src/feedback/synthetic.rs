@@ -45,6 +45,18 @@ pub enum Method {
     Confidence(f64),
     /// CE-GP-UCB with the LCB–UCB test ("@*").
     LcbUcb,
+    /// CE-GP-UCB at threshold κ against the paper's procedure without our addition: the
+    /// UCB's stationary points only ([`Competitors::PAPER_STATIONARY`]), where
+    /// [`Method::Confidence`] adds the UCB's best point beyond the bandwidth
+    /// ([`Competitors::PAPER_GRID`]).
+    ConfidenceStationary(f64),
+    /// The LCB–UCB test against the stationary points only.
+    LcbUcbStationary,
+    /// CE-GP-UCB at threshold κ against the paper's competitor set read literally: the UCB's
+    /// strict local maxima ([`Competitors::PAPER_MAXIMA`]).
+    ConfidenceMaxima(f64),
+    /// The LCB–UCB test against the strict local maxima.
+    LcbUcbMaxima,
     /// Probability of improvement (margin 0.01) with Bernoulli(p) feedback.
     PiBernoulli(f64),
     /// Expected improvement with Bernoulli(p) feedback.
@@ -60,6 +72,10 @@ impl Method {
             Method::Bernoulli(_) => "ber",
             Method::Confidence(_) => "ce",
             Method::LcbUcb => "ce-lcb-ucb",
+            Method::ConfidenceStationary(_) => "ce-stationary",
+            Method::LcbUcbStationary => "ce-stationary-lcb-ucb",
+            Method::ConfidenceMaxima(_) => "ce-maxima",
+            Method::LcbUcbMaxima => "ce-maxima-lcb-ucb",
             Method::PiBernoulli(_) => "pi-ber",
             Method::EiBernoulli(_) => "ei-ber",
         }
@@ -68,7 +84,9 @@ impl Method {
     /// κ, for the CE rows.
     pub fn kappa(&self) -> Option<f64> {
         match self {
-            Method::Confidence(k) => Some(*k),
+            Method::Confidence(k)
+            | Method::ConfidenceStationary(k)
+            | Method::ConfidenceMaxima(k) => Some(*k),
             _ => None,
         }
     }
@@ -89,6 +107,10 @@ impl Method {
             Method::Bernoulli(p) => format!("ber({p})"),
             Method::Confidence(k) => format!("ce@{k}"),
             Method::LcbUcb => "ce@*".into(),
+            Method::ConfidenceStationary(k) => format!("ce-stationary@{k}"),
+            Method::LcbUcbStationary => "ce-stationary@*".into(),
+            Method::ConfidenceMaxima(k) => format!("ce-maxima@{k}"),
+            Method::LcbUcbMaxima => "ce-maxima@*".into(),
             Method::PiBernoulli(p) => format!("pi-ber({p})"),
             Method::EiBernoulli(p) => format!("ei-ber({p})"),
         }
@@ -262,7 +284,15 @@ pub fn run_trial(
             Chooser::Ucb,
             None,
         ),
-        Method::LcbUcb => (epsilon, QueryRule::lcb_ucb(), Chooser::Ucb, None),
+        Method::LcbUcb | Method::LcbUcbStationary | Method::LcbUcbMaxima => {
+            (epsilon, QueryRule::lcb_ucb(), Chooser::Ucb, None)
+        }
+        Method::ConfidenceStationary(k) | Method::ConfidenceMaxima(k) => (
+            epsilon,
+            QueryRule::confidence(k).map_err(|e| format!("κ {k}: {e}"))?,
+            Chooser::Ucb,
+            None,
+        ),
         Method::PiBernoulli(p) => (epsilon, bernoulli(p)?, Chooser::Pi(0.01), None),
         Method::EiBernoulli(p) => (epsilon, bernoulli(p)?, Chooser::Ei, None),
     };
@@ -279,7 +309,13 @@ pub fn run_trial(
         beta: SYNTHETIC_BETA,
         chooser,
         rule,
-        competitors: Competitors::PAPER_GRID,
+        competitors: match method {
+            Method::ConfidenceStationary(_) | Method::LcbUcbStationary => {
+                Competitors::PAPER_STATIONARY
+            }
+            Method::ConfidenceMaxima(_) | Method::LcbUcbMaxima => Competitors::PAPER_MAXIMA,
+            _ => Competitors::PAPER_GRID,
+        },
         reset_every,
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
