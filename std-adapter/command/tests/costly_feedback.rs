@@ -36,11 +36,22 @@ const EXPERIMENTS: [&str; 4] = [
     "bandit-piecewise",
 ];
 
+/// The sensitivity variants' experiments: one unstated setting changed each.
+const SENSITIVITY: [&str; 6] = [
+    "sensitivity-lengthscale-half",
+    "sensitivity-lengthscale-double",
+    "sensitivity-beta-0.4",
+    "sensitivity-beta-1.6",
+    "sensitivity-period-half",
+    "sensitivity-period-double",
+];
+
 fn check_schema(rows: &[Value]) {
     for r in rows {
         let o = r.as_object().expect("row is an object");
+        let experiment = o["experiment"].as_str().unwrap();
         assert!(
-            EXPERIMENTS.contains(&o["experiment"].as_str().unwrap()),
+            EXPERIMENTS.contains(&experiment) || SENSITIVITY.contains(&experiment),
             "{r}"
         );
         assert!(METHODS.contains(&o["method"].as_str().unwrap()), "{r}");
@@ -58,8 +69,8 @@ fn check_schema(rows: &[Value]) {
             assert!(v.is_finite() && v >= 0.0, "{k} in {r}");
         }
     }
-    for e in EXPERIMENTS {
-        assert!(rows.iter().any(|r| r["experiment"] == e), "no {e} rows");
+    for e in EXPERIMENTS.iter().chain(&SENSITIVITY) {
+        assert!(rows.iter().any(|r| r["experiment"] == *e), "no {e} rows");
     }
 }
 
@@ -162,6 +173,30 @@ fn the_committed_json_has_table_a2_in_full_and_its_counts_are_consistent() {
                 .unwrap();
             let se = (500.0 * p * (1.0 - p) / 50.0f64).sqrt();
             assert!((q - 500.0 * p).abs() < 5.0 * se, "Ber({p}) at ε {eps}: {q}");
+        }
+        // Every variant has its rows at every ε: a changed period R-GP-UCB's alone (it pays
+        // every round), a changed lengthscale or β the rows the verdicts read.
+        for variant in SENSITIVITY {
+            let of = |method: &str| {
+                rows.iter()
+                    .filter(|r| {
+                        r["experiment"] == variant
+                            && r["method"] == method
+                            && r["epsilon"].as_f64() == Some(eps)
+                    })
+                    .count()
+            };
+            assert_eq!(of("r-gp-ucb"), 1, "{variant} ε {eps}");
+            let (full, ber, ce) = (of("tv-gp-ucb"), of("ber"), of("ce"));
+            if variant.starts_with("sensitivity-period") {
+                assert_eq!((full, ber, ce), (0, 0, 0), "{variant} ε {eps}");
+            } else {
+                assert_eq!(
+                    (full, ber, ce),
+                    (1, PS.len(), KAPPAS.len()),
+                    "{variant} ε {eps}"
+                );
+            }
         }
         synthetic(&rows, eps, "ce-stationary-lcb-ucb", None, None);
         synthetic(&rows, eps, "ce-maxima-lcb-ucb", None, None);

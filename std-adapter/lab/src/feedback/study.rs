@@ -15,12 +15,13 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use super::bandits::{self, Baseline, Curve as BanditCurve, GpLearner, TrialConfig};
-use super::synthetic::{reset_period, run_trial, Grid, Method};
+use super::synthetic::{reset_period, run_trial_with_beta, Grid, Method};
 use super::temporal;
 use crate::experiment::write_atomic;
 use crate::plot::{Curve, Figure, Panel};
 use crate::sealed;
 use crate::study::{Outcome, Request, Setting, Status, Study, Verdict};
+use costbo_core::feedback::controller::Beta;
 use costbo_core::feedback::query::QueryRule;
 
 /// The forgetting rates of Table A2.
@@ -600,16 +601,34 @@ pub fn reproduce_shard(
         "synthetic-m{}-t{}-l{}",
         grid_spec.points, grid_spec.rounds, options.lengthscale
     ));
-    let grid = Grid::new(grid_spec.points, options.lengthscale)?;
-    let jobs: Vec<(f64, usize)> = grid_spec
-        .epsilons
+    // One grid per lengthscale: the study's and its changed settings'.
+    let mut grids: Vec<(f64, Grid)> = Vec::new();
+    for v in SettingChange::ALL {
+        let l = v.lengthscale(options.lengthscale);
+        if !grids.iter().any(|g| g.0 == l) {
+            grids.push((l, Grid::new(grid_spec.points, l)?));
+        }
+    }
+    let grid_of = |v: &SettingChange| {
+        let l = v.lengthscale(options.lengthscale);
+        grids.iter().find(|g| g.0 == l).map(|g| &g.1)
+    };
+    // The study's trials first, then its changed settings', in a fixed order that the
+    // shards split.
+    let jobs: Vec<(SettingChange, f64, usize)> = SettingChange::ALL
         .iter()
-        .flat_map(|&e| (0..options.trials).map(move |k| (e, k)))
+        .flat_map(|&v| {
+            grid_spec
+                .epsilons
+                .iter()
+                .flat_map(move |&e| (0..options.trials).map(move |k| (v, e, k)))
+        })
         .enumerate()
-        .filter(|&(i, (e, k))| {
+        .filter(|&(i, (v, e, k))| {
+            let methods = v.methods(&grid_spec);
             shard.owns(i)
-                && sealed::pending(&trial_path(&dir, e, k), |t| {
-                    parse_trial(t, &grid_spec.methods)
+                && sealed::pending(&trial_path(&v.dir(&dir), e, k), |t| {
+                    parse_trial(t, &methods)
                 })
         })
         .map(|(_, job)| job)
@@ -618,23 +637,39 @@ pub fn reproduce_shard(
         let failures = Mutex::new(Vec::new());
         let done = AtomicUsize::new(0);
         let start = std::time::Instant::now();
-        crate::pool::for_each(&jobs, options.jobs, TRIAL_STACK, |_, &(epsilon, trial)| {
-            let result = run_synthetic_trial(&grid, &grid_spec, epsilon, trial, &dir);
-            if let Err(e) = result {
-                failures
-                    .lock()
-                    .map(|mut f| f.push(format!("ε {epsilon} trial {trial}: {e}")))
-                    .ok();
-            }
-            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            if options.progress {
-                errln!(
-                    "[{n}/{}] synthetic ε {epsilon} trial {trial} ({:.0} s)",
-                    jobs.len(),
-                    start.elapsed().as_secs_f64()
-                );
-            }
-        })?;
+        crate::pool::for_each(
+            &jobs,
+            options.jobs,
+            TRIAL_STACK,
+            |_, &(change, epsilon, trial)| {
+                let result = grid_of(&change)
+                    .ok_or_else(|| "no grid for the changed lengthscale".to_string())
+                    .and_then(|grid| {
+                        run_synthetic_trial(grid, &grid_spec, change, epsilon, trial, &dir)
+                    });
+                if let Err(e) = result {
+                    failures
+                        .lock()
+                        .map(|mut f| {
+                            f.push(format!("{} ε {epsilon} trial {trial}: {e}", change.name))
+                        })
+                        .ok();
+                }
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if options.progress {
+                    errln!(
+                        "[{n}/{}] synthetic{} ε {epsilon} trial {trial} ({:.0} s)",
+                        jobs.len(),
+                        if change.is_study() {
+                            String::new()
+                        } else {
+                            format!(" ({})", change.name)
+                        },
+                        start.elapsed().as_secs_f64()
+                    );
+                }
+            },
+        )?;
         let failures = failures.into_inner().unwrap_or_default();
         if !failures.is_empty() {
             return Err(failures.join("\n"));
@@ -644,6 +679,9 @@ pub fn reproduce_shard(
         return Ok(Outcome::default());
     }
     let mut rows = synthetic_rows(&grid_spec, &dir, options.trials);
+    for v in &SettingChange::ALL[1..] {
+        rows.extend(sensitivity_rows(&grid_spec, *v, &dir, options.trials));
+    }
     rows.extend(bandit_rows(bandit_trials(options.quick))?);
     write_outputs(options, &grid_spec, &rows)
 }
@@ -660,6 +698,7 @@ fn bandit_trials(quick: bool) -> usize {
 fn run_synthetic_trial(
     grid: &Grid,
     spec: &SyntheticGrid,
+    change: SettingChange,
     epsilon: f64,
     trial: usize,
     dir: &Path,
@@ -667,17 +706,312 @@ fn run_synthetic_trial(
     let seed = trial_seed(epsilon, trial);
     let f = grid.sequence(epsilon, spec.rounds, seed);
     let mut text = String::from("method,regret_per_round,queries\n");
-    for (i, &m) in spec.methods.iter().enumerate() {
-        let t = run_trial(
+    for m in change.methods(spec) {
+        // A method's noise and coins are seeded by its place in the study's list, whatever
+        // the setting changed, so a change moves only its own setting.
+        let i = spec.methods.iter().position(|x| *x == m).unwrap_or(0);
+        let t = run_trial_with_beta(
             grid,
             &f,
             epsilon,
-            concrete(m, epsilon),
+            change.concrete(m, epsilon),
             seed * 64 + i as u64,
+            change.beta(),
         )?;
         let _ = writeln!(text, "{},{},{}", key(m), t.regret_per_round, t.queries);
     }
-    sealed::write_sealed(&trial_path(dir, epsilon, trial), &text)
+    sealed::write_sealed(&trial_path(&change.dir(dir), epsilon, trial), &text)
+}
+
+/// A setting the paper does not state, changed alone from the study's: the lengthscale (of
+/// the functions and the model together), the scale of β_t, or R-GP-UCB's reset period.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct SettingChange {
+    /// The report's name of the change.
+    name: &'static str,
+    /// The directory's name under the study's (empty: the study itself).
+    slug: &'static str,
+    lengthscale_factor: f64,
+    /// β_t = this · ln(0.4t).
+    beta_scale: f64,
+    period_factor: f64,
+}
+
+impl SettingChange {
+    /// The study itself, then each change.
+    const ALL: [SettingChange; 7] = [
+        SettingChange::new("as run", "", 1.0, 0.8, 1.0),
+        SettingChange::new("lengthscale ×½", "lengthscale-half", 0.5, 0.8, 1.0),
+        SettingChange::new("lengthscale ×2", "lengthscale-double", 2.0, 0.8, 1.0),
+        SettingChange::new("β_t = 0.4·ln(0.4t)", "beta-0.4", 1.0, 0.4, 1.0),
+        SettingChange::new("β_t = 1.6·ln(0.4t)", "beta-1.6", 1.0, 1.6, 1.0),
+        SettingChange::new("R-GP-UCB period ×½", "period-half", 1.0, 0.8, 0.5),
+        SettingChange::new("R-GP-UCB period ×2", "period-double", 1.0, 0.8, 2.0),
+    ];
+
+    const fn new(
+        name: &'static str,
+        slug: &'static str,
+        lengthscale_factor: f64,
+        beta_scale: f64,
+        period_factor: f64,
+    ) -> Self {
+        SettingChange {
+            name,
+            slug,
+            lengthscale_factor,
+            beta_scale,
+            period_factor,
+        }
+    }
+
+    fn is_study(&self) -> bool {
+        self.slug.is_empty()
+    }
+
+    fn lengthscale(&self, study: f64) -> f64 {
+        study * self.lengthscale_factor
+    }
+
+    fn beta(&self) -> Beta<f64> {
+        Beta::Logarithmic {
+            scale: self.beta_scale,
+            rate: 0.4,
+        }
+    }
+
+    fn dir(&self, study: &Path) -> PathBuf {
+        if self.is_study() {
+            study.to_path_buf()
+        } else {
+            study.join(format!("sensitivity-{}", self.slug))
+        }
+    }
+
+    /// The methods a change runs: the study's all; a changed period only R-GP-UCB (nothing
+    /// else depends on it); a changed lengthscale or β the rows the verdicts read
+    /// (full feedback, R-GP-UCB, the Bernoulli and CE families).
+    fn methods(&self, spec: &SyntheticGrid) -> Vec<Method> {
+        spec.methods
+            .iter()
+            .copied()
+            .filter(|m| {
+                self.is_study()
+                    || match m {
+                        Method::RGpUcb { .. } => true,
+                        Method::TvGpUcb | Method::Bernoulli(_) | Method::Confidence(_) => {
+                            self.period_factor == 1.0
+                        }
+                        _ => false,
+                    }
+            })
+            .collect()
+    }
+
+    /// `method` with its ε-dependent setting filled in (R-GP-UCB's period, scaled).
+    fn concrete(&self, method: Method, epsilon: f64) -> Method {
+        match concrete(method, epsilon) {
+            Method::RGpUcb { period } if self.period_factor != 1.0 => Method::RGpUcb {
+                period: ((f64::from(period) * self.period_factor).round() as u32).max(1),
+            },
+            m => m,
+        }
+    }
+}
+
+/// How the verdicts on Table A2 move when one unstated setting changes: each change's rows
+/// (the study's where the change runs no row of its own) judged by the same rules.
+fn sensitivity_section(spec: &SyntheticGrid, rows: &[Row]) -> String {
+    let mut md = String::new();
+    if !rows
+        .iter()
+        .any(|r| r.experiment.starts_with("sensitivity-"))
+    {
+        return md;
+    }
+    let trials = rows
+        .iter()
+        .find(|r| r.experiment.starts_with("sensitivity-"))
+        .map_or(0, |r| r.trials);
+    let _ = writeln!(
+        md,
+        "## Sensitivity to the settings the paper does not state\n"
+    );
+    let _ = writeln!(
+        md,
+        "Each row changes one setting of the study and keeps the rest; the functions, noise \
+         and coins are the study's (a changed lengthscale draws the functions from that \
+         kernel and gives the model the same). {trials} trials per ε. The lengthscale and β \
+         were chosen to match the paper's full-feedback row, and R-GP-UCB's period is a guess \
+         (see the Setting). Full feedback and R-GP-UCB: R_T/T at ε = {} (the paper: {} and \
+         {}). The verdicts are the rules of the section \"Verdicts on the claims\" applied to \
+         the changed setting's rows.\n",
+        spec.epsilons
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join(" / "),
+        paper_series("tv-gp-ucb", spec),
+        paper_series("r-gp-ucb", spec),
+    );
+    let _ = writeln!(
+        md,
+        "| change | full feedback R_T/T | R-GP-UCB R_T/T | claim 1 | claim 2 (fewer queries, regret change) | Table A2's observation |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|---|");
+    let mut tally: [Vec<String>; 3] = Default::default();
+    let mut r_gaps: Vec<(&str, f64)> = Vec::new();
+    for v in SettingChange::ALL {
+        let own = format!("sensitivity-{}", v.slug);
+        let mut change_rows: Vec<Row> = rows
+            .iter()
+            .filter(|r| !v.is_study() && r.experiment == own)
+            .cloned()
+            .map(|mut r| {
+                r.experiment = "synthetic".into();
+                r
+            })
+            .collect();
+        let has = |rs: &[Row], r: &Row| {
+            rs.iter()
+                .any(|x| x.epsilon == r.epsilon && row_key(x) == row_key(r))
+        };
+        let study: Vec<Row> = rows
+            .iter()
+            .filter(|r| r.experiment == "synthetic" && !has(&change_rows, r))
+            .cloned()
+            .collect();
+        if !v.is_study() && change_rows.is_empty() {
+            continue;
+        }
+        change_rows.extend(study);
+        let series = |label: &str| {
+            spec.epsilons
+                .iter()
+                .map(|&e| {
+                    find(&change_rows, e, label)
+                        .map_or("–".into(), |r| format!("{:.3}", r.regret_per_round_mean))
+                })
+                .collect::<Vec<String>>()
+                .join(" / ")
+        };
+        let judged = verdicts(spec, &change_rows);
+        let status = |id: &str| {
+            judged
+                .iter()
+                .find(|x| x.id == id)
+                .map_or("–".to_string(), word)
+        };
+        let claim_2 = match (
+            find(&change_rows, 0.05, "ce@0.9"),
+            find(&change_rows, 0.05, "tv-gp-ucb"),
+        ) {
+            (Some(ce), Some(full)) => format!(
+                "{} ({:.1} %, {:+.1} %)",
+                status("003-2"),
+                100.0 * (1.0 - ce.queries_mean / full.queries_mean),
+                100.0 * (ce.regret_per_round_mean / full.regret_per_round_mean - 1.0)
+            ),
+            _ => status("003-2"),
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {claim_2} | {} |",
+            v.name,
+            series("tv-gp-ucb"),
+            series("r-gp-ucb"),
+            status(CLAIM_1),
+            status(OBSERVATION)
+        );
+        for (k, id) in [CLAIM_1, "003-2", OBSERVATION].iter().enumerate() {
+            tally[k].push(status(id));
+        }
+        // R-GP-UCB's mean relative gap to the paper's row.
+        let gaps: Vec<f64> = spec
+            .epsilons
+            .iter()
+            .filter_map(|&e| {
+                let ours = find(&change_rows, e, "r-gp-ucb")?.regret_per_round_mean;
+                let i = EPSILONS.iter().position(|x| *x == e)?;
+                let paper = paper_row("r-gp-ucb")?[i].0;
+                Some((ours / paper - 1.0).abs())
+            })
+            .collect();
+        if !gaps.is_empty() {
+            r_gaps.push((v.name, 100.0 * gaps.iter().sum::<f64>() / gaps.len() as f64));
+        }
+    }
+    md.push('\n');
+    let counts = |statuses: &[String]| {
+        let mut distinct: Vec<&String> = Vec::new();
+        for s in statuses {
+            if !distinct.contains(&s) {
+                distinct.push(s);
+            }
+        }
+        distinct
+            .iter()
+            .map(|d| format!("{d} in {}", statuses.iter().filter(|s| s == d).count()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let rows_judged = tally[0].len();
+    let _ = writeln!(
+        md,
+        "Over the {rows_judged} rows: claim 1 {}; claim 2 {}; Table A2's observation {}.",
+        counts(&tally[0]),
+        counts(&tally[1]),
+        counts(&tally[2])
+    );
+    if let (Some(study), Some(closest)) = (
+        r_gaps.first(),
+        r_gaps.iter().min_by(|a, b| a.1.total_cmp(&b.1)),
+    ) {
+        let _ = writeln!(
+            md,
+            "R-GP-UCB's regret is {:.0} % from the paper's on average over ε as run, and \
+             closest with \"{}\" ({:.0} %).",
+            study.1, closest.0, closest.1
+        );
+    }
+    md.push('\n');
+    md
+}
+
+/// The paper's R_T/T of `label` at the grid's ε, joined by " / ".
+fn paper_series(label: &str, spec: &SyntheticGrid) -> String {
+    spec.epsilons
+        .iter()
+        .map(|&e| {
+            EPSILONS
+                .iter()
+                .position(|x| *x == e)
+                .and_then(|i| paper_row(label).map(|p| format!("{:.3}", p[i].0)))
+                .unwrap_or_else(|| "–".into())
+        })
+        .collect::<Vec<_>>()
+        .join(" / ")
+}
+
+/// A changed setting's rows (its experiment `sensitivity-<slug>`): its own methods'.
+fn sensitivity_rows(
+    spec: &SyntheticGrid,
+    change: SettingChange,
+    dir: &Path,
+    trials: usize,
+) -> Vec<Row> {
+    let methods = change.methods(spec);
+    let sub = SyntheticGrid {
+        methods,
+        ..spec.clone()
+    };
+    synthetic_rows(&sub, &change.dir(dir), trials)
+        .into_iter()
+        .map(|mut r| {
+            r.experiment = format!("sensitivity-{}", change.slug);
+            r
+        })
+        .collect()
 }
 
 fn synthetic_rows(spec: &SyntheticGrid, dir: &Path, trials: usize) -> Vec<Row> {
@@ -969,6 +1303,7 @@ fn report(
         md.push('\n');
     }
     discussion(&mut md, spec, rows);
+    md.push_str(&sensitivity_section(spec, rows));
     let rel = figure
         .strip_prefix(options.report.parent().unwrap_or(Path::new(".")))
         .unwrap_or(figure);

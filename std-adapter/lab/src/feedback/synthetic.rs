@@ -264,13 +264,27 @@ pub const SYNTHETIC_BETA: Beta<f64> = Beta::Logarithmic {
 };
 
 /// Runs `method` on the functions `f` (`T × M`, from [`Grid::sequence`]) with forgetting rate
-/// `epsilon`; `seed` drives the method's noise and coins.
+/// `epsilon` and the study's β schedule [`SYNTHETIC_BETA`]; `seed` drives the method's noise
+/// and coins.
 pub fn run_trial(
     grid: &Grid,
     f: &[f64],
     epsilon: f64,
     method: Method,
     seed: u64,
+) -> Result<Trial, String> {
+    run_trial_with_beta(grid, f, epsilon, method, seed, SYNTHETIC_BETA)
+}
+
+/// [`run_trial`] with the exploration schedule `beta` (the study's sensitivity to the β the
+/// paper does not state).
+pub fn run_trial_with_beta(
+    grid: &Grid,
+    f: &[f64],
+    epsilon: f64,
+    method: Method,
+    seed: u64,
+    beta: Beta<f64>,
 ) -> Result<Trial, String> {
     let m = grid.len();
     let rounds = f.len() / m;
@@ -306,7 +320,7 @@ pub fn run_trial(
     )
     .map_err(|e| format!("posterior: {e}"))?;
     let settings = FeedbackSettings {
-        beta: SYNTHETIC_BETA,
+        beta,
         chooser,
         rule,
         competitors: match method {
