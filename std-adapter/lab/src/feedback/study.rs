@@ -1147,7 +1147,9 @@ fn trade_off_figure(spec: &SyntheticGrid, rows: &[Row]) -> Figure {
         ] {
             let mut pts: Vec<(f64, f64, f64)> = rows
                 .iter()
-                .filter(|r| r.epsilon == Some(epsilon) && r.method == name)
+                .filter(|r| {
+                    r.experiment == "synthetic" && r.epsilon == Some(epsilon) && r.method == name
+                })
                 .map(|r| {
                     (
                         r.queries_mean,
