@@ -36,7 +36,7 @@ const EXPERIMENTS: [&str; 4] = [
     "bandit-piecewise",
 ];
 
-/// The sensitivity variants' experiments: one unstated setting changed each.
+/// The experiments of the changed settings: one unstated setting changed in each.
 const SENSITIVITY: [&str; 6] = [
     "sensitivity-lengthscale-half",
     "sensitivity-lengthscale-double",
@@ -174,27 +174,27 @@ fn the_committed_json_has_table_a2_in_full_and_its_counts_are_consistent() {
             let se = (500.0 * p * (1.0 - p) / 50.0f64).sqrt();
             assert!((q - 500.0 * p).abs() < 5.0 * se, "Ber({p}) at ε {eps}: {q}");
         }
-        // Every variant has its rows at every ε: a changed period R-GP-UCB's alone (it pays
-        // every round), a changed lengthscale or β the rows the verdicts read.
-        for variant in SENSITIVITY {
+        // Every changed setting has its rows at every ε: a changed period R-GP-UCB's alone,
+        // a changed lengthscale or β the rows the verdicts read.
+        for change in SENSITIVITY {
             let of = |method: &str| {
                 rows.iter()
                     .filter(|r| {
-                        r["experiment"] == variant
+                        r["experiment"] == change
                             && r["method"] == method
                             && r["epsilon"].as_f64() == Some(eps)
                     })
                     .count()
             };
-            assert_eq!(of("r-gp-ucb"), 1, "{variant} ε {eps}");
-            let (full, ber, ce) = (of("tv-gp-ucb"), of("ber"), of("ce"));
-            if variant.starts_with("sensitivity-period") {
-                assert_eq!((full, ber, ce), (0, 0, 0), "{variant} ε {eps}");
+            assert_eq!(of("r-gp-ucb"), 1, "{change} ε {eps}");
+            let (full, ber, ce, lcb) = (of("tv-gp-ucb"), of("ber"), of("ce"), of("ce-lcb-ucb"));
+            if change.starts_with("sensitivity-period") {
+                assert_eq!((full, ber, ce, lcb), (0, 0, 0, 0), "{change} ε {eps}");
             } else {
                 assert_eq!(
-                    (full, ber, ce),
-                    (1, PS.len(), KAPPAS.len()),
-                    "{variant} ε {eps}"
+                    (full, ber, ce, lcb),
+                    (1, PS.len(), KAPPAS.len(), 1),
+                    "{change} ε {eps}"
                 );
             }
         }

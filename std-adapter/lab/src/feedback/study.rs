@@ -790,7 +790,7 @@ impl SettingChange {
 
     /// The methods a change runs: the study's all; a changed period only R-GP-UCB (nothing
     /// else depends on it); a changed lengthscale or β the rows the verdicts read
-    /// (full feedback, R-GP-UCB, the Bernoulli and CE families).
+    /// (full feedback, R-GP-UCB, the Bernoulli and CE families, LCB–UCB).
     fn methods(&self, spec: &SyntheticGrid) -> Vec<Method> {
         spec.methods
             .iter()
@@ -799,9 +799,10 @@ impl SettingChange {
                 self.is_study()
                     || match m {
                         Method::RGpUcb { .. } => true,
-                        Method::TvGpUcb | Method::Bernoulli(_) | Method::Confidence(_) => {
-                            self.period_factor == 1.0
-                        }
+                        Method::TvGpUcb
+                        | Method::Bernoulli(_)
+                        | Method::Confidence(_)
+                        | Method::LcbUcb => self.period_factor == 1.0,
                         _ => false,
                     }
             })
@@ -856,10 +857,10 @@ fn sensitivity_section(spec: &SyntheticGrid, rows: &[Row]) -> String {
     );
     let _ = writeln!(
         md,
-        "| change | full feedback R_T/T | R-GP-UCB R_T/T | claim 1 | claim 2 (fewer queries, regret change) | Table A2's observation |"
+        "| change | full feedback R_T/T | R-GP-UCB R_T/T | claim 1 | claim 2 (fewer queries, regret change) | Table A2's observation | LCB–UCB stricter than κ = 0.99 |"
     );
-    let _ = writeln!(md, "|---|---|---|---|---|---|");
-    let mut tally: [Vec<String>; 3] = Default::default();
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|");
+    let mut tally: [Vec<String>; 4] = Default::default();
     let mut r_gaps: Vec<(&str, f64)> = Vec::new();
     for v in SettingChange::ALL {
         let own = format!("sensitivity-{}", v.slug);
@@ -895,7 +896,10 @@ fn sensitivity_section(spec: &SyntheticGrid, rows: &[Row]) -> String {
                 .collect::<Vec<String>>()
                 .join(" / ")
         };
-        let judged = verdicts(spec, &change_rows);
+        let judged: Vec<Verdict> = verdicts(spec, &change_rows)
+            .into_iter()
+            .chain(lcb_ucb_verdict(spec, &change_rows))
+            .collect();
         let status = |id: &str| {
             judged
                 .iter()
@@ -916,14 +920,15 @@ fn sensitivity_section(spec: &SyntheticGrid, rows: &[Row]) -> String {
         };
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {claim_2} | {} |",
+            "| {} | {} | {} | {} | {claim_2} | {} | {} |",
             v.name,
             series("tv-gp-ucb"),
             series("r-gp-ucb"),
             status(CLAIM_1),
-            status(OBSERVATION)
+            status(OBSERVATION),
+            status(LCB_UCB)
         );
-        for (k, id) in [CLAIM_1, "003-2", OBSERVATION].iter().enumerate() {
+        for (k, id) in [CLAIM_1, "003-2", OBSERVATION, LCB_UCB].iter().enumerate() {
             tally[k].push(status(id));
         }
         // R-GP-UCB's mean relative gap to the paper's row.
@@ -958,10 +963,12 @@ fn sensitivity_section(spec: &SyntheticGrid, rows: &[Row]) -> String {
     let rows_judged = tally[0].len();
     let _ = writeln!(
         md,
-        "Over the {rows_judged} rows: claim 1 {}; claim 2 {}; Table A2's observation {}.",
+        "Over the {rows_judged} rows: claim 1 {}; claim 2 {}; Table A2's observation {}; \
+         LCB–UCB stricter than κ = 0.99 {}.",
         counts(&tally[0]),
         counts(&tally[1]),
-        counts(&tally[2])
+        counts(&tally[2]),
+        counts(&tally[3])
     );
     if let (Some(study), Some(closest)) = (
         r_gaps.first(),
@@ -1344,6 +1351,8 @@ fn word(v: &Verdict) -> String {
 
 /// Claim 1's identifier (its in-between word is *mostly*).
 const CLAIM_1: &str = "003-1";
+/// The LCB–UCB observation's identifier.
+const LCB_UCB: &str = "003-lcb";
 /// Table A2's observation's identifier (it is *reproduced* or not).
 const OBSERVATION: &str = "003-A2";
 
@@ -1683,7 +1692,7 @@ fn lcb_ucb_verdict(spec: &SyntheticGrid, rows: &[Row]) -> Option<Verdict> {
     }
     let n = cells.len();
     (n > 0).then(|| Verdict {
-        id: "003-lcb".into(),
+        id: LCB_UCB.into(),
         claim: "LCB–UCB is stricter than κ = 0.99 (App. D: the @* rule pays for more \
                 measurements than CE @0.99, as Table A2 shows at every ε)"
             .into(),
@@ -1907,6 +1916,7 @@ fn discussion(md: &mut String, spec: &SyntheticGrid, rows: &[Row]) {
         );
     }
     let _ = writeln!(md, "{}", competitor_comparison(spec, rows));
+    let _ = writeln!(md, "{}", lcb_ucb_closed_form(spec));
     let _ = writeln!(
         md,
         "- Full feedback pays T = {} times here; the paper's 499 suggests its first round was not \
@@ -1978,6 +1988,41 @@ fn discussion(md: &mut String, spec: &SyntheticGrid, rows: &[Row]) {
         );
     }
     md.push('\n');
+}
+
+/// Why LCB–UCB pays less or more than CE @0.99 under a β schedule, in closed form.
+fn lcb_ucb_closed_form(spec: &SyntheticGrid) -> String {
+    let z = costbo_core::special::normal_quantile(0.99f64);
+    // The first round t at which w_t = √(scale·ln(0.4t)) reaches `bound`.
+    let first = |scale: f64, bound: f64| ((bound * bound / scale).exp() / 0.4).ceil();
+    let t = spec.rounds as f64;
+    let width = |scale: f64| (scale * (0.4 * t).ln()).max(0.0).sqrt();
+    let schedule = |scale: f64| {
+        let (every, equal) = (first(scale, z), first(scale, z / 2f64.sqrt()));
+        let every = if every > t {
+            format!("never within T = {t:.0} (from round {every:.0})")
+        } else {
+            format!("from round {every:.0}")
+        };
+        format!(
+            "β_t = {scale}·ln(0.4t) (w up to {:.2} at T): stricter on every posterior {every}, \
+             and with equal variances from round {equal:.0}",
+            width(scale)
+        )
+    };
+    format!(
+        "- LCB–UCB against κ = 0.99, in closed form. For the chosen point t and a competitor \
+         x, LCB–UCB skips when Δμ ≥ w(σ_t + σ_x) (w = √β_t) and CE @κ when Δμ ≥ \
+         z_κ·√(σ_t² + σ_x²), z_0.99 = Φ⁻¹(0.99) = {z:.3}. Since √(σ_t² + σ_x²) ≤ σ_t + σ_x ≤ \
+         √2·√(σ_t² + σ_x²), LCB–UCB is the stricter on every posterior once w ≥ z_κ and on \
+         none while √2·w < z_κ (the paper's Lemma 8 threshold γ_t = Φ(√2·β_t^(1/2)) is where \
+         the two agree for equal variances). So whether \"LCB–UCB is stricter than κ = 0.99\" \
+         depends on β, which the paper does not state for this study: {}; {}. The verdict \
+         (ours, β_t = 0.8·ln(0.4t)) and its row under β_t = 1.6·ln(0.4t) in the sensitivity \
+         table are these two cases.",
+        schedule(0.8),
+        schedule(1.6)
+    )
 }
 
 /// The three readings of the paper's competitor set on Table A2: query counts at κ = 0.99 and
