@@ -9,7 +9,7 @@
 
 use core::convert::Infallible;
 
-use costbo_core::bandit::{Bandit, BanditError, EpsilonGreedy, Exp3S, Softmax, Ucb1};
+use costbo_core::bandit::{Bandit, BanditError, EpsilonGreedy, Exp3R, Exp3S, Softmax, Ucb1};
 use costbo_core::real::Real;
 use rand_core::TryRng;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
@@ -48,6 +48,136 @@ impl TryRng for Scripted {
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol
+}
+
+// ---------------------------------------------------------------------------------------------
+// EXP3.R
+
+#[test]
+fn exp3r_restarts_when_an_explored_arm_beats_the_trusted_one_by_the_threshold() {
+    // K = 2, γ = 1, H = 4, δ = e^{−1/2}: 2ε = 2·√(2·½/(2·1·4)) = 1/√2, ⌈γH/K⌉ = 2. With
+    // γ = 1 every draw explores and EXP3's distribution is uniform whatever the weights, so
+    // the trusted arm (largest probability, ties to the lower index) is arm 0 throughout.
+    let delta = (-0.5f64).exp();
+    let mut b = Exp3R::<f64, 2>::new(1.0, 4, delta).unwrap();
+    assert!(close(
+        b.threshold(),
+        2.0 * (2.0 * 0.5 / 8.0f64).sqrt(),
+        1e-15
+    ));
+    assert_eq!(b.needed(), 2);
+    // Each round takes two uniforms: the exploration coin (0.1 < γ) and the arm (below ½:
+    // arm 0). EXP3's update on raw weights with p = ½: w ← w·exp(γ x/(p K)) = w·eˣ.
+    let play = |b: &mut Exp3R<f64, 2>, rounds: &[(usize, f64)]| {
+        let mut uniforms = Vec::new();
+        for &(arm, _) in rounds {
+            uniforms.extend([0.1, if arm == 0 { 0.2 } else { 0.7 }]);
+        }
+        let mut rng = Scripted::new(&uniforms);
+        for &(arm, x) in rounds {
+            assert_eq!(b.choose(&mut rng), arm);
+            b.observe(arm, x).unwrap();
+        }
+    };
+    let normalised = |w: [f64; 2]| [w[0] / (w[0] + w[1]), w[1] / (w[0] + w[1])];
+    // Interval 1: arm 1's mean 1 beats arm 0's 0 by 1 ≥ 1/√2: restart, weights uniform.
+    play(&mut b, &[(0, 0.0), (0, 0.0), (1, 1.0), (1, 1.0)]);
+    assert_eq!(b.restarts(), 1);
+    assert_eq!(b.weights(), &[0.5, 0.5]);
+    // Interval 2: arm 0's mean 1, arm 1's 0: nothing beats the trusted arm, no restart;
+    // the weights are EXP3's, (e², 1) normalised.
+    play(&mut b, &[(0, 1.0), (0, 1.0), (1, 0.0), (1, 0.0)]);
+    assert_eq!(b.restarts(), 1);
+    let want = normalised([2f64.exp(), 1.0]);
+    for i in 0..2 {
+        assert!(close(b.weights()[i], want[i], 1e-15), "{:?}", b.weights());
+    }
+    // Interval 3: arm 1 beats arm 0 by 0.9, but arm 0 has one exploration reward, below the
+    // two the test needs: no test, no restart.
+    play(&mut b, &[(0, 0.1), (1, 1.0), (1, 1.0), (1, 1.0)]);
+    assert_eq!(b.restarts(), 1);
+    // Interval 4: a gap of 0.7 < 1/√2 does not fire; interval 5: 0.75 ≥ 1/√2 does.
+    play(&mut b, &[(0, 0.3), (0, 0.3), (1, 1.0), (1, 1.0)]);
+    assert_eq!(b.restarts(), 1);
+    play(&mut b, &[(0, 0.25), (0, 0.25), (1, 1.0), (1, 1.0)]);
+    assert_eq!(b.restarts(), 2);
+    assert_eq!(b.weights(), &[0.5, 0.5]);
+}
+
+#[test]
+fn exp3r_restarts_after_the_best_arm_switches_and_not_before() {
+    // Two Bernoulli-free arms with deterministic rewards: arm 0 pays 1 and arm 1 pays 0 for
+    // 2 000 rounds, then they swap. γ = 0.3, H = 100, δ = 0.05: 2ε = 2√(2 ln 20 / 60) ≈ 0.45.
+    let mut b = Exp3R::<f64, 2>::new(0.3, 100, 0.05).unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
+    for t in 0..4_000 {
+        let arm = b.choose(&mut rng);
+        let pays = if t < 2_000 { arm == 0 } else { arm == 1 };
+        b.observe(arm, if pays { 1.0 } else { 0.0 }).unwrap();
+        if t == 1_999 {
+            assert_eq!(b.restarts(), 0, "a restart before any switch");
+        }
+    }
+    assert!(b.restarts() >= 1, "no restart after the switch");
+    // After the restart EXP3 learns the new best arm.
+    let p = b.next_probabilities();
+    assert!(p[1] > 0.8, "{p:?}");
+}
+
+#[test]
+fn exp3r_defaults_put_the_threshold_beyond_unit_rewards_at_paper_003s_horizons() {
+    for horizon in [200usize, 2_000] {
+        let (gamma, interval, delta) = Exp3R::<f64, 3>::defaults(horizon).unwrap();
+        let t = horizon as f64;
+        assert!(close(gamma, (3.0 * 3f64.ln() * t.ln() / t).sqrt(), 1e-15));
+        assert_eq!(interval, (t * t.ln()).sqrt().ceil() as usize);
+        assert!(close(delta, (t.ln() / (3.0 * t)).sqrt(), 1e-15));
+        let b = Exp3R::<f64, 3>::new(gamma, interval, delta).unwrap();
+        assert!(b.threshold() > 1.0, "T = {horizon}: 2ε = {}", b.threshold());
+    }
+    assert_eq!(Exp3R::<f64, 3>::defaults(1), None);
+}
+
+#[test]
+fn exp3r_refuses_bad_settings_and_foreign_rewards_unchanged() {
+    assert_eq!(
+        Exp3R::<f64, 0>::new(0.1, 10, 0.1).err(),
+        Some(BanditError::NoArms)
+    );
+    assert_eq!(
+        Exp3R::<f64, 2>::new(0.0, 10, 0.1).err(),
+        Some(BanditError::Gamma)
+    );
+    assert_eq!(
+        Exp3R::<f64, 2>::new(f64::NAN, 10, 0.1).err(),
+        Some(BanditError::Gamma)
+    );
+    assert_eq!(
+        Exp3R::<f64, 3>::new(0.1, 2, 0.1).err(),
+        Some(BanditError::Interval)
+    );
+    assert_eq!(
+        Exp3R::<f64, 2>::new(0.1, 10, 1.0).err(),
+        Some(BanditError::Delta)
+    );
+    assert_eq!(
+        Exp3R::<f64, 2>::new(0.1, 10, f64::NAN).err(),
+        Some(BanditError::Delta)
+    );
+    let mut b = Exp3R::<f64, 2>::new(0.5, 4, 0.1).unwrap();
+    assert_eq!(b.observe(0, 0.5), Err(BanditError::NotChosen));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    let arm = b.choose(&mut rng);
+    let before = b;
+    assert_eq!(b.observe(1 - arm, 0.5), Err(BanditError::NotChosen));
+    assert_eq!(b.observe(arm, 1.5), Err(BanditError::OutsideUnitInterval));
+    assert_eq!(b.observe(arm, f64::NAN), Err(BanditError::NonFinite));
+    assert_eq!(
+        b.observe(7, 0.5),
+        Err(BanditError::ArmOutOfRange { arm: 7, arms: 2 })
+    );
+    assert_eq!(b, before);
+    b.observe(arm, 0.5).unwrap();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -537,4 +667,27 @@ fn f32_agrees_with_f64_on_a_fixed_sequence() {
         fixed_choices(Ucb1::<f32, 3>::new().unwrap(), n),
         fixed_choices(Ucb1::<f64, 3>::new().unwrap(), n)
     );
+    assert_eq!(
+        fixed_choices(Exp3R::<f32, 3>::new(0.5, 30, 0.1).unwrap(), n),
+        fixed_choices(Exp3R::<f64, 3>::new(0.5, 30, 0.1).unwrap(), n)
+    );
+    // EXP3.R where its test fires: the best arm alternates between 0 and 1 every 100 rounds
+    // (rewards 1 and 0, exact in both precisions), 2ε = 2√(3 ln 10 / 30) ≈ 0.96 < 1.
+    let (mut a, mut b) = (
+        Exp3R::<f32, 3>::new(0.5, 30, 0.1).unwrap(),
+        Exp3R::<f64, 3>::new(0.5, 30, 0.1).unwrap(),
+    );
+    let mut rng = (
+        Xoshiro256PlusPlus::seed_from_u64(42),
+        Xoshiro256PlusPlus::seed_from_u64(42),
+    );
+    let reward = |arm: usize, t: usize| if arm == (t / 100) % 2 { 1.0 } else { 0.0 };
+    for t in 0..2_000 {
+        let (i, j) = (a.choose(&mut rng.0), b.choose(&mut rng.1));
+        assert_eq!(i, j, "round {t}");
+        a.observe(i, reward(i, t) as f32).unwrap();
+        b.observe(j, reward(j, t)).unwrap();
+    }
+    assert!(b.restarts() > 0);
+    assert_eq!(a.restarts(), b.restarts());
 }

@@ -5,6 +5,8 @@
 //! One file per algorithm, all over a const-generic number of arms `K` (arrays, no heap):
 //! - [`exp3s::Exp3S`]: EXP3.S of Auer, Cesa-Bianchi, Freund & Schapire (2002), exponential
 //!   weights with importance-weighted rewards and weight sharing for a changing best arm;
+//! - [`exp3r::Exp3R`]: EXP3.R of Allesiardo & Féraud (2015), EXP3 restarted when a drift
+//!   test on its uniform exploration finds an arm better than the one it trusts;
 //! - [`epsilon_greedy::EpsilonGreedy`]: sample averages, a uniformly random arm with
 //!   probability ε;
 //! - [`softmax::Softmax`]: Boltzmann exploration over the sample averages with temperature τ;
@@ -30,11 +32,13 @@ use crate::random::uniform_open_23_bits;
 use crate::real::Real;
 
 pub mod epsilon_greedy;
+pub mod exp3r;
 pub mod exp3s;
 pub mod softmax;
 pub mod ucb1;
 
 pub use epsilon_greedy::EpsilonGreedy;
+pub use exp3r::Exp3R;
 pub use exp3s::Exp3S;
 pub use softmax::Softmax;
 pub use ucb1::Ucb1;
@@ -55,12 +59,16 @@ pub enum BanditError {
     NonFinite,
     /// A reward is outside `[0, 1]` for an algorithm whose update assumes it (EXP3.S, UCB1).
     OutsideUnitInterval,
-    /// EXP3.S was given a reward for an arm other than the one chosen this round, or with no
+    /// EXP3.S or EXP3.R was given a reward for an arm other than the one chosen this round, or with no
     /// round pending (no [`Bandit::choose`] since the last observation or skip): its
     /// importance weight `1/pᵢ` is only unbiased for the arm that was drawn.
     NotChosen,
-    /// EXP3.S's γ is not in `(0, 1]`.
+    /// EXP3.S's or EXP3.R's γ is not in `(0, 1]`.
     Gamma,
+    /// EXP3.R's interval is shorter than the number of arms.
+    Interval,
+    /// EXP3.R's δ is not in `(0, 1)`.
+    Delta,
     /// EXP3.S's α is negative or not finite.
     Alpha,
     /// ε-greedy's ε is not in `[0, 1]`.
@@ -84,7 +92,9 @@ impl core::fmt::Display for BanditError {
                 "exp3.s was given a reward for an arm other than the one chosen this round, or \
                  with no round pending",
             ),
-            Self::Gamma => f.write_str("exp3.s's gamma is not in (0, 1]"),
+            Self::Gamma => f.write_str("exp3.s's or exp3.r's gamma is not in (0, 1]"),
+            Self::Interval => f.write_str("exp3.r's interval is shorter than the number of arms"),
+            Self::Delta => f.write_str("exp3.r's delta is not in (0, 1)"),
             Self::Alpha => f.write_str("exp3.s's alpha is negative or not finite"),
             Self::Epsilon => f.write_str("epsilon-greedy's epsilon is not in [0, 1]"),
             Self::Temperature => f.write_str("softmax's temperature is not positive and finite"),

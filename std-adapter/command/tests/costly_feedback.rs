@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use costbo_lab::feedback::study::{reproduce, FeedbackOptions, EPSILONS, KAPPAS, LENGTHSCALE, PS};
 use serde_json::Value;
 
-const METHODS: [&str; 19] = [
+const METHODS: [&str; 20] = [
     "tv-gp-ucb",
     "r-gp-ucb",
     "ber",
@@ -20,6 +20,7 @@ const METHODS: [&str; 19] = [
     "epsilon-greedy",
     "softmax",
     "ucb1",
+    "exp3r",
     "gp-ucb",
     "ce-gp-ucb",
     "ce-stationary",

@@ -43,8 +43,9 @@
 //! | ε-greedy | ε = 0.1 | noisy, unclipped |
 //! | softmax | τ = 0.1 | noisy, unclipped |
 //! | UCB1 | none | clipped to `[0, 1]` |
+//! | EXP3.R | its authors' defaults for the `p·T` rounds observed ([`exp3r_parameters`]) | clipped to `[0, 1]` |
 
-use costbo_core::bandit::{Bandit, BanditError, EpsilonGreedy, Exp3S, Softmax, Ucb1};
+use costbo_core::bandit::{Bandit, BanditError, EpsilonGreedy, Exp3R, Exp3S, Softmax, Ucb1};
 use costbo_core::random::{standard_normal, uniform_open};
 use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -141,15 +142,20 @@ pub enum Baseline {
     Softmax,
     /// UCB1 (Auer et al. 2002).
     Ucb1,
+    /// EXP3.R (Allesiardo & Féraud 2015) with its authors' default parameters for the
+    /// rounds it observes ([`exp3r_parameters`]).
+    Exp3R,
 }
 
 impl Baseline {
-    /// The four baselines, in Table A1's order.
-    pub const ALL: [Baseline; 4] = [
+    /// Table A1's four baselines in its order, then EXP3.R (paper 003's Table A3 baseline,
+    /// which its notes say Table A1 calls EXP3.S).
+    pub const ALL: [Baseline; 5] = [
         Baseline::Exp3S,
         Baseline::EpsilonGreedy,
         Baseline::Softmax,
         Baseline::Ucb1,
+        Baseline::Exp3R,
     ];
 
     /// The baseline's name in tables and files.
@@ -159,14 +165,22 @@ impl Baseline {
             Baseline::EpsilonGreedy => "epsilon-greedy",
             Baseline::Softmax => "softmax",
             Baseline::Ucb1 => "ucb1",
+            Baseline::Exp3R => "exp3r",
         }
     }
 
-    /// True when the baseline is fed rewards clipped to `[0, 1]` (EXP3.S and UCB1, whose
-    /// updates assume that range).
+    /// True when the baseline is fed rewards clipped to `[0, 1]` (EXP3.S, EXP3.R and UCB1,
+    /// whose updates assume that range).
     pub fn clips_rewards(self) -> bool {
-        matches!(self, Baseline::Exp3S | Baseline::Ucb1)
+        matches!(self, Baseline::Exp3S | Baseline::Exp3R | Baseline::Ucb1)
     }
+}
+
+/// EXP3.R's `(γ, H, δ)`: its authors' defaults ([`Exp3R::defaults`]) for the rounds a trial
+/// expects to observe, `round(p·T)` (200 in the paper's setting, at least 2).
+pub fn exp3r_parameters(config: &TrialConfig) -> Option<(f64, usize, f64)> {
+    let observed = (config.horizon as f64 * config.feedback_probability).round() as usize;
+    Exp3R::<f64, ARMS>::defaults(observed.max(2))
 }
 
 /// The baselines' parameters (the paper does not state its own).
@@ -296,6 +310,10 @@ pub fn run_trial(config: &TrialConfig) -> Result<Trial, TrialError> {
         Baseline::EpsilonGreedy => play(EpsilonGreedy::<f64, ARMS>::new(q.epsilon)?, config),
         Baseline::Softmax => play(Softmax::<f64, ARMS>::new(q.temperature)?, config),
         Baseline::Ucb1 => play(Ucb1::<f64, ARMS>::new()?, config),
+        Baseline::Exp3R => {
+            let (gamma, interval, delta) = exp3r_parameters(config).ok_or(TrialError::Horizon)?;
+            play(Exp3R::<f64, ARMS>::new(gamma, interval, delta)?, config)
+        }
     }
 }
 
