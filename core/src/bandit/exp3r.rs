@@ -26,7 +26,10 @@
 
 use rand_core::Rng;
 
-use super::{check_arm, check_reward, sample_categorical, uniform_index, Bandit, BanditError};
+use super::{
+    check_arm, check_reward, exp3_probabilities, exp3_update, sample_categorical, uniform_index,
+    Bandit, BanditError,
+};
 use crate::random::uniform_open_23_bits;
 use crate::real::Real;
 
@@ -127,13 +130,7 @@ impl<R: Real, const K: usize> Exp3R<R, K> {
 
     /// EXP3's distribution from the current weights, `(1 − γ) wᵢ / Σw + γ/K`.
     pub fn next_probabilities(&self) -> [R; K] {
-        let sum = self.weights.iter().fold(R::ZERO, |s, &w| s + w);
-        let floor = self.gamma / R::from_usize(K);
-        let mut p = [R::ZERO; K];
-        for (pi, &w) in p.iter_mut().zip(&self.weights) {
-            *pi = (R::ONE - self.gamma) * (w / sum) + floor;
-        }
-        p
+        exp3_probabilities(&self.weights, self.gamma)
     }
 
     /// Ends the interval: the drift test when every arm has its exploration rewards, a
@@ -191,15 +188,14 @@ impl<R: Real, const K: usize> Bandit<R> for Exp3R<R, K> {
         if drawn != arm {
             return Err(BanditError::NotChosen);
         }
-        let k = R::from_usize(K);
-        let estimate = reward / self.probabilities[arm];
-        let mut next = self.weights;
-        next[arm] *= (self.gamma * estimate / k).exp();
-        let sum = next.iter().fold(R::ZERO, |s, &w| s + w);
-        for w in next.iter_mut() {
-            *w /= sum;
-        }
-        self.weights = next;
+        exp3_update(
+            &mut self.weights,
+            self.gamma,
+            R::ZERO,
+            arm,
+            self.probabilities[arm],
+            reward,
+        );
         if explore {
             self.sums[arm] += reward;
             self.counts[arm] += 1;

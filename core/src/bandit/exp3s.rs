@@ -21,7 +21,10 @@
 
 use rand_core::Rng;
 
-use super::{check_arm, check_reward, sample_categorical, Bandit, BanditError};
+use super::{
+    check_arm, check_reward, exp3_probabilities, exp3_update, sample_categorical, Bandit,
+    BanditError,
+};
 use crate::real::Real;
 
 /// EXP3.S over `K` arms (see the [module docs](self)).
@@ -86,13 +89,7 @@ impl<R: Real, const K: usize> Exp3S<R, K> {
     /// The probabilities the next [`choose`](Bandit::choose) will draw from, from the
     /// current weights: `(1 − γ) wᵢ / Σw + γ/K`.
     pub fn next_probabilities(&self) -> [R; K] {
-        let sum = self.weights.iter().fold(R::ZERO, |s, &w| s + w);
-        let floor = self.gamma / R::from_usize(K);
-        let mut p = [R::ZERO; K];
-        for (pi, &w) in p.iter_mut().zip(&self.weights) {
-            *pi = (R::ONE - self.gamma) * (w / sum) + floor;
-        }
-        p
+        exp3_probabilities(&self.weights, self.gamma)
     }
 
     /// The arm drawn this round and not yet observed or skipped.
@@ -123,27 +120,14 @@ impl<R: Real, const K: usize> Bandit<R> for Exp3S<R, K> {
         if self.pending != Some(arm) {
             return Err(BanditError::NotChosen);
         }
-        let k = R::from_usize(K);
-        // Σᵢ wᵢ(t) is 1 up to rounding; use the actual sum so the sharing term is exact.
-        let sum = self.weights.iter().fold(R::ZERO, |s, &w| s + w);
-        let share = R::from_f64(core::f64::consts::E) * self.alpha / k * sum;
-        let estimate = reward / self.probabilities[arm];
-        let mut next = self.weights;
-        for (j, w) in next.iter_mut().enumerate() {
-            let grown = if j == arm {
-                *w * (self.gamma * estimate / k).exp()
-            } else {
-                *w
-            };
-            *w = grown + share;
-        }
-        // The new sum is at least the old one (each factor is ≥ 1, the share ≥ 0), so it is
-        // positive and the division well defined.
-        let new_sum = next.iter().fold(R::ZERO, |s, &w| s + w);
-        for w in next.iter_mut() {
-            *w /= new_sum;
-        }
-        self.weights = next;
+        exp3_update(
+            &mut self.weights,
+            self.gamma,
+            self.alpha,
+            arm,
+            self.probabilities[arm],
+            reward,
+        );
         self.pending = None;
         Ok(())
     }

@@ -131,6 +131,51 @@ pub trait Bandit<R: Real> {
     }
 }
 
+/// EXP3's distribution `pᵢ = (1 − γ) wᵢ / Σw + γ/K` (EXP3.S and EXP3.R).
+pub(crate) fn exp3_probabilities<R: Real, const K: usize>(weights: &[R; K], gamma: R) -> [R; K] {
+    let sum = weights.iter().fold(R::ZERO, |s, &w| s + w);
+    let floor = gamma / R::from_usize(K);
+    let mut p = [R::ZERO; K];
+    for (pi, &w) in p.iter_mut().zip(weights) {
+        *pi = (R::ONE - gamma) * (w / sum) + floor;
+    }
+    p
+}
+
+/// EXP3's update of weights stored divided by their sum, after reward `x` of `arm` drawn
+/// with probability `p_arm`: `w_arm ← w_arm exp(γ x / (p_arm K))`, then every weight plus
+/// EXP3.S's share `(e α / K) Σw` (`α = 0`: EXP3, and EXP3.R), renormalised.
+pub(crate) fn exp3_update<R: Real, const K: usize>(
+    weights: &mut [R; K],
+    gamma: R,
+    alpha: R,
+    arm: usize,
+    p_arm: R,
+    reward: R,
+) {
+    let k = R::from_usize(K);
+    // Σᵢ wᵢ(t) is 1 up to rounding; use the actual sum so the sharing term is exact.
+    let sum = weights.iter().fold(R::ZERO, |s, &w| s + w);
+    let share = R::from_f64(core::f64::consts::E) * alpha / k * sum;
+    let estimate = reward / p_arm;
+    let mut next = *weights;
+    for (j, w) in next.iter_mut().enumerate() {
+        let grown = if j == arm {
+            *w * (gamma * estimate / k).exp()
+        } else {
+            *w
+        };
+        *w = grown + share;
+    }
+    // The new sum is at least the old one (each factor is ≥ 1, the share ≥ 0), so it is
+    // positive and the division well defined.
+    let new_sum = next.iter().fold(R::ZERO, |s, &w| s + w);
+    for w in next.iter_mut() {
+        *w /= new_sum;
+    }
+    *weights = next;
+}
+
 /// Refuses an arm index that is not below `K`.
 pub(crate) fn check_arm<const K: usize>(arm: usize) -> Result<(), BanditError> {
     if arm < K {
