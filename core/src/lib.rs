@@ -38,7 +38,7 @@
 //!     contexts pinned, Algorithm 2's bandit over arms and its baselines, and an ask/tell
 //!     controller.
 //! 13. Beside everything: `bandit` (feature `bandit-baselines`), the classical bandit
-//!     baselines of paper 003's bandit study (EXP3.S, ε-greedy, softmax, UCB1); `testfn`
+//!     baselines of paper 003's bandit study (EXP3.S, EXP3.R, ε-greedy, softmax, UCB1); `testfn`
 //!     (feature `test-functions`), benchmark functions for tests, the firmware suite and the
 //!     desktop objectives.
 //!
