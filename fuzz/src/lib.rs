@@ -137,20 +137,11 @@ fn with_every_entry(text: &[u8]) -> Vec<u8> {
         .into_bytes()
 }
 
-/// The experiment file `text` with its costs learned (no set has a cost).
+/// The experiment file `text` with its costs learned (no set has a cost) and a rule that
+/// learns them.
 fn with_learned_costs(text: &[u8]) -> Vec<u8> {
-    let mut out = String::new();
-    for line in String::from_utf8_lossy(text).lines() {
-        if line.starts_with("cost = ") {
-            continue;
-        }
-        out.push_str(line);
-        out.push('\n');
-        if line.starts_with("rule = ") {
-            out.push_str("costs = \"learned\"\n");
-        }
-    }
-    out.replacen("rule = \"etc-ada\"", "rule = \"unknown-cost\"", 1)
+    costbo_experiment::testing::with_learned_costs(&String::from_utf8_lossy(text))
+        .replacen("rule = \"etc-ada\"", "rule = \"unknown-cost\"", 1)
         .into_bytes()
 }
 

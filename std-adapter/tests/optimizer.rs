@@ -175,18 +175,7 @@ fn fitted(text: &str, every: usize) -> String {
 
 /// The experiment of `seven` with its costs learned: no set has a cost.
 fn learned(text: &str) -> String {
-    let mut out = String::new();
-    for line in text.lines() {
-        if line.starts_with("cost = ") {
-            continue;
-        }
-        out.push_str(line);
-        out.push('\n');
-        if line.starts_with("rule = ") {
-            out.push_str("costs = \"learned\"\n");
-        }
-    }
-    out
+    costbo_experiment::testing::with_learned_costs(text)
 }
 
 /// Runs 14 rounds of the experiment `text` (capacity 8), saves with a decision pending, and

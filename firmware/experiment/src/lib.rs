@@ -32,6 +32,9 @@
 extern crate std;
 
 #[cfg(feature = "std")]
+#[doc(hidden)]
+pub mod testing;
+#[cfg(feature = "std")]
 pub mod toml;
 
 use costbo_core::causal::{
@@ -1509,17 +1512,7 @@ mod file_entry_tests {
 
     #[test]
     fn a_device_refuses_learned_costs_and_a_desktop_accepts_them() {
-        let mut text = String::new();
-        for line in DEVICE.lines() {
-            if line.starts_with("cost = ") {
-                continue;
-            }
-            text.push_str(line);
-            text.push('\n');
-            if line.starts_with("rule = ") {
-                text.push_str("costs = \"learned\"\n");
-            }
-        }
+        let text = crate::testing::with_learned_costs(DEVICE);
         let spec = toml::parse(&text).unwrap();
         assert!(spec.learns_costs() && spec.cost::<f64>(0).is_none());
         let problem = spec.problem::<f64, 5, 7>().unwrap();
