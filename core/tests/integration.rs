@@ -12,6 +12,8 @@ mod bandit;
 mod botorch_gumbel;
 #[cfg(feature = "causal")]
 mod causal;
+#[cfg(all(feature = "causal", feature = "refit"))]
+mod causal_fitted;
 #[cfg(feature = "policy-random-search")]
 mod cost_model;
 #[cfg(all(feature = "all-policies", feature = "test-functions"))]

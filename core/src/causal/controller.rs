@@ -21,6 +21,8 @@ use super::arms::{Arm, ArmTable};
 use super::schedule::Schedule;
 use crate::acquisition::ucb::ascend_ucb;
 pub use crate::acquisition::ucb::UcbMaximum;
+#[cfg(feature = "refit")]
+use crate::gp::FitConfig;
 use crate::gp::{Gp, GpError, Prediction};
 use crate::ledger::Ledger;
 use crate::optimize::QuasiNewtonConfig;
@@ -62,6 +64,91 @@ pub enum ActionRule {
     Uniform,
 }
 
+/// How each arm's GP hyperparameters follow its data.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum ArmModel<R> {
+    /// The hyperparameters the GPs were built with, for the life of the controller (the
+    /// paper's analysis: known, fixed kernels).
+    #[default]
+    Fixed,
+    /// Each arm's hyperparameters fitted to its own data by MAP after its plays of the
+    /// schedule (feature `refit`, so that a device that never fits links no fitting code);
+    /// see [`ArmFit`].
+    #[cfg(feature = "refit")]
+    Fitted(ArmFit<R>),
+    #[doc(hidden)]
+    #[cfg(not(feature = "refit"))]
+    _Never(core::convert::Infallible, core::marker::PhantomData<R>),
+}
+
+/// A fitted per-arm model ([`ArmModel::Fitted`]).
+///
+/// After the arm's `n`-th play is told, when `n` is on the schedule, the arm's GP is fitted by
+/// MAP with BoTorch 0.9's default priors ([`FitConfig::map_learned_noise`]): ARD lengthscales,
+/// outputscale, constant mean and noise variance. The priors are placed on the arm's
+/// *standardised* problem, written in the target's and the inputs' own units: the outputscale
+/// and noise priors on `θ/s²` with `ȳ`, `s` the mean and standard deviation of the arm's
+/// outcomes, the constant mean within `ȳ ± 100 s`, each lengthscale's Gamma(3, 6) prior on
+/// `ℓ/w` with `w` the width of the input's box (as BoTorch's `Normalize` input transform and
+/// `Standardize` outcome transform would give). So the model is standardised per arm while its
+/// predictions stay in the target's units, and the arms' UCB values, which Algorithm 2
+/// averages and CaBO compares across arms, need no inverse map.
+///
+/// A fit starts from fixed values (GPyTorch's initial ones), not from the last fit, so it
+/// depends only on the arm's data: a controller rebuilt by replaying its rounds fits at the
+/// same plays to the same hyperparameters. A fit that fails (no positive definite kernel
+/// matrix anywhere it looked) leaves the model as it was.
+///
+/// Algorithm 2's `Ū` keeps the UCB values as they were decided, each under the model of its
+/// round, so after a refit it mixes models (`docs/notes/seed-004.md`'s pitfall 3): every value
+/// is in the target's units, and the weight of those from before the `k`-th refit falls as
+/// `1/n`. Recomputing them would need the posterior after every past play.
+///
+/// The schedule: plays `p₁ = every`, then `pₖ₊₁ = pₖ + max(every, ⌊pₖ / spacing⌋)`
+/// (`spacing = 0`: every `every` plays), from the second play on (one outcome has no spread
+/// to standardise by). With `every = 1` and `spacing = 2` an arm of 700 plays is fitted 15
+/// times (at 2, 3, 4, 6, 9, …, 316, 474 plays); a device whose GPs hold 64 observations can
+/// afford a fit every few plays.
+#[cfg(feature = "refit")]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ArmFit<R> {
+    /// The fewest plays of the arm between fits (at least 1).
+    pub every: u32,
+    /// Gaps grow to `⌊p / spacing⌋` plays after a fit at `p` plays; 0 keeps them at `every`.
+    pub spacing: u32,
+    /// The least noise variance a fit may choose, in the target's units squared (positive).
+    pub noise_floor: R,
+    /// Likelihood evaluations per fit (at least 1): each costs one `O(n³)` factorisation of
+    /// the arm's kernel matrix and its gradient, so this bounds what a fit costs a device.
+    pub evaluations: usize,
+}
+
+#[cfg(feature = "refit")]
+impl<R: Real> ArmFit<R> {
+    /// Whether the arm is fitted after its `plays`-th play (never before the second: one
+    /// outcome has no spread to standardise by).
+    pub fn due(&self, plays: u32) -> bool {
+        if self.every == 0 || plays < 2 {
+            return false;
+        }
+        if self.spacing == 0 {
+            return plays.is_multiple_of(self.every);
+        }
+        let mut p = self.every;
+        while p < plays {
+            p = p.saturating_add(self.every.max(p / self.spacing));
+        }
+        p == plays
+    }
+
+    fn valid(&self) -> bool {
+        self.every >= 1
+            && self.evaluations >= 1
+            && self.noise_floor.is_finite()
+            && self.noise_floor > R::ZERO
+    }
+}
+
 /// A controller's settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CausalSettings<R> {
@@ -69,6 +156,8 @@ pub struct CausalSettings<R> {
     pub arm_rule: ArmRule<R>,
     /// The action rule.
     pub action_rule: ActionRule,
+    /// How each arm's GP hyperparameters follow its data.
+    pub model: ArmModel<R>,
     /// β(n), `n` the play number of the arm this round (UCB width `√β`).
     pub beta: Schedule<R>,
     /// ρ(n), `n` the arm's plays so far (Algorithm 2's bonus `ρ/√n`).
@@ -85,6 +174,7 @@ impl<R: Real> CausalSettings<R> {
         CausalSettings {
             arm_rule: ArmRule::Algorithm2,
             action_rule: ActionRule::Ucb,
+            model: ArmModel::Fixed,
             beta,
             rho,
             starts: 8,
@@ -337,6 +427,7 @@ struct ArmState<R> {
     plays: u32,
     mean_ucb: R,
     mean_outcome: R,
+    fits: u32,
 }
 
 /// The controller (see the module docs): `A` arms, each with a GP of capacity `N` over `D`
@@ -381,7 +472,15 @@ where
             }
             _ => true,
         };
+        let model_ok = match settings.model {
+            ArmModel::Fixed => true,
+            #[cfg(feature = "refit")]
+            ArmModel::Fitted(fit) => fit.valid(),
+            #[cfg(not(feature = "refit"))]
+            ArmModel::_Never(never, _) => match never {},
+        };
         if !rule_ok
+            || !model_ok
             || !settings.beta.valid()
             || !settings.rho.valid()
             || settings.starts == 0
@@ -396,6 +495,7 @@ where
                 plays: 0,
                 mean_ucb: R::ZERO,
                 mean_outcome: R::ZERO,
+                fits: 0,
             }; A],
             settings,
             rng,
@@ -447,6 +547,11 @@ where
     /// Rounds closed so far.
     pub fn rounds(&self) -> u32 {
         self.closed
+    }
+
+    /// Times arm `arm`'s model was fitted ([`ArmModel::Fitted`]; 0 for an unknown arm).
+    pub fn fits(&self, arm: usize) -> u32 {
+        self.arm_state(arm).map_or(0, |s| s.fits)
     }
 
     /// Times arm `arm` was played (0 for an unknown arm).
@@ -569,7 +674,73 @@ where
         s.mean_outcome = s.mean_outcome + (y - s.mean_outcome) / n;
         self.closed += 1;
         self.open = None;
+        self.refit_if_due(arm);
         Ok(())
+    }
+
+    /// Fits arm `arm`'s model if the settings ask for it after its plays so far.
+    #[cfg_attr(not(feature = "refit"), allow(unused_variables))]
+    fn refit_if_due(&mut self, arm: usize) {
+        match self.settings.model {
+            ArmModel::Fixed => {}
+            #[cfg(feature = "refit")]
+            ArmModel::Fitted(fit) => {
+                if fit.due(self.state[arm].plays) {
+                    let config = self.fit_config(arm, &fit);
+                    if self.gps[arm].fit(&config).is_ok() {
+                        self.state[arm].fits += 1;
+                    }
+                }
+            }
+            #[cfg(not(feature = "refit"))]
+            ArmModel::_Never(never, _) => match never {},
+        }
+    }
+
+    /// [`FitConfig::map_learned_noise`] on arm `arm`'s outcomes, each lengthscale's bounds,
+    /// prior and start scaled by the width of its input's box; inputs the arm does not use
+    /// (and inputs of zero width) keep their lengthscale.
+    #[cfg(feature = "refit")]
+    fn fit_config(&self, arm: usize, fit: &ArmFit<R>) -> FitConfig<R, D> {
+        let gp = &self.gps[arm];
+        let a = self.arm(arm);
+        let current = gp.hyperparameters();
+        let mut config = FitConfig::map_learned_noise(gp.outputs(), fit.noise_floor);
+        config.evaluations_per_start = fit.evaluations;
+        for l in 0..D {
+            let w = a.upper()[l] - a.lower()[l];
+            let used = l < a.inputs() && w.is_finite() && w > R::ZERO;
+            let (lower, upper) = (
+                &mut config.lower.log_lengthscales[l],
+                &mut config.upper.log_lengthscales[l],
+            );
+            let start = config
+                .first_start
+                .as_mut()
+                .map(|h| &mut h.log_lengthscales[l]);
+            let prior = config.prior.as_mut().map(|p| &mut p.lengthscales[l]);
+            if used {
+                let shift = w.ln();
+                *lower += shift;
+                *upper += shift;
+                if let Some(t) = start {
+                    *t += shift;
+                }
+                if let Some(crate::gp::CoordinatePrior::Gamma { shift: s, .. }) = prior {
+                    *s = shift;
+                }
+            } else {
+                let t = current.log_lengthscales[l];
+                (*lower, *upper) = (t, t);
+                if let Some(st) = start {
+                    *st = t;
+                }
+                if let Some(p) = prior {
+                    *p = crate::gp::CoordinatePrior::Flat;
+                }
+            }
+        }
+        config
     }
 
     /// Replays a recorded round, as a device does from its journal after a power cut: the arm

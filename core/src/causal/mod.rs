@@ -14,17 +14,23 @@
 //!   uniform random) and the ask/tell [`CausalController`] with a
 //!   checked round protocol.
 //!
-//! Every arm's GP models the target in its own units (no per-arm standardisation), so the UCB
-//! values Algorithm 2 averages are comparable across arms (`docs/notes/seed-004.md`'s pitfall 2). Hyperparameters
-//! are fixed for the life of a controller, so the running averages never mix models (pitfall 3).
+//! Every arm's GP predicts the target in its own units, so the UCB values Algorithm 2 averages
+//! and CaBO compares are comparable across arms (`docs/notes/seed-004.md`'s pitfall 2). Its
+//! hyperparameters are either fixed for the life of the controller, so the running averages
+//! never mix models (pitfall 3), or fitted to the arm's own data on a schedule by MAP with
+//! priors on the arm's standardised outcomes and box-normalised inputs, written in the
+//! target's units ([`ArmModel`], [`ArmFit`]: why this and not an inverse map, and what it does
+//! to the running averages).
 
 pub mod arms;
 pub mod controller;
 pub mod schedule;
 
 pub use arms::{Arm, ArmTable, ArmTableError};
+#[cfg(feature = "refit")]
+pub use controller::ArmFit;
 pub use controller::{
-    maximize_ucb, ActionRule, ArmChoice, ArmReason, ArmRule, CausalAsk, CausalController,
+    maximize_ucb, ActionRule, ArmChoice, ArmModel, ArmReason, ArmRule, CausalAsk, CausalController,
     CausalError, CausalReplayError, CausalSettings, UcbMaximum,
 };
 pub use schedule::Schedule;
