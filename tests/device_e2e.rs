@@ -68,6 +68,19 @@ fn causal_controller_elf() -> PathBuf {
         .clone()
 }
 
+/// The contextual causal experiment with each arm's model fitted (every 4th play of the arm).
+fn causal_fitted_config() -> PathBuf {
+    root().join("firmware/experiments/causal-contexts-fitted.toml")
+}
+
+/// Builds the controller ELF of the fitted contextual causal experiment once (feature
+/// `fitted-model`).
+fn causal_fitted_controller_elf() -> PathBuf {
+    static ELF: OnceLock<PathBuf> = OnceLock::new();
+    ELF.get_or_init(|| build_controller(Some(&causal_fitted_config()), &["fitted-model"]))
+        .clone()
+}
+
 /// The plant-dosing experiment on a fitted model (refitted every 5 rounds).
 fn fitted_config() -> PathBuf {
     root().join("firmware/experiments/fitted-model.toml")
@@ -585,6 +598,42 @@ fn twenty_causal_rounds_in_qemu_measure_contexts_and_decide_as_the_host_does() {
     );
     println!(
         "{} rounds; {} arm choices and {} decisions identical",
+        report.rounds.len(),
+        report.contexts_checked,
+        report.decisions_checked
+    );
+}
+
+fn causal_fitted_options(port: u16, reconnect: bool) -> DeviceOptions {
+    DeviceOptions {
+        config: causal_fitted_config(),
+        ..costly_options(port, reconnect)
+    }
+}
+
+#[test]
+fn fitted_arms_in_qemu_decide_as_the_host_does_through_power_cuts() {
+    if skip() {
+        return;
+    }
+    // Every arm is fitted after its 4th and 8th plays: both cuts fall after some fits, so
+    // each boot refits while it replays its journal.
+    let CutRun { report, logs } = run_with_two_power_cuts(
+        &causal_fitted_controller_elf(),
+        "device-power-cut-causal-fitted",
+        causal_fitted_options,
+        "round 13: dose",
+        |_| "round 17: outcome".into(),
+    );
+    check_causal(&report);
+    let [_, log2, log3] = &logs;
+    let (r2, r3) = (replayed(log2), replayed(log3));
+    assert!(r2 >= 13, "boot 2 replayed {r2} records");
+    assert!(r3 >= 17 && r3 > r2, "boot 3 replayed {r3} records");
+    assert!(!log2.contains("cannot be replayed") && !log3.contains("cannot be replayed"));
+    println!(
+        "fitted arms: boot 2 replayed {r2}, boot 3 replayed {r3}; {} rounds, {} arm choices and \
+         {} decisions identical",
         report.rounds.len(),
         report.contexts_checked,
         report.decisions_checked

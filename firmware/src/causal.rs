@@ -23,7 +23,9 @@
 //! [`DECISIONS`] decisions with [`FINGERPRINT`].
 
 use costbo_core::causal::arms::{ArmTable, ArmTableError};
-use costbo_core::causal::controller::{CausalAsk, CausalController, CausalError, CausalSettings};
+use costbo_core::causal::controller::{
+    ArmModel, CausalAsk, CausalController, CausalError, CausalSettings,
+};
 use costbo_core::causal::schedule::Schedule;
 use costbo_core::gp::{Gp, GpError, WhenFull};
 use costbo_core::kernel::Kernel;
@@ -133,6 +135,12 @@ impl<S: AsRef<[f32]> + AsMut<[f32]>> Scenario<S> {
     /// The two arms over `factors` (each at least `tri_len(N)` elements), warmed up: each
     /// arm's GP holds 64 observations on the 8×8 grid.
     pub fn new(factors: [S; A]) -> Result<Self, RunError> {
+        Self::with_model(factors, ArmModel::Fixed)
+    }
+
+    /// [`new`](Self::new) with the arms' hyperparameters following `model` (the fingerprint
+    /// is [`new`](Self::new)'s; `bench_causal` counts what fitted arms cost a round).
+    pub fn with_model(factors: [S; A], model: ArmModel<f32>) -> Result<Self, RunError> {
         let mut table = ArmTable::<f32, A, D>::new();
         table
             .push(&[(0, 0.0, 1.0)], &[(C, 0.0, 1.0)])
@@ -158,6 +166,7 @@ impl<S: AsRef<[f32]> + AsMut<[f32]>> Scenario<S> {
         let settings = CausalSettings {
             starts: STARTS,
             ascent: ASCENT,
+            model,
             ..CausalSettings::algorithm2(Schedule::Constant(2.0), Schedule::Constant(1.0))
         };
         let controller = CausalController::new(

@@ -37,8 +37,10 @@ pub mod testing;
 #[cfg(feature = "std")]
 pub mod toml;
 
+#[cfg(feature = "refit")]
+use costbo_core::causal::ArmFit;
 use costbo_core::causal::{
-    ArmTable, ArmTableError, CausalController, CausalError, CausalSettings, Schedule,
+    ArmModel, ArmTable, ArmTableError, CausalController, CausalError, CausalSettings, Schedule,
 };
 use costbo_core::dist::{DistError, Distribution, TruncatedNormal, Uniform};
 use costbo_core::driver::{
@@ -283,6 +285,11 @@ pub const MAX_REFIT_EVERY: usize = 100_000;
 
 /// Most Adam steps per refit of `fit = "adam"`.
 pub const MAX_ADAM_STEPS: usize = 10_000;
+
+/// Most likelihood evaluations of one fit of a causal arm's model (`[model] fit = "map"` in a
+/// `[causal]` experiment): the quasi-Newton ascent stops earlier once it converges, so this
+/// bounds the worst case a device round can cost (`docs/embedded.md`).
+pub const CAUSAL_FIT_EVALUATIONS: usize = 100;
 
 /// One variable.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -539,6 +546,9 @@ pub enum SpecError {
     CausalSetting,
     /// An experiment cannot have both `[causal]` and `[measurement]`.
     CausalWithMeasurement,
+    /// A `[causal]` experiment's `[model] fit` is `"botorch"` or `"adam"` (papers 002's and
+    /// 001's fits of the dosing rules); its arms are fixed or fitted with `"map"`.
+    CausalFit,
     /// More arms in the spec than the const generic `A` holds (or more than 255).
     CausalArms {
         /// Arms in the spec.
@@ -689,6 +699,9 @@ impl core::fmt::Display for SpecError {
             Self::CausalWithMeasurement => {
                 f.write_str("an experiment cannot have both [causal] and [measurement]")
             }
+            Self::CausalFit => f.write_str(
+                "a [causal] experiment's arms are fitted with fit = \"map\" or not at all",
+            ),
             Self::CausalArms { spec, generic } => write!(
                 f,
                 "the spec has {spec} arms, more than the {generic} allowed"
@@ -895,6 +908,12 @@ impl<'a> Spec<'a> {
         if self.measurement.is_some() {
             return Err(SpecError::CausalWithMeasurement);
         }
+        if matches!(
+            self.model.fit,
+            FitSpec::Botorch { .. } | FitSpec::Adam { .. }
+        ) {
+            return Err(SpecError::CausalFit);
+        }
         if c.arms.is_empty() {
             return Err(SpecError::CausalNoArms);
         }
@@ -1046,6 +1065,7 @@ impl<'a> Spec<'a> {
         });
         let settings = CausalSettings {
             starts: c.starts,
+            model: self.arm_model::<R>()?,
             ..CausalSettings::algorithm2(
                 Schedule::Constant(R::from_f64(c.beta)),
                 Schedule::Constant(R::from_f64(c.rho)),
@@ -1054,6 +1074,27 @@ impl<'a> Spec<'a> {
         CausalController::new(table, gps, settings, rng)
             .and_then(|c| c.with_budget(R::from_f64(self.budget)))
             .map_err(SpecError::Causal)
+    }
+
+    /// The causal arms' model: fixed, or with `[model] fit = "map"` each arm's GP fitted by
+    /// MAP after every `every`-th play of the arm ([`ArmFit`] with `spacing = 0`, the noise
+    /// variance at least `noise_floor`, at most [`CAUSAL_FIT_EVALUATIONS`] likelihood
+    /// evaluations per fit). The arms work in unit coordinates, so the lengthscale priors are
+    /// BoTorch's as they stand.
+    fn arm_model<R: Real>(&self) -> Result<ArmModel<R>, SpecError> {
+        match self.model.fit {
+            FitSpec::Fixed => Ok(ArmModel::Fixed),
+            #[cfg(feature = "refit")]
+            FitSpec::Map { every, noise_floor } => Ok(ArmModel::Fitted(ArmFit {
+                every: u32::try_from(every).map_err(|_| SpecError::Fit)?,
+                spacing: 0,
+                noise_floor: R::from_f64(noise_floor),
+                evaluations: CAUSAL_FIT_EVALUATIONS,
+            })),
+            #[cfg(not(feature = "refit"))]
+            FitSpec::Map { .. } => Err(SpecError::FitNotBuilt),
+            FitSpec::Botorch { .. } | FitSpec::Adam { .. } => Err(SpecError::CausalFit),
+        }
     }
 
     /// The variables arm `arm` measures before dosing (bit `l` for variable `l`), if there

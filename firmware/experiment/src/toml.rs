@@ -725,6 +725,7 @@ pub fn explain(spec: &Spec<'_>, e: SpecError) -> String {
         SpecError::CausalWithMeasurement => {
             "[causal] and [measurement] cannot be combined (a contextual causal round always measures its outcome)".into()
         }
+        SpecError::CausalFit => "[model] fit: a [causal] experiment's arms are fitted with fit = \"map\" (each arm's GP after every `every`-th play of the arm) or not at all; \"botorch\" and \"adam\" are the dosing rules' fits".into(),
         SpecError::CausalArms { spec: n, .. } => {
             format!("[causal]: {n} arms; at most 255")
         }

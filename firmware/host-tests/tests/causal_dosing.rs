@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use costbo_core::causal::CausalController;
+use costbo_core::causal::{ArmFit, ArmModel, CausalController};
 use costbo_core::link::{DeviceMessage, ErrorCode, HostMessage, Values};
 use costbo_experiment::Spec;
 use costbo_firmware::app::{codes, App, AppError, Phase};
@@ -27,8 +27,15 @@ type Desktop = CausalController<f32, 3, N, D, Vec<f32>, CausalRng>;
 
 const FILE: &str = "../experiments/causal-contexts.toml";
 
+/// The same experiment with each arm's model fitted (`[model] fit = "map"`, every 4th play).
+const FITTED_FILE: &str = "../experiments/causal-contexts-fitted.toml";
+
+fn read(file: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap()
+}
+
 fn text() -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(FILE)).unwrap()
+    read(FILE)
 }
 
 fn spec() -> &'static Spec<'static> {
@@ -339,6 +346,16 @@ fn bad_causal_settings_are_refused_by_name() {
             "[causal] and [measurement] cannot be combined",
         ),
         ("starts = 4", "starts = 4\ngraph = \"g.toml\"", "unknown field `graph`"),
+        (
+            "mean = 0.0\n",
+            "mean = 0.0\nfit = \"botorch\"\nrefit_every = 4\n",
+            "a [causal] experiment's arms are fitted with fit = \"map\"",
+        ),
+        (
+            "mean = 0.0\n",
+            "mean = 0.0\nfit = \"adam\"\n",
+            "a [causal] experiment's arms are fitted with fit = \"map\"",
+        ),
     ];
     for (from, to, want) in cases {
         assert!(base.contains(from), "{from}");
@@ -350,6 +367,47 @@ fn bad_causal_settings_are_refused_by_name() {
     let cut = &base[..base.find("# K given the nitrate.").unwrap()];
     let e = costbo_experiment::toml::parse_device(cut).unwrap_err();
     assert!(e.0.contains("[causal]: no [[causal.arm]]"), "{}", e.0);
+}
+
+#[test]
+fn fitted_arms_refit_on_the_device_and_decide_as_the_desktop() {
+    let spec: &'static Spec<'static> = Box::leak(Box::new(
+        costbo_experiment::toml::parse_device(&read(FITTED_FILE)).unwrap(),
+    ));
+    let file = RamFile::default();
+    let mut app = device(
+        spec,
+        &file,
+        ScriptedLink::new(&[], playing_host(spec, None)),
+    );
+    let fit = ArmFit {
+        every: 4,
+        spacing: 0,
+        noise_floor: 1e-6f32,
+        evaluations: costbo_experiment::CAUSAL_FIT_EVALUATIONS,
+    };
+    assert_eq!(
+        app.causal_controller().unwrap().settings().model,
+        ArmModel::Fitted(fit)
+    );
+    assert_eq!(app.run(), AppError::Link);
+    let sent = app.link().sent.clone();
+    let (rounds, plays) = check_against_desktop(spec, &sent);
+    assert_eq!(rounds, 20);
+    let device = app.causal_controller().unwrap();
+    for (arm, &n) in plays.iter().enumerate() {
+        // A fit after every 4th play of the arm, each of which succeeded.
+        assert_eq!(device.fits(arm), n / 4, "arm {arm}, {n} plays");
+    }
+    assert!(
+        plays.iter().any(|&n| n >= 4),
+        "no arm was fitted: {plays:?}"
+    );
+    // The fitted means moved from the file's 0 towards the growth the arms saw (about 0.5-1).
+    for arm in (0..3).filter(|&a| device.fits(a) > 0) {
+        let m = device.gp(arm).unwrap().prior_mean();
+        assert!(m > 0.2 && m < 1.5, "arm {arm}: fitted mean {m}");
+    }
 }
 
 #[test]

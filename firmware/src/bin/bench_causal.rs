@@ -7,6 +7,10 @@
 //! COSTBO_FIRMWARE_MACHINE=an386 QEMU_MACHINE=an386 QEMU_ICOUNT=3 cargo run --profile firmware -p costbo-firmware --target thumbv6m-none-eabi --features causal --bin bench_causal
 //! ```
 //!
+//! With `--features causal,fitted-model` it then counts the same rounds with every arm's model
+//! refitted after each of its plays (`[model] fit = "map"`, `refit_every = 1`), the rounds that
+//! fit apart from those that do not.
+//!
 //! The Cortex-M0 code runs on the AN386's memory map: two factors of 64 need 16.6 KB, more
 //! than the microbit's 16 KiB of RAM, and an instruction count is a property of the
 //! instruction stream. Each of [`ROUNDS`] rounds (arm choice, UCB ascent with the context
@@ -103,7 +107,66 @@ mod firmware {
             exit(1)
         }
         println!("causal fingerprint {:#010x} ok", hash);
+        #[cfg(feature = "fitted-model")]
+        fitted(&ic, &mut f0[..], &mut f1[..]);
         exit(0)
+    }
+
+    /// The same rounds with every arm refitted after each of its plays (from its 2nd), the
+    /// worst case of `[model] fit = "map"` with `refit_every = 1` at capacity 64: the rounds
+    /// that fit are counted apart.
+    #[cfg(feature = "fitted-model")]
+    fn fitted(ic: &Icount, f0: &mut [f32], f1: &mut [f32]) {
+        use costbo_core::causal::{ArmFit, ArmModel};
+        let fit = ArmFit {
+            every: 1,
+            spacing: 0,
+            noise_floor: 1e-6,
+            evaluations: costbo_experiment::CAUSAL_FIT_EVALUATIONS,
+        };
+        let mut scenario = match Scenario::with_model([f0, f1], ArmModel::Fitted(fit)) {
+            Ok(s) => s,
+            Err(e) => {
+                println!("bench_causal: {:?}", e);
+                exit(3)
+            }
+        };
+        let (mut fitting, mut plain) = ((0u64, 0u64), (0u64, 0u64));
+        let mut high = 0u64;
+        for i in 0..ROUNDS {
+            let fits_before = scenario.controller().fits(0) + scenario.controller().fits(1);
+            let (d, n) = ic.insns(|| scenario.round());
+            let n = match (d, n) {
+                (Ok(_), Some(n)) => n,
+                (Err(e), _) => {
+                    println!("bench_causal: fitted round {}: {:?}", i + 1, e);
+                    exit(3)
+                }
+                (_, None) => exit(2),
+            };
+            let fitted = scenario.controller().fits(0) + scenario.controller().fits(1) > fits_before;
+            let slot = if fitted { &mut fitting } else { &mut plain };
+            *slot = (slot.0 + n, slot.1 + 1);
+            high = high.max(n);
+        }
+        let mean = |(sum, count): (u64, u64)| sum.checked_div(count).unwrap_or(0);
+        println!(
+            "bench causal_round_fitted_n{}_f32 insns={} ({} rounds that fit, at most {} \
+             likelihood evaluations each; {} code on {})",
+            N,
+            mean(fitting),
+            fitting.1,
+            fit.evaluations,
+            CORE,
+            MACHINE
+        );
+        println!(
+            "bench causal_round_fitted_nofit_n{}_f32 insns={} ({} rounds that do not fit)",
+            N,
+            mean(plain),
+            plain.1
+        );
+        println!("causal fitted round insns: max {}", high);
     }
 }
 
