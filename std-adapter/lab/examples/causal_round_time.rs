@@ -1,7 +1,7 @@
 //! Time per round of one run of paper 004's study (docs/results/causal.md, A.3 cost):
 //! `cargo run --release -p costbo-lab --example causal_round_time -- ENV METHOD ROUNDS [SEED]
 //! [BACKEND]` with METHOD one of cocabo, cocabo-ucb1, cobo, cabo, oracle, random,
-//! cocabo-no-context and BACKEND one of se (default), matern52, f32. Prints the mean wall time
+//! cocabo-no-context and BACKEND one of se (default), matern52, f32, fitted. Prints the mean wall time
 //! per round over windows of 100 rounds (the last window is the cost "at" its end), the
 //! total and the final time-normalised regret. Runs on the calling thread with a large stack
 //! (CoBO on A.3 holds an 86-input GP of 704 points).
@@ -27,6 +27,7 @@ fn main() {
         "se" => Backend::SquaredExponential,
         "matern52" => Backend::Matern52,
         "f32" => Backend::F32,
+        "fitted" => Backend::Fitted,
         b => panic!("unknown backend {b}"),
     };
     let o = BanditOptions {

@@ -45,7 +45,7 @@ pub struct ReproduceArgs {
     #[arg(long)]
     rounds: Option<usize>,
     /// Only these objectives (comma separated labels, e.g. gp-sample,hartmann3). causal: run
-    /// only the cells whose directory (`<env>-t<rounds>[-epsy<σ>]/<method>`) contains one of
+    /// only the cells whose directory (`<env>-t<rounds>[-sigmay<σ>]/<method>`) contains one of
     /// these (e.g. a3-,cocabo-f32); the report still covers every finished cell.
     #[arg(long, value_delimiter = ',')]
     objectives: Option<Vec<String>>,
