@@ -144,7 +144,8 @@ mod firmware {
                 }
                 (_, None) => exit(2),
             };
-            let fitted = scenario.controller().fits(0) + scenario.controller().fits(1) > fits_before;
+            let fitted =
+                scenario.controller().fits(0) + scenario.controller().fits(1) > fits_before;
             let slot = if fitted { &mut fitting } else { &mut plain };
             *slot = (slot.0 + n, slot.1 + 1);
             high = high.max(n);
