@@ -3,12 +3,14 @@
 //! oldest point), the arm choice, GP-UCB's ascent over the arm's action box from 8 starts with
 //! the context pinned, and the outcome told — the firmware's scenario
 //! (`costbo_firmware::causal`), in f64 and f32, with the firmware's small ascent budget and
-//! with L-BFGS-B's defaults (what `costbo reproduce causal` uses).
+//! with L-BFGS-B's defaults (what `costbo reproduce causal` uses); and with the firmware's budget
+//! and the arm's model fitted after the round (`ArmModel::Fitted`, at most 100 likelihood
+//! evaluations, as `[model] fit = "map"` does on the device), the cost of a round that fits.
 //!
 //! Run: `cargo bench -p costbo-benches --bench causal -- --warm-up-time 1 --measurement-time 5`.
 
 use costbo_core::causal::arms::ArmTable;
-use costbo_core::causal::controller::{CausalController, CausalSettings};
+use costbo_core::causal::controller::{ArmFit, ArmModel, CausalController, CausalSettings};
 use costbo_core::causal::schedule::Schedule;
 use costbo_core::gp::{Gp, WhenFull};
 use costbo_core::kernel::Kernel;
@@ -34,7 +36,7 @@ fn outcome(arm: usize, x: &[f64; 2]) -> f64 {
 
 /// Two full arms, after the two rounds of the round-robin, so the measured round is an
 /// Algorithm 2 index round.
-fn controller<R: Real>(ascent: QuasiNewtonConfig) -> Controller<R> {
+fn controller<R: Real>(ascent: QuasiNewtonConfig, model: ArmModel<R>) -> Controller<R> {
     let mut table = ArmTable::new();
     let unit = (R::ZERO, R::ONE);
     table
@@ -62,6 +64,7 @@ fn controller<R: Real>(ascent: QuasiNewtonConfig) -> Controller<R> {
     });
     let settings = CausalSettings {
         ascent,
+        model,
         ..CausalSettings::algorithm2(Schedule::Constant(R::TWO), Schedule::Constant(R::ONE))
     };
     let mut c =
@@ -93,11 +96,26 @@ fn bench<R: Real>(c: &mut Criterion, name: &str) {
         ..QuasiNewtonConfig::default()
     };
     let mut group = c.benchmark_group(format!("causal/round-2arms-n64-{name}"));
-    for (label, ascent) in [
-        ("firmware budget", small),
-        ("L-BFGS-B defaults", QuasiNewtonConfig::default()),
+    let fitted = ArmModel::Fitted(ArmFit {
+        every: 1,
+        spacing: 0,
+        noise_floor: R::from_f64(1e-6),
+        evaluations: 100,
+    });
+    for (label, ascent, model) in [
+        ("firmware budget", small, ArmModel::Fixed),
+        (
+            "L-BFGS-B defaults",
+            QuasiNewtonConfig::default(),
+            ArmModel::Fixed,
+        ),
+        (
+            "firmware budget, the arm fitted after the round",
+            small,
+            fitted,
+        ),
     ] {
-        let base = controller::<R>(ascent);
+        let base = controller::<R>(ascent, model);
         group.bench_function(label, |b| {
             b.iter_batched(
                 || base.clone(),

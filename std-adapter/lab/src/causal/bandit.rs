@@ -35,6 +35,9 @@ pub const MAX_INPUTS: usize = 4;
 /// The inputs of the one-arm instantiation for CoBO on A.3: its 29 actions and 57 contexts
 /// (of which it reads 55, see [`Environment::cobo_measured_first`]).
 pub const LARGE_INPUTS: usize = 86;
+/// The inputs of the several-arm instantiation for CaBO on A.3, whose context-free POMIS arms
+/// set up to 28 actions.
+pub const MEDIUM_INPUTS: usize = 32;
 /// Observations per arm (the paper's 700 rounds need 700 for a dominant arm).
 pub const CAPACITY: usize = 704;
 
@@ -411,7 +414,8 @@ fn schedule<R: Real>(s: Schedule<f64>) -> Schedule<R> {
 }
 
 /// Runs `method` on `env` (see the module docs). Arms with at most [`MAX_INPUTS`] inputs play
-/// the `MAX_ARMS × MAX_INPUTS` controller; a single larger arm (CoBO on A.3) plays a one-arm
+/// the `MAX_ARMS × MAX_INPUTS` controller; arms of up to [`MEDIUM_INPUTS`] (CaBO on A.3) the
+/// `MAX_ARMS × MEDIUM_INPUTS` one in f64; a single larger arm (CoBO on A.3) plays a one-arm
 /// controller with [`LARGE_INPUTS`] inputs. `o.backend` picks the model and precision.
 pub fn run(env: &Environment, method: Method, o: &BanditOptions) -> Result<Trace, String> {
     let g = env.graph();
@@ -428,6 +432,8 @@ pub fn run(env: &Environment, method: Method, o: &BanditOptions) -> Result<Trace
         } else {
             run_with::<f64, MAX_ARMS, MAX_INPUTS>(env, &g, method, arms, o)
         }
+    } else if arms.len() <= MAX_ARMS && inputs <= MEDIUM_INPUTS && !f32 {
+        run_with::<f64, MAX_ARMS, MEDIUM_INPUTS>(env, &g, method, arms, o)
     } else if arms.len() == 1 && inputs <= LARGE_INPUTS {
         if f32 {
             run_with::<f32, 1, LARGE_INPUTS>(env, &g, method, arms, o)
@@ -436,8 +442,8 @@ pub fn run(env: &Environment, method: Method, o: &BanditOptions) -> Result<Trace
         }
     } else {
         Err(format!(
-            "{} arms with up to {inputs} inputs; at most {MAX_INPUTS} inputs per arm, or one \
-             arm of at most {LARGE_INPUTS}",
+            "{} arms with up to {inputs} inputs; at most {MAX_INPUTS} inputs per arm, \
+             {MEDIUM_INPUTS} in f64, or one arm of at most {LARGE_INPUTS}",
             arms.len()
         ))
     }
