@@ -221,6 +221,22 @@ pub struct Trace {
     /// Wall-clock seconds of each round (the controller's choices and update, and the SCM
     /// draw).
     pub seconds: Vec<f64>,
+    /// Each arm's model after the last round: its inputs' lengthscales, outputscale, noise
+    /// variance and constant mean (the fixed model's as built; the fitted model's last fit).
+    pub models: Vec<ArmModelSummary>,
+}
+
+/// An arm's GP hyperparameters (see [`Trace::models`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArmModelSummary {
+    /// The lengthscale of each of the arm's inputs (actions, then contexts).
+    pub lengthscales: Vec<f64>,
+    /// The outputscale.
+    pub outputscale: f64,
+    /// The noise variance.
+    pub noise: f64,
+    /// The constant prior mean.
+    pub mean: f64,
 }
 
 impl Trace {
@@ -526,6 +542,7 @@ fn run_with<R: Real, const A: usize, const D: usize>(
         std: vec![],
         rho: vec![],
         seconds: vec![],
+        models: vec![],
     };
     let mut contexts: Vec<R> = Vec::with_capacity(g.names().len());
     for t in 0..o.rounds {
@@ -583,6 +600,21 @@ fn run_with<R: Real, const A: usize, const D: usize>(
         trace.rho.push(choice.rho.to_f64());
         trace.seconds.push(started.elapsed().as_secs_f64());
     }
+    trace.models = (0..trace.arms.len())
+        .filter_map(|i| {
+            let gp = ctl.gp(i)?;
+            let inputs = ctl.table().get(i)?.inputs();
+            Some(ArmModelSummary {
+                lengthscales: gp.kernel().lengthscales()[..inputs]
+                    .iter()
+                    .map(|l| l.to_f64())
+                    .collect(),
+                outputscale: gp.kernel().outputscale().to_f64(),
+                noise: gp.noise().to_f64(),
+                mean: gp.prior_mean().to_f64(),
+            })
+        })
+        .collect();
     Ok(trace)
 }
 
