@@ -11,25 +11,10 @@ use costbo_lab::causal::envs;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let env = envs::by_name(&args[1]).expect("environment name");
-    let method = match args[2].as_str() {
-        "cocabo" => Method::CocaBo,
-        "cocabo-ucb1" => Method::CocaBoUcb1,
-        "cobo" => Method::CoBo,
-        "cabo" => Method::CaBo,
-        "oracle" => Method::Oracle,
-        "random" => Method::Random,
-        "cocabo-no-context" => Method::CocaBoNoContext,
-        m => panic!("unknown method {m}"),
-    };
+    let method = Method::from_key(&args[2]).expect("method key");
     let rounds: usize = args[3].parse().expect("rounds");
     let seed: u64 = args.get(4).map_or(0, |s| s.parse().expect("seed"));
-    let backend = match args.get(5).map_or("se", |s| s.as_str()) {
-        "se" => Backend::SquaredExponential,
-        "matern52" => Backend::Matern52,
-        "f32" => Backend::F32,
-        "fitted" => Backend::Fitted,
-        b => panic!("unknown backend {b}"),
-    };
+    let backend = Backend::from_key(args.get(5).map_or("se", |s| s.as_str())).expect("backend key");
     let o = BanditOptions {
         rounds,
         seed,

@@ -12,19 +12,8 @@ use costbo_lab::causal::envs;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let env = envs::by_name(&args[1]).expect("environment name");
-    let method = match args[2].as_str() {
-        "cocabo" => Method::CocaBo,
-        "cocabo-ucb1" => Method::CocaBoUcb1,
-        "cabo" => Method::CaBo,
-        "oracle" => Method::Oracle,
-        "cocabo-no-context" => Method::CocaBoNoContext,
-        m => panic!("unknown method {m}"),
-    };
-    let backend = match args[3].as_str() {
-        "se" => Backend::SquaredExponential,
-        "fitted" => Backend::Fitted,
-        b => panic!("unknown backend {b}"),
-    };
+    let method = Method::from_key(&args[2]).expect("method key");
+    let backend = Backend::from_key(&args[3]).expect("backend key");
     let seeds: u64 = args[4].parse().expect("seeds");
     let rounds: usize = args.get(5).map_or(700, |s| s.parse().expect("rounds"));
     // Per arm: rounds played, Σ outcome, Σ μ, Σ √β·σ; and Σ ln ℓ per input, Σ ln outputscale,

@@ -82,6 +82,17 @@ impl Backend {
     pub const ABLATION: [Backend; 3] =
         [Backend::SquaredExponential, Backend::Matern52, Backend::F32];
 
+    /// The model's key for the examples: `se`, `matern52`, `f32`, `fitted`.
+    pub fn from_key(key: &str) -> Option<Backend> {
+        Some(match key {
+            "se" => Backend::SquaredExponential,
+            "matern52" => Backend::Matern52,
+            "f32" => Backend::F32,
+            "fitted" => Backend::Fitted,
+            _ => return None,
+        })
+    }
+
     /// A short name for a report.
     pub fn name(self) -> &'static str {
         match self {
@@ -115,6 +126,25 @@ pub enum Method {
 }
 
 impl Method {
+    /// The method's short key (`cocabo`, `cocabo-ucb1`, `cobo`, `cabo`, `oracle`, `random`,
+    /// `cocabo-no-context`): its study directories' names, and what the examples take.
+    pub fn key(self) -> &'static str {
+        match self {
+            Method::CocaBo => "cocabo",
+            Method::CocaBoUcb1 => "cocabo-ucb1",
+            Method::CoBo => "cobo",
+            Method::CaBo => "cabo",
+            Method::Oracle => "oracle",
+            Method::Random => "random",
+            Method::CocaBoNoContext => "cocabo-no-context",
+        }
+    }
+
+    /// The method whose [`key`](Self::key) is `key`.
+    pub fn from_key(key: &str) -> Option<Method> {
+        Method::ALL.into_iter().find(|m| m.key() == key)
+    }
+
     /// All methods, in report order.
     pub const ALL: [Method; 7] = [
         Method::CocaBo,

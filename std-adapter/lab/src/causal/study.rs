@@ -89,15 +89,7 @@ pub const A3_METHODS: [Method; 7] = [
 pub const EXTRA_BACKENDS: [Backend; 2] = [Backend::Matern52, Backend::F32];
 
 fn key(m: Method) -> &'static str {
-    match m {
-        Method::CocaBo => "cocabo",
-        Method::CocaBoUcb1 => "cocabo-ucb1",
-        Method::CoBo => "cobo",
-        Method::CaBo => "cabo",
-        Method::Oracle => "oracle",
-        Method::Random => "random",
-        Method::CocaBoNoContext => "cocabo-no-context",
-    }
+    m.key()
 }
 
 /// The directory suffix of a backend (none for the default, so that the cells that existed
