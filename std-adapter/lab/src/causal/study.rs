@@ -631,7 +631,9 @@ fn regret_figure(o: &CausalStudyOptions, s: &[CellSummary]) -> Figure {
                             && c.seeds > 0
                             && c.backend == b.name()
                     })
-                    .map(|c| curve(&c.method, c))
+                    // The panel names the model: the curves keep the method's name, and so
+                    // its colour in both rows.
+                    .map(|c| curve(short_of(&c.method), c))
                     .collect(),
             })
         })
@@ -648,6 +650,11 @@ fn regret_figure(o: &CausalStudyOptions, s: &[CellSummary]) -> Figure {
         panel_width: 360,
         panel_height: 300,
     }
+}
+
+/// A cell's method name without its model's suffix.
+fn short_of(label: &str) -> &str {
+    label.split(" [").next().unwrap_or(label)
 }
 
 /// Whether a cell uses the default backend (SE, f64).
