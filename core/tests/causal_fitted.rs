@@ -5,7 +5,7 @@
 //! and a controller rebuilt by replaying the rounds, which must fit to the same bits.
 
 use costbo_core::causal::{
-    ArmFit, ArmModel, ArmRule, ArmTable, CausalController, CausalError, CausalSettings, Schedule,
+    ArmFit, ArmModel, ArmTable, CausalController, CausalError, CausalSettings, Schedule,
 };
 use costbo_core::gp::{FitConfig, Gp, WhenFull};
 use costbo_core::kernel::Kernel;
@@ -306,6 +306,4 @@ fn the_fixed_model_never_fits_and_f32_fits_too() {
             );
         }
     }
-    // The rule is the same whatever the model: round-robin first.
-    let _ = ArmRule::<f64>::Algorithm2;
 }

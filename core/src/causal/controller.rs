@@ -697,49 +697,23 @@ where
         }
     }
 
-    /// [`FitConfig::map_learned_noise`] on arm `arm`'s outcomes, each lengthscale's bounds,
-    /// prior and start scaled by the width of its input's box; inputs the arm does not use
-    /// (and inputs of zero width) keep their lengthscale.
+    /// [`FitConfig::map_learned_noise`] on arm `arm`'s outcomes, scaled to the widths of its
+    /// inputs' boxes ([`FitConfig::with_input_widths`]); inputs the arm does not use (and
+    /// inputs of zero width) keep their lengthscale.
     #[cfg(feature = "refit")]
     fn fit_config(&self, arm: usize, fit: &ArmFit<R>) -> FitConfig<R, D> {
         let gp = &self.gps[arm];
         let a = self.arm(arm);
-        let current = gp.hyperparameters();
-        let mut config = FitConfig::map_learned_noise(gp.outputs(), fit.noise_floor);
-        config.evaluations_per_start = fit.evaluations;
-        for l in 0..D {
-            let w = a.upper()[l] - a.lower()[l];
-            let used = l < a.inputs() && w.is_finite() && w > R::ZERO;
-            let (lower, upper) = (
-                &mut config.lower.log_lengthscales[l],
-                &mut config.upper.log_lengthscales[l],
-            );
-            let start = config
-                .first_start
-                .as_mut()
-                .map(|h| &mut h.log_lengthscales[l]);
-            let prior = config.prior.as_mut().map(|p| &mut p.lengthscales[l]);
-            if used {
-                let shift = w.ln();
-                *lower += shift;
-                *upper += shift;
-                if let Some(t) = start {
-                    *t += shift;
-                }
-                if let Some(crate::gp::CoordinatePrior::Gamma { shift: s, .. }) = prior {
-                    *s = shift;
-                }
+        let widths: [R; D] = core::array::from_fn(|l| {
+            if l < a.inputs() {
+                a.upper()[l] - a.lower()[l]
             } else {
-                let t = current.log_lengthscales[l];
-                (*lower, *upper) = (t, t);
-                if let Some(st) = start {
-                    *st = t;
-                }
-                if let Some(p) = prior {
-                    *p = crate::gp::CoordinatePrior::Flat;
-                }
+                R::ZERO
             }
-        }
+        });
+        let mut config = FitConfig::map_learned_noise(gp.outputs(), fit.noise_floor)
+            .with_input_widths(&widths, &gp.hyperparameters().log_lengthscales);
+        config.evaluations_per_start = fit.evaluations;
         config
     }
 

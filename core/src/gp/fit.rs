@@ -288,6 +288,44 @@ impl<R: Real, const D: usize> FitConfig<R, D> {
         }
     }
 
+    /// This configuration for inputs on boxes of widths `widths` instead of the unit cube, as
+    /// if the inputs were normalised to it (BoTorch's `Normalize`): where a width is finite and
+    /// positive, the input's log-lengthscale bounds, first start and Gamma prior are shifted
+    /// by `ln w`, so the fit in the box's units is the unit cube's scaled by `w`; elsewhere
+    /// (an input not used, or of zero width) the log-lengthscale is held at `held[i]`, with no
+    /// prior.
+    pub fn with_input_widths(mut self, widths: &[R; D], held: &[R; D]) -> Self {
+        for (l, (&w, &t)) in widths.iter().zip(held).enumerate() {
+            let lower = &mut self.lower.log_lengthscales[l];
+            let upper = &mut self.upper.log_lengthscales[l];
+            let start = self
+                .first_start
+                .as_mut()
+                .map(|h| &mut h.log_lengthscales[l]);
+            let prior = self.prior.as_mut().map(|p| &mut p.lengthscales[l]);
+            if w.is_finite() && w > R::ZERO {
+                let shift = w.ln();
+                *lower += shift;
+                *upper += shift;
+                if let Some(s) = start {
+                    *s += shift;
+                }
+                if let Some(CoordinatePrior::Gamma { shift: s, .. }) = prior {
+                    *s = shift;
+                }
+            } else {
+                (*lower, *upper) = (t, t);
+                if let Some(s) = start {
+                    *s = t;
+                }
+                if let Some(p) = prior {
+                    *p = CoordinatePrior::Flat;
+                }
+            }
+        }
+        self
+    }
+
     fn validate(&self) -> Result<(), GpError> {
         for i in 0..Hyperparameters::<R, D>::LEN {
             let (lo, hi) = (self.lower.get(i), self.upper.get(i));

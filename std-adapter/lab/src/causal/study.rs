@@ -88,10 +88,6 @@ pub const A3_METHODS: [Method; 7] = [
 /// The backends of Fig. 7's ablation beside the default SE/f64 (CoCa-BO, Algorithm 2, on A.2).
 pub const EXTRA_BACKENDS: [Backend; 2] = [Backend::Matern52, Backend::F32];
 
-fn key(m: Method) -> &'static str {
-    m.key()
-}
-
 /// The directory suffix of a backend (none for the default, so that the cells that existed
 /// before the ablation keep their directories).
 fn backend_key(b: Backend) -> &'static str {
@@ -228,7 +224,7 @@ fn cells(quick: bool) -> Vec<Cell> {
 fn cell_dir(out: &Path, c: &Cell, rounds: usize) -> PathBuf {
     let noise = c.noise.map_or(String::new(), |s| format!("-sigmay{s}"));
     out.join(format!("{}-t{rounds}{noise}", c.env.name))
-        .join(format!("{}{}", key(c.method), backend_key(c.backend)))
+        .join(format!("{}{}", c.method.key(), backend_key(c.backend)))
 }
 
 fn seed_path(out: &Path, c: &Cell, rounds: usize, seed: u64) -> PathBuf {
@@ -449,7 +445,7 @@ pub fn reproduce(o: &CausalStudyOptions) -> Result<Outcome, String> {
                     "[{n}/{}] {} {}{} seed {seed} ({:.0} s)",
                     jobs.len(),
                     cell.env.name,
-                    key(cell.method),
+                    cell.method.key(),
                     backend_key(cell.backend),
                     start.elapsed().as_secs_f64()
                 );
