@@ -41,7 +41,8 @@ fn skip() -> bool {
 /// Builds the controller ELF once (cargo's own locking serialises it with other builds).
 fn controller_elf() -> PathBuf {
     static ELF: OnceLock<PathBuf> = OnceLock::new();
-    ELF.get_or_init(|| build_controller(None, &[])).clone()
+    ELF.get_or_init(|| build_controller(None, &[], "firmware"))
+        .clone()
 }
 
 /// The costly-measurement experiment file.
@@ -52,7 +53,7 @@ fn costly_config() -> PathBuf {
 /// Builds the controller ELF of the costly-measurement experiment once.
 fn costly_controller_elf() -> PathBuf {
     static ELF: OnceLock<PathBuf> = OnceLock::new();
-    ELF.get_or_init(|| build_controller(Some(&costly_config()), &[]))
+    ELF.get_or_init(|| build_controller(Some(&costly_config()), &[], "firmware"))
         .clone()
 }
 
@@ -64,7 +65,7 @@ fn causal_config() -> PathBuf {
 /// Builds the controller ELF of the contextual causal experiment once.
 fn causal_controller_elf() -> PathBuf {
     static ELF: OnceLock<PathBuf> = OnceLock::new();
-    ELF.get_or_init(|| build_controller(Some(&causal_config()), &[]))
+    ELF.get_or_init(|| build_controller(Some(&causal_config()), &[], "firmware"))
         .clone()
 }
 
@@ -77,8 +78,15 @@ fn causal_fitted_config() -> PathBuf {
 /// `fitted-model`).
 fn causal_fitted_controller_elf() -> PathBuf {
     static ELF: OnceLock<PathBuf> = OnceLock::new();
-    ELF.get_or_init(|| build_controller(Some(&causal_fitted_config()), &["fitted-model"]))
-        .clone()
+    // Built for size: the profile that holds the fitted controller within 128 KB of flash.
+    ELF.get_or_init(|| {
+        build_controller(
+            Some(&causal_fitted_config()),
+            &["fitted-model"],
+            "firmware-small",
+        )
+    })
+    .clone()
 }
 
 /// The plant-dosing experiment on a fitted model (refitted every 5 rounds).
@@ -89,16 +97,18 @@ fn fitted_config() -> PathBuf {
 /// Builds the controller ELF of the fitted-model experiment once (feature `fitted-model`).
 fn fitted_controller_elf() -> PathBuf {
     static ELF: OnceLock<PathBuf> = OnceLock::new();
-    ELF.get_or_init(|| build_controller(Some(&fitted_config()), &["fitted-model"]))
+    ELF.get_or_init(|| build_controller(Some(&fitted_config()), &["fitted-model"], "firmware"))
         .clone()
 }
 
 /// Builds the controller for `experiment` (the default `firmware/experiment.toml` if `None`)
-/// with the firmware's `extra` features, and returns a copy of its ELF named after the file (`controller-<stem>`). Every file builds
-/// in the one target directory, so that the firmware's dependencies are compiled once (a
-/// directory per file compiled them three times in each CI run); the builds take turns, and
-/// each ELF is copied out before the next build replaces it.
-fn build_controller(experiment: Option<&Path>, extra: &[&str]) -> PathBuf {
+/// with the firmware's `extra` features in cargo profile `profile` (`firmware`, or
+/// `firmware-small` for size), and returns a copy of its ELF named after the file
+/// (`controller-<stem>`). Every file builds in the one target directory, so that the
+/// firmware's dependencies are compiled once per profile (a directory per file compiled them
+/// three times in each CI run); the builds take turns, and each ELF is copied out before the
+/// next build replaces it.
+fn build_controller(experiment: Option<&Path>, extra: &[&str], profile: &str) -> PathBuf {
     static BUILDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _turn = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
     {
@@ -133,7 +143,7 @@ fn build_controller(experiment: Option<&Path>, extra: &[&str]) -> PathBuf {
             .args([
                 "build",
                 "--profile",
-                "firmware",
+                profile,
                 "-p",
                 "costbo-firmware",
                 "--target",
@@ -145,7 +155,7 @@ fn build_controller(experiment: Option<&Path>, extra: &[&str]) -> PathBuf {
             .status()
             .expect("cargo runs");
         assert!(status.success(), "building the firmware controller failed");
-        let built = target.join("thumbv7em-none-eabihf/firmware/controller");
+        let built = target.join(format!("thumbv7em-none-eabihf/{profile}/controller"));
         assert!(built.exists(), "{} missing", built.display());
         let stem = experiment
             .and_then(|f| f.file_stem())

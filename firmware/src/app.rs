@@ -119,7 +119,8 @@ pub enum Phase {
 pub struct App<'a, P, Dl, I, L, F, W> {
     spec: &'a Spec<'a>,
     config_id: u32,
-    ctl: Ctl<'a>,
+    /// The dosing rule's controller; `None` in an application built with [`App::causal`].
+    ctl: Option<Ctl<'a>>,
     pumps: Pumps<P, Dl, D>,
     sensors: Sensors<I>,
     link: L,
@@ -181,6 +182,14 @@ pub const COSTLY_MEASUREMENT: bool =
 pub const CAUSAL_DOSING: bool =
     crate::experiment::CAUSAL_ARMS != 0 || cfg!(feature = "causal-dosing");
 
+/// Whether this firmware has the dosing rule's path (the `[policy]` controller deciding,
+/// observing, replaying and recommending). An experiment with a `[causal]` table decides every
+/// round with its arms, so a firmware built from one leaves the rule, its acquisition and its
+/// inner optimiser out (about 45 KB of flash on the M4F), unless feature `causal-dosing` asks
+/// for both paths (the host tests run other experiment files at run time).
+pub const DOSING_RULE: bool =
+    crate::experiment::CAUSAL_ARMS == 0 || cfg!(feature = "causal-dosing");
+
 /// Tolerance between a controlled variable's reading and its dose, as a fraction of the
 /// variable's range (plus two sensor counts).
 pub const DOSE_TOLERANCE: f32 = 0.01;
@@ -211,7 +220,7 @@ where
         App {
             spec,
             config_id,
-            ctl,
+            ctl: Some(ctl),
             pumps,
             sensors,
             link,
@@ -240,6 +249,53 @@ where
         self
     }
 
+    /// The application of a contextual causal experiment without the dosing rule's controller:
+    /// what a firmware without [`DOSING_RULE`] builds (the rule is not linked at all). Its
+    /// causal controller as in [`with_causal`](Self::with_causal); the other arguments as in
+    /// [`new`](Self::new). Call [`boot`](Self::boot) next.
+    #[allow(clippy::too_many_arguments)]
+    pub fn causal(
+        spec: &'a Spec<'a>,
+        config_id: u32,
+        causal: &'a mut CausalCtl<'a>,
+        pumps: Pumps<P, Dl, D>,
+        sensors: Sensors<I>,
+        link: L,
+        log: Journal<F>,
+        out: W,
+    ) -> Self {
+        App {
+            spec,
+            config_id,
+            ctl: None,
+            pumps,
+            sensors,
+            link,
+            log,
+            out,
+            decoder: FrameDecoder::new(),
+            phase: Phase::Idle,
+            replayed: 0,
+            causal: None,
+        }
+        .with_causal(causal)
+    }
+
+    /// The dosing rule's controller, where this firmware has its path ([`DOSING_RULE`]): a
+    /// constant `None` otherwise, so nothing behind it is linked.
+    fn rule(&mut self) -> Option<&mut Ctl<'a>> {
+        if DOSING_RULE {
+            self.ctl.as_mut()
+        } else {
+            None
+        }
+    }
+
+    /// Whether the dosing rule's measurement is costly (it has a measurement rule).
+    fn costly(&self) -> bool {
+        self.ctl.as_ref().is_some_and(|c| c.measurement().is_some())
+    }
+
     /// Replays the log into the controller and sends `Hello`. A log that cannot be replayed
     /// halts the device (it answers `Error`) rather than deciding from a wrong state.
     pub fn boot(&mut self) -> Result<(), AppError> {
@@ -258,7 +314,11 @@ where
         for record in self.log.records() {
             let result = match record {
                 Ok(r) if causal => replay_causal(self.spec, self.causal.as_mut(), &r).map_err(Ok),
-                Ok(r) => replay_into(&mut self.ctl, &r).map_err(|e| Ok(ReplayFailure::Driver(e))),
+                // Fields, not `rule()`: the journal is borrowed.
+                Ok(r) => match self.ctl.as_mut().filter(|_| DOSING_RULE) {
+                    Some(ctl) => replay_into(ctl, &r).map_err(|e| Ok(ReplayFailure::Driver(e))),
+                    None => Err(Ok(ReplayFailure::NotCausal)),
+                },
                 Err(e) => Err(Err(e)),
             };
             if let Err(e) = result {
@@ -276,7 +336,7 @@ where
             self.phase = Phase::Halted(ErrorCode::Controller);
             return self.hello();
         }
-        if !COSTLY_MEASUREMENT && self.ctl.measurement().is_some() {
+        if !COSTLY_MEASUREMENT && self.costly() {
             log!(
                 self,
                 "this firmware was built without the costly-measurement path"
@@ -393,10 +453,11 @@ where
         if CAUSAL_DOSING && self.causal.is_some() {
             return self.causal_arm();
         }
-        let d = match self.ctl.suggest() {
-            Ok(d) => d,
-            Err(DriverError::BudgetExhausted) => return self.finish(),
-            Err(e) => {
+        let d = match self.rule().map(|c| c.suggest()) {
+            None => return self.error(ErrorCode::Controller),
+            Some(Ok(d)) => d,
+            Some(Err(DriverError::BudgetExhausted)) => return self.finish(),
+            Some(Err(e)) => {
                 log!(self, "round {}: no decision: {:?}", self.round(), e);
                 return self.error(ErrorCode::Controller);
             }
@@ -407,12 +468,11 @@ where
             "round {}: control set {} (cost {}), score {}",
             self.round(),
             d.set,
-            Short(
-                self.ctl
-                    .problem()
+            Short(self.ctl.as_ref().map_or(f32::NAN, |c| {
+                c.problem()
                     .decision_cost(d.set, &d.values)
                     .unwrap_or(f32::NAN)
-            ),
+            })),
             Short(d.score)
         );
         self.dose(d)
@@ -670,10 +730,11 @@ where
                 var.unit
             );
         }
-        if COSTLY_MEASUREMENT && self.ctl.measurement().is_some() {
-            let answer = match self.ctl.query(&x) {
-                Ok(a) => a,
-                Err(e) => {
+        if COSTLY_MEASUREMENT && self.costly() {
+            let answer = match self.rule().map(|c| c.query(&x)) {
+                None => return self.error(ErrorCode::Controller),
+                Some(Ok(a)) => a,
+                Some(Err(e)) => {
                     log!(self, "round {}: no measurement answer: {:?}", round, e);
                     return self.error(match e {
                         DriverError::NonFinite
@@ -724,15 +785,19 @@ where
         if !cost.is_finite() || cost <= 0.0 {
             return self.error(ErrorCode::InvalidOutcome);
         }
-        if let Err(e) = self.ctl.skip(x, cost) {
-            log!(self, "round {}: skip refused: {:?}", round, e);
-            return self.error(match e {
-                DriverError::InvalidCost => ErrorCode::InvalidOutcome,
-                DriverError::MeasurementDue => ErrorCode::MeasurementDue,
-                _ => ErrorCode::Controller,
-            });
-        }
-        let record = Record::of_skipped_round(d.set, x, cost, &self.ctl.memo());
+        let memo = match self.rule().map(|c| c.skip(x, cost).map(|()| c.memo())) {
+            None => return self.error(ErrorCode::Controller),
+            Some(Ok(memo)) => memo,
+            Some(Err(e)) => {
+                log!(self, "round {}: skip refused: {:?}", round, e);
+                return self.error(match e {
+                    DriverError::InvalidCost => ErrorCode::InvalidOutcome,
+                    DriverError::MeasurementDue => ErrorCode::MeasurementDue,
+                    _ => ErrorCode::Controller,
+                });
+            }
+        };
+        let record = Record::of_skipped_round(d.set, x, cost, &memo);
         self.journal_round(round, record)?;
         if matches!(self.phase, Phase::Halted(_)) {
             return Ok(());
@@ -742,7 +807,7 @@ where
             "round {}: skipped, cost {}, spent {} of {}",
             round,
             Short(cost),
-            Short(self.ctl.spent()),
+            Short(self.spent()),
             Short(self.spec.budget as f32)
         );
         self.send(&DeviceMessage::Ack { round })?;
@@ -784,18 +849,25 @@ where
         if CAUSAL_DOSING && self.causal.is_some() {
             return self.causal_outcome(d, y, cost);
         }
-        if let Err(e) = self.ctl.observe(x, y, cost) {
-            log!(self, "round {}: observation refused: {:?}", round, e);
-            return self.error(match e {
-                DriverError::NonFinite | DriverError::InvalidCost => ErrorCode::InvalidOutcome,
-                DriverError::OutOfBounds(_) | DriverError::InconsistentWithDecision(_) => {
-                    ErrorCode::InvalidMeasurement
-                }
-                DriverError::MeasurementSkipped => ErrorCode::NotMeasured,
-                _ => ErrorCode::Controller,
-            });
-        }
-        let record = Record::of_round(d.set, x, y, cost, &self.ctl.memo());
+        let memo = match self
+            .rule()
+            .map(|c| c.observe(x, y, cost).map(|()| c.memo()))
+        {
+            None => return self.error(ErrorCode::Controller),
+            Some(Ok(memo)) => memo,
+            Some(Err(e)) => {
+                log!(self, "round {}: observation refused: {:?}", round, e);
+                return self.error(match e {
+                    DriverError::NonFinite | DriverError::InvalidCost => ErrorCode::InvalidOutcome,
+                    DriverError::OutOfBounds(_) | DriverError::InconsistentWithDecision(_) => {
+                        ErrorCode::InvalidMeasurement
+                    }
+                    DriverError::MeasurementSkipped => ErrorCode::NotMeasured,
+                    _ => ErrorCode::Controller,
+                });
+            }
+        };
+        let record = Record::of_round(d.set, x, y, cost, &memo);
         // The controller is ahead of the journal if this fails: the device halts rather than
         // decide from a state a power cut would lose.
         self.journal_round(round, record)?;
@@ -808,7 +880,7 @@ where
             round,
             Short(y),
             Short(cost),
-            Short(self.ctl.spent()),
+            Short(self.spent()),
             Short(self.spec.budget as f32)
         );
         self.send(&DeviceMessage::Ack { round })?;
@@ -828,16 +900,16 @@ where
                 return self.send(&msg);
             }
         }
-        let msg = match self.ctl.recommend() {
-            Ok(r) => DeviceMessage::Done {
+        let msg = match self.rule().map(|c| c.recommend()) {
+            Some(Ok(r)) => DeviceMessage::Done {
                 round,
                 spent,
                 set: r.set as u8,
                 values: values_from_options(&r.values).unwrap_or_default(),
                 score: r.score,
             },
-            // No observation yet: nothing to recommend.
-            Err(_) => DeviceMessage::Done {
+            // No observation yet (or no rule): nothing to recommend.
+            _ => DeviceMessage::Done {
                 round,
                 spent,
                 set: 0,
@@ -896,7 +968,7 @@ where
     pub fn round(&self) -> u32 {
         match &self.causal {
             Some(run) if CAUSAL_DOSING => run.ctl.rounds(),
-            _ => self.ctl.rounds() as u32,
+            _ => self.ctl.as_ref().map_or(0, |c| c.rounds() as u32),
         }
     }
 
@@ -904,7 +976,7 @@ where
     pub fn spent(&self) -> f32 {
         match &self.causal {
             Some(run) if CAUSAL_DOSING => run.ctl.spent(),
-            _ => self.ctl.spent(),
+            _ => self.ctl.as_ref().map_or(0.0, |c| c.spent()),
         }
     }
 
@@ -923,9 +995,9 @@ where
         self.replayed
     }
 
-    /// The controller.
-    pub fn controller(&self) -> &Ctl<'a> {
-        &self.ctl
+    /// The dosing rule's controller (`None` in an application built with [`App::causal`]).
+    pub fn controller(&self) -> Option<&Ctl<'a>> {
+        self.ctl.as_ref()
     }
 
     /// The pumps.

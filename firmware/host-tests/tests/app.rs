@@ -370,7 +370,7 @@ fn messages_out_of_place_are_refused_and_change_nothing() {
         dosed,
         "a repeated Start does not dose again"
     );
-    assert_eq!(app.controller().rounds(), 0);
+    assert_eq!(app.controller().unwrap().rounds(), 0);
     assert_eq!(app.journal().len(), 0);
     assert!(matches!(app.phase(), Phase::Finished));
     let _: ErrorCode = ErrorCode::BadFrame;

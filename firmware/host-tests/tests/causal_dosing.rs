@@ -71,6 +71,30 @@ fn device(spec: &'static Spec<'static>, file: &RamFile, link: ScriptedLink) -> T
     .with_causal(Box::leak(Box::new(causal)))
 }
 
+/// The application a firmware built from a `[causal]` experiment runs: no dosing rule, no
+/// controller for it (`App::causal`).
+fn causal_only_device(spec: &'static Spec<'static>, file: &RamFile, link: ScriptedLink) -> TestApp {
+    let clock: &'static SimClock = Box::leak(Box::new(SimClock::new()));
+    let storage: [&'static mut [f32]; ARMS] =
+        core::array::from_fn(|_| Box::leak(vec![0.0f32; FACTOR_LEN].into_boxed_slice()));
+    let causal = spec
+        .causal_controller::<f32, ARMS, N, D, _, _>(storage, causal_rng(spec.seed))
+        .unwrap();
+    let pumps = Pumps::new([SimPin::new(clock); D], SimDelay::new(clock)).unwrap();
+    let sensors = Sensors::new(SimSensorBus::<D>::new(spec));
+    let (j, _) = journal::open(Flash::new(file.clone()), 0, 65536, false).unwrap();
+    App::causal(
+        spec,
+        0x1234_5678,
+        Box::leak(Box::new(causal)),
+        pumps,
+        sensors,
+        link,
+        j,
+        String::new(),
+    )
+}
+
 fn desktop(spec: &Spec<'static>) -> Desktop {
     let storage: [Vec<f32>; 3] = core::array::from_fn(|_| vec![0.0; FACTOR_LEN]);
     spec.causal_controller::<f32, 3, N, D, _, _>(storage, causal_rng(spec.seed))
@@ -508,6 +532,44 @@ fn after_power_cuts_the_replayed_device_decides_as_before() {
         .filter_map(|m| key(m).map(|k| (k, format!("{m:?}"))))
         .collect();
     assert_eq!(seen, want);
+}
+
+#[test]
+fn without_the_dosing_rule_the_device_sends_the_same_messages_through_power_cuts() {
+    let spec = spec();
+    let mut with_rule = device(
+        spec,
+        &RamFile::default(),
+        ScriptedLink::new(&[], playing_host(spec, None)),
+    );
+    assert_eq!(with_rule.run(), AppError::Link);
+    let reference = with_rule.link().sent.clone();
+    assert!(reference
+        .iter()
+        .any(|m| matches!(m, DeviceMessage::Done { .. })));
+    let file = RamFile::default();
+    let mut sent = vec![];
+    for cut in [Some(9), None] {
+        let mut app =
+            causal_only_device(spec, &file, ScriptedLink::new(&[], playing_host(spec, cut)));
+        assert!(app.controller().is_none());
+        assert_eq!(app.run(), AppError::Link);
+        sent.push(app.link().sent.clone());
+    }
+    // Up to the cut, message for message (by their text: NaN marks the variables not
+    // dosed); after it the replayed device resumes at round 9 and from there equals the
+    // uninterrupted run with the rule.
+    let text = |ms: &[DeviceMessage]| ms.iter().map(|m| format!("{m:?}")).collect::<Vec<_>>();
+    let before = &sent[0];
+    assert_eq!(text(before), text(&reference[..before.len()]));
+    let after = &sent[1];
+    assert!(matches!(after[0], DeviceMessage::Hello { round: 9, .. }));
+    let resumed = reference
+        .iter()
+        .position(|m| matches!(m, DeviceMessage::MeasureContexts { round: 9, .. }))
+        .unwrap();
+    assert_eq!(text(&after[1..]), text(&reference[resumed..]));
+    check_against_desktop(spec, &reference);
 }
 
 #[test]

@@ -237,7 +237,7 @@ fn a_costly_experiment_measures_only_when_told_and_decides_as_the_desktop() {
         pumped + measured * u64::from(spec.growth_period_ms) * 1_000_000
     );
     // The ledger: doses, plus 0.2 per measured round; the budget is never exceeded.
-    let ctl = app.controller();
+    let ctl = app.controller().unwrap();
     assert!(ctl.spent() <= spec.budget as f32 * (1.0 + 4.0 * f32::EPSILON));
     // The journal holds every round, skipped ones marked.
     let records: Vec<_> = app.journal().records().map(|r| r.unwrap()).collect();

@@ -25,7 +25,7 @@
 ))]
 mod firmware {
     use cortex_m_rt::entry;
-    use costbo_firmware::app::{App, Phase, CAUSAL_DOSING};
+    use costbo_firmware::app::{App, Phase, CAUSAL_DOSING, DOSING_RULE};
     use costbo_firmware::board::semihost_file::SemihostFile;
     use costbo_firmware::board::uart::Uart0;
     use costbo_firmware::board::Stdout;
@@ -64,21 +64,6 @@ mod firmware {
                 }
             }
         }
-
-        // The controller's buffers live in .bss (static), not on the stack.
-        let Some(factor) = cortex_m::singleton!(: [f32; FACTOR_LEN] = [0.0; FACTOR_LEN]) else {
-            fail("buffers already taken")
-        };
-        let Some(bank) = cortex_m::singleton!(: [[f32; D]; BANK] = [[0.0; D]; BANK]) else {
-            fail("buffers already taken")
-        };
-        let ctl = match SPEC.controller::<f32, N, D, M, _, _>(&mut factor[..], &mut bank[..]) {
-            Ok(c) => c,
-            Err(e) => {
-                println!("controller: the experiment cannot be built: {:?}", e);
-                exit(3)
-            }
-        };
 
         // Simulated peripherals: pumps on pins timed against a simulated clock, sensors
         // reporting the host's measurement.
@@ -124,11 +109,10 @@ mod firmware {
             fail("UART0 already taken")
         };
 
-        let mut app = App::new(&SPEC, CONFIG_ID, ctl, pumps, sensors, uart, journal, Stdout);
         // A contextual causal experiment (`[causal]`): one GP factor per arm, and the
-        // controller itself (one GP per arm), in .bss too. Without one this is not linked
+        // controller itself (one GP per arm), in .bss. Without one this is not linked
         // (CAUSAL_DOSING is false).
-        if CAUSAL_DOSING && SPEC.causal.is_some() {
+        let causal = if CAUSAL_DOSING && SPEC.causal.is_some() {
             let (Some(factors), Some(slot)) = (
                 cortex_m::singleton!(: [[f32; FACTOR_LEN]; ARMS] = [[0.0; FACTOR_LEN]; ARMS]),
                 cortex_m::singleton!(: Option<CausalCtl<'static>> = None),
@@ -137,13 +121,44 @@ mod firmware {
             };
             let storage = factors.each_mut().map(|f| &mut f[..]);
             match SPEC.causal_controller::<f32, ARMS, N, D, _, _>(storage, causal_rng(SPEC.seed)) {
-                Ok(c) => app = app.with_causal(slot.insert(c)),
+                Ok(c) => Some(slot.insert(c)),
                 Err(e) => {
                     println!("controller: the causal experiment cannot be built: {:?}", e);
                     exit(3)
                 }
             }
-        }
+        } else {
+            None
+        };
+        // A firmware built from a `[causal]` experiment has no dosing rule (DOSING_RULE is
+        // false): its controller, bank and factor are not built, nor linked.
+        let mut app = match causal {
+            Some(c) if !DOSING_RULE => {
+                App::causal(&SPEC, CONFIG_ID, c, pumps, sensors, uart, journal, Stdout)
+            }
+            causal => {
+                // The controller's buffers live in .bss (static), not on the stack.
+                let (Some(factor), Some(bank)) = (
+                    cortex_m::singleton!(: [f32; FACTOR_LEN] = [0.0; FACTOR_LEN]),
+                    cortex_m::singleton!(: [[f32; D]; BANK] = [[0.0; D]; BANK]),
+                ) else {
+                    fail("buffers already taken")
+                };
+                let ctl =
+                    match SPEC.controller::<f32, N, D, M, _, _>(&mut factor[..], &mut bank[..]) {
+                        Ok(c) => c,
+                        Err(e) => {
+                            println!("controller: the experiment cannot be built: {:?}", e);
+                            exit(3)
+                        }
+                    };
+                let app = App::new(&SPEC, CONFIG_ID, ctl, pumps, sensors, uart, journal, Stdout);
+                match causal {
+                    Some(c) => app.with_causal(c),
+                    None => app,
+                }
+            }
+        };
         if app.boot().is_err() {
             fail("link failed at boot");
         }
