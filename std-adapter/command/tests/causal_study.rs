@@ -3,7 +3,63 @@
 
 use std::process::Command;
 
-use costbo_lab::causal::study::{reproduce, CausalStudyOptions};
+use std::path::Path;
+
+use costbo_lab::causal::paired;
+use costbo_lab::causal::study::{reproduce, CausalStudyOptions, MIN_SEEDS};
+
+/// Asserts that every cell of the JSON summary `json` with runs has its seeds' rows in the
+/// finals file `csv` (`seeds` of them when given) and that their mean equals the summary's mean
+/// at the last round (relative 1e-12).
+fn check_finals_against_summary(csv: &str, json: &str, seeds: Option<usize>) {
+    let finals = paired::parse(csv).unwrap();
+    let summary: serde_json::Value = serde_json::from_str(json).unwrap();
+    let mut checked = 0;
+    for cell in summary["cells"].as_array().unwrap() {
+        let n = cell["seeds"].as_u64().unwrap() as usize;
+        if n == 0 {
+            continue;
+        }
+        let (env, key) = (cell["env"].as_str().unwrap(), cell["key"].as_str().unwrap());
+        let sd = cell["y_noise_sd"].as_f64().unwrap();
+        let rows: Vec<f64> = finals
+            .iter()
+            .filter(|f| {
+                f.env == env && format!("{}/{}", f.method, f.model) == key && f.y_noise_sd == sd
+            })
+            .map(|f| f.regret)
+            .collect();
+        assert_eq!(rows.len(), n, "{key} in {env} at {sd}");
+        if let Some(s) = seeds {
+            assert_eq!(n, s, "{key} in {env}");
+        }
+        let mean = rows.iter().sum::<f64>() / n as f64;
+        let last = cell["mean"].as_array().unwrap().last().unwrap();
+        let json_mean = last.as_f64().unwrap();
+        assert!(
+            (mean - json_mean).abs() <= 1e-12 * json_mean.abs().max(1e-3),
+            "{key} in {env}: {mean} against {json_mean}"
+        );
+        checked += 1;
+    }
+    assert!(checked > 0);
+}
+
+/// The committed report's paired section is what its committed finals file gives, and the
+/// finals file agrees with the committed JSON summary.
+#[test]
+fn causal_paired_section_regenerates_from_the_committed_finals() {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results");
+    let csv = std::fs::read_to_string(docs.join("causal.finals.csv")).unwrap();
+    let md = std::fs::read_to_string(docs.join("causal.md")).unwrap();
+    let section = paired::section(&csv, "docs/results/causal.finals.csv", MIN_SEEDS).unwrap();
+    assert!(
+        md.contains(&section),
+        "the report's paired section differs:\n{section}"
+    );
+    let json = std::fs::read_to_string(docs.join("causal.json")).unwrap();
+    check_finals_against_summary(&csv, &json, None);
+}
 
 #[test]
 fn quick_study_writes_report_figures_and_resumes() {
@@ -47,6 +103,16 @@ fn quick_study_writes_report_figures_and_resumes() {
     ] {
         assert!(md.contains(needle), "report lacks {needle:?}");
     }
+    // The finals file: one row per run, and each cell's mean of it is the JSON's mean curve
+    // at T (two computations: the running normalised sum of the summary, the plain sum here).
+    let finals = std::fs::read_to_string(dir.join("causal.finals.csv")).unwrap();
+    assert!(written.contains(&dir.join("causal.finals.csv")));
+    check_finals_against_summary(
+        &finals,
+        &std::fs::read_to_string(dir.join("causal.json")).unwrap(),
+        Some(2),
+    );
+    assert!(md.contains("## Paired comparisons, seed for seed"));
     // One file per (environment, method, seed); resuming must not rewrite them.
     let run = dir.join("runs/fig1-t24/cocabo/seed-1.csv");
     let before = std::fs::read_to_string(&run).unwrap();

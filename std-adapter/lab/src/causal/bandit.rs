@@ -82,7 +82,18 @@ impl Backend {
     pub const ABLATION: [Backend; 3] =
         [Backend::SquaredExponential, Backend::Matern52, Backend::F32];
 
-    /// The model's key for the examples: `se`, `matern52`, `f32`, `fitted`.
+    /// The model's key: `se`, `matern52`, `f32`, `fitted` (the examples' argument, the
+    /// study's finals file).
+    pub fn key(self) -> &'static str {
+        match self {
+            Backend::SquaredExponential => "se",
+            Backend::Matern52 => "matern52",
+            Backend::F32 => "f32",
+            Backend::Fitted => "fitted",
+        }
+    }
+
+    /// The model whose [`key`](Self::key) is `key`.
     pub fn from_key(key: &str) -> Option<Backend> {
         Some(match key {
             "se" => Backend::SquaredExponential,

@@ -21,6 +21,7 @@ pub mod dag;
 pub mod envs;
 pub mod graph;
 pub mod nodeset;
+pub mod paired;
 pub mod pomis;
 pub mod pomps;
 pub mod scm;

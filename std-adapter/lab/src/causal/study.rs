@@ -18,6 +18,7 @@ use serde::Serialize;
 
 use super::bandit::{run, Backend, BanditOptions, Method, CAPACITY};
 use super::envs::{Environment, A2, A2_EPS_Y_SD, A3, FIG1, PSA_1, PSA_2};
+use super::paired;
 use crate::experiment::write_atomic;
 use crate::plot::{Curve, Figure, Panel};
 use crate::sealed;
@@ -296,6 +297,9 @@ pub struct CellSummary {
     pub method: String,
     /// The arms' GP model (Fig. 7's backend ablation).
     pub backend: String,
+    /// The method's and the model's keys, `method/model` (`cocabo/fitted`): the cell's rows
+    /// in the finals file ([`finals_path`]) are those with these keys and its noise level.
+    pub key: String,
     /// The standard deviation of the noise term of `Y` in the sweep (A.2's own 0.01 for the
     /// main cells of every environment).
     pub y_noise_sd: f64,
@@ -376,6 +380,7 @@ fn summarise(c: &Cell, runs: &[RunFile], rounds: usize, error: Option<String>) -
         env: c.env.name.into(),
         method: method_label(c.method, c.backend),
         backend: c.backend.name().into(),
+        key: format!("{}/{}", c.method.key(), c.backend.key()),
         y_noise_sd: c.noise.unwrap_or(A2_Y_NOISE_SD),
         seeds: n,
         rounds,
@@ -461,17 +466,28 @@ pub fn reproduce(o: &CausalStudyOptions) -> Result<Outcome, String> {
     if let Some(f) = failures.iter().find(|f| f.0 == usize::MAX) {
         return Err(f.1.clone());
     }
+    let mut finals = Vec::new();
     let summaries: Vec<CellSummary> = grid
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let runs: Vec<RunFile> = (0..o.seeds)
+            let seeded: Vec<(u64, RunFile)> = (0..o.seeds)
                 .filter_map(|s| {
                     sealed::read_finished(&seed_path(&o.out, c, o.rounds, s), |t| {
                         parse_run(t, o.rounds)
                     })
+                    .map(|r| (s, r))
                 })
                 .collect();
+            finals.extend(seeded.iter().map(|(seed, r)| paired::Final {
+                env: c.env.name.into(),
+                method: c.method.key().into(),
+                model: c.backend.key().into(),
+                y_noise_sd: c.noise.unwrap_or(A2_Y_NOISE_SD),
+                seed: *seed,
+                regret: r.regret.iter().sum::<f64>() / r.regret.len() as f64,
+            }));
+            let runs: Vec<RunFile> = seeded.into_iter().map(|(_, r)| r).collect();
             let mut err = failures.iter().find(|f| f.0 == i).map(|f| f.1.clone());
             if runs.is_empty() && err.is_none() {
                 // With --no-run the failure of a cell that cannot run (CoBO on PSA) is not in
@@ -495,7 +511,7 @@ pub fn reproduce(o: &CausalStudyOptions) -> Result<Outcome, String> {
             summarise(c, &runs, o.rounds, err)
         })
         .collect();
-    write_outputs(o, &summaries)
+    write_outputs(o, &summaries, &finals)
 }
 
 /// The JSON summary: the verdict counts of each model, then every cell.
@@ -542,7 +558,16 @@ fn stem(o: &CausalStudyOptions) -> String {
         .map_or("causal".into(), |s| s.to_string_lossy().into_owned())
 }
 
-fn write_outputs(o: &CausalStudyOptions, s: &[CellSummary]) -> Result<Outcome, String> {
+/// The per-seed finals file beside the report (`causal.md` → `causal.finals.csv`).
+pub fn finals_path(report: &Path) -> PathBuf {
+    report.with_extension("finals.csv")
+}
+
+fn write_outputs(
+    o: &CausalStudyOptions,
+    s: &[CellSummary],
+    finals: &[paired::Final],
+) -> Result<Outcome, String> {
     let figs = figure_dir(o);
     std::fs::create_dir_all(&figs).map_err(|e| format!("{}: {e}", figs.display()))?;
     let mut written = Vec::new();
@@ -571,7 +596,14 @@ fn write_outputs(o: &CausalStudyOptions, s: &[CellSummary]) -> Result<Outcome, S
     let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
     write_atomic(&json, &(text + "\n"))?;
     written.push(json);
-    let md = report(o, s, &fig_names, &fixed, &fitted);
+    // The paired section is computed from the finals file as written, so that it regenerates
+    // from the committed file alone.
+    let finals_file = finals_path(&o.report);
+    let csv = paired::to_csv(finals);
+    write_atomic(&finals_file, &csv)?;
+    written.push(finals_file.clone());
+    let paired = paired::section(&csv, &finals_file.to_string_lossy(), MIN_SEEDS)?;
+    let md = report(o, s, &fig_names, &fixed, &fitted, &paired);
     let verdicts = fixed.into_iter().chain(fitted).collect();
     write_atomic(&o.report, &md)?;
     written.push(o.report.clone());
@@ -889,6 +921,7 @@ fn report(
     figs: &[String],
     fixed: &[Verdict],
     fitted: &[Verdict],
+    paired: &str,
 ) -> String {
     let seeds = s.iter().map(|c| c.seeds).max().unwrap_or(0);
     let mut md = format!(
@@ -1100,6 +1133,7 @@ fn report(
            by more than both intervals (a flat curve means linear cumulative regret). With \
            fewer seeds and rounds than the paper, *not supported* can mean \"not yet visible at \
            this size\"; each row gives the numbers.\n";
+    md += paired;
     md += &crate::reproduce::report::discussion(&o.report);
     md
 }
