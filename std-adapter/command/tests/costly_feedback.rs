@@ -103,9 +103,7 @@ fn the_quick_study_writes_report_figure_and_json() {
     ] {
         assert!(md.contains(heading), "missing {heading}");
     }
-    let rows: Vec<Value> =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("costly-feedback.json")).unwrap())
-            .unwrap();
+    let rows = rows_of(&dir.join("costly-feedback.json"));
     check_schema(&rows);
     // A rerun resumes: nothing is recomputed and the rows are identical.
     let again = reproduce(&options).unwrap();
@@ -120,17 +118,38 @@ fn the_quick_study_writes_report_figure_and_json() {
         assert!(md.contains(&format!("**{}**: ", v.claim)), "{v}");
         assert!(md.contains(&v.evidence), "{v}");
     }
-    let rows2: Vec<Value> =
+    let rows2 = rows_of(&dir.join("costly-feedback.json"));
+    assert_eq!(rows, rows2);
+    // The JSON's verdict counts are the verdicts', split by model.
+    let summary: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("costly-feedback.json")).unwrap())
             .unwrap();
-    assert_eq!(rows, rows2);
+    let counts = summary["verdict_counts"].as_array().unwrap();
+    assert_eq!(counts.len(), 2);
+    let total: u64 = counts
+        .iter()
+        .flat_map(|c| ["supported", "partly", "not_supported", "not_tested"].map(|k| &c[k]))
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(total as usize, outcome.verdicts.len());
+    let fitted: u64 = ["supported", "partly", "not_supported", "not_tested"]
+        .iter()
+        .map(|k| counts[1][*k].as_u64().unwrap())
+        .sum();
+    assert_eq!(fitted, 1, "claim 3 on the paper's fitted model");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The table rows of a JSON summary (its `rows`).
+fn rows_of(path: &std::path::Path) -> Vec<Value> {
+    let summary: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    summary["rows"].as_array().unwrap().clone()
+}
+
 fn committed() -> Vec<Value> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/results/costly-feedback.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    rows_of(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/results/costly-feedback.json"),
+    )
 }
 
 fn synthetic<'a>(

@@ -175,6 +175,44 @@ pub struct Verdict {
     pub evidence: String,
 }
 
+/// How many of a group of verdicts came out each way: a study's JSON summary gives one per
+/// model its verdicts were judged with.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct VerdictCounts {
+    /// The model (or setting) the verdicts were judged with.
+    pub model: String,
+    /// Verdicts [`Status::Supported`].
+    pub supported: usize,
+    /// Verdicts [`Status::Partly`].
+    pub partly: usize,
+    /// Verdicts [`Status::NotSupported`].
+    pub not_supported: usize,
+    /// Verdicts [`Status::Inconclusive`].
+    pub not_tested: usize,
+}
+
+impl VerdictCounts {
+    /// The counts of `verdicts` under the name `model`.
+    pub fn of<'a>(model: &str, verdicts: impl IntoIterator<Item = &'a Verdict>) -> Self {
+        let mut c = VerdictCounts {
+            model: model.into(),
+            supported: 0,
+            partly: 0,
+            not_supported: 0,
+            not_tested: 0,
+        };
+        for v in verdicts {
+            match v.status {
+                Status::Supported => c.supported += 1,
+                Status::Partly => c.partly += 1,
+                Status::NotSupported => c.not_supported += 1,
+                Status::Inconclusive => c.not_tested += 1,
+            }
+        }
+        c
+    }
+}
+
 impl std::fmt::Display for Verdict {
     /// One line: `[id ]status: claim[ (scope)]`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

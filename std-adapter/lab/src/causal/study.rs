@@ -22,7 +22,7 @@ use super::paired;
 use crate::experiment::write_atomic;
 use crate::plot::{Curve, Figure, Panel};
 use crate::sealed;
-use crate::study::{Outcome, Request, Setting, Status, Study, Verdict};
+use crate::study::{Outcome, Request, Setting, Status, Study, Verdict, VerdictCounts};
 
 /// Settings of a study.
 #[derive(Clone, Debug)]
@@ -522,29 +522,6 @@ struct Summary<'a> {
     cells: &'a [CellSummary],
 }
 
-/// How many of a model's verdicts came out each way.
-#[derive(Serialize)]
-struct VerdictCounts {
-    model: String,
-    supported: usize,
-    partly: usize,
-    not_supported: usize,
-    not_tested: usize,
-}
-
-impl VerdictCounts {
-    fn of(v: &[Verdict]) -> Self {
-        let n = |s: Status| v.iter().filter(|x| x.status == s).count();
-        VerdictCounts {
-            model: v.first().map_or(String::new(), |x| x.scope.clone()),
-            supported: n(Status::Supported),
-            partly: n(Status::Partly),
-            not_supported: n(Status::NotSupported),
-            not_tested: n(Status::Inconclusive),
-        }
-    }
-}
-
 fn figure_dir(o: &CausalStudyOptions) -> PathBuf {
     o.report
         .parent()
@@ -590,7 +567,8 @@ fn write_outputs(
     let fitted = verdicts(s, Backend::Fitted);
     let json = o.report.with_extension("json");
     let summary = Summary {
-        verdict_counts: [&fixed, &fitted].map(|v| VerdictCounts::of(v)),
+        verdict_counts: [&fixed, &fitted]
+            .map(|v| VerdictCounts::of(&v.first().map_or(String::new(), |x| x.scope.clone()), v)),
         cells: s,
     };
     let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
@@ -1126,7 +1104,7 @@ fn report(
         md += &format!("| {} | {} | {} |\n", v.claim, v.evidence, word(v));
     }
     let count = |v: &[Verdict]| {
-        let c = VerdictCounts::of(v);
+        let c = VerdictCounts::of("", v);
         format!(
             "{} supported, {} partly, {} not supported, {} not tested",
             c.supported, c.partly, c.not_supported, c.not_tested
