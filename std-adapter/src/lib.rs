@@ -40,5 +40,6 @@ pub mod gp;
 pub mod optimizer;
 
 pub use optimizer::{
-    Ask, Error, ErrorKind, Optimizer, Precision, QueryAnswer, Recommendation, MESSAGE_BYTES,
+    Ask, CausalOptimizer, Error, ErrorKind, Optimizer, Precision, QueryAnswer, Recommendation,
+    MESSAGE_BYTES,
 };

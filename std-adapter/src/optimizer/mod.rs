@@ -32,11 +32,16 @@
 //! [`skip`](Optimizer::skip) the round.
 
 mod builder;
+mod causal;
 mod engine;
 mod error;
 mod state;
 
 pub use builder::{Chance, ExperimentBuilder};
+pub use causal::{
+    ArmAsk, ArmInfo, CausalDecision, CausalOptimizer, CausalRecommendation, CAUSAL_CAPACITIES,
+    MAX_ARMS,
+};
 
 pub use engine::{
     serves_dimension, Precision, CAPACITIES_F32, CAPACITIES_F64, MAX_DIM, MAX_SETS, WIDE_DIMS,
@@ -738,8 +743,8 @@ impl Experiment {
         let refuse = |m: String| Err(Error::new(ErrorKind::Experiment, m));
         if spec.causal.is_some() {
             return refuse(
-                "[causal]: contextual causal experiments are not served by the Optimizer yet \
-                 (the device and `costbo device` run them)"
+                "[causal]: a contextual causal experiment: open it with CausalOptimizer \
+                 (next_arm, ask with the arm's contexts, tell)"
                     .into(),
             );
         }

@@ -58,7 +58,7 @@ pub(crate) enum Event {
 /// `str::parse`, both exact), written as JSON strings: a JSON number would be read back by
 /// serde_json's fast float parser, which may miss the last bit, and a replay must see the very
 /// bits told. Memos may hold infinities (`"inf"`).
-mod exact {
+pub(crate) mod exact {
     use serde::de::Error as _;
     use serde::{Deserialize, Deserializer, Serializer};
 
@@ -76,6 +76,32 @@ mod exact {
             .ok()
             .filter(|v| format!("{v:?}") == text)
             .ok_or_else(|| format!("\"{text}\" is not a number as this format writes one"))
+    }
+
+    /// Lists with gaps (`None` as JSON `null`).
+    pub mod option_list {
+        use super::*;
+        use serde::ser::SerializeSeq;
+
+        pub fn serialize<S: Serializer>(v: &[Option<f64>], s: S) -> Result<S::Ok, S::Error> {
+            let mut seq = s.serialize_seq(Some(v.len()))?;
+            for x in v {
+                seq.serialize_element(&x.map(|x| format!("{x:?}")))?;
+            }
+            seq.end()
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Option<f64>>, D::Error> {
+            let texts = Vec::<Option<String>>::deserialize(d)?;
+            texts
+                .iter()
+                .map(|t| {
+                    t.as_deref()
+                        .map(|t| parse(t).map_err(D::Error::custom))
+                        .transpose()
+                })
+                .collect()
+        }
     }
 
     pub mod list {
