@@ -229,6 +229,12 @@ fn bad_input_is_refused_and_changes_nothing() {
     assert!(e.message().contains("[causal]"), "{e}");
     let e = Optimizer::from_toml_str(&text).unwrap_err();
     assert!(e.message().contains("CausalOptimizer"), "{e}");
+    // A round abandoned (not carried out) is chosen again as if it had never been.
+    let arm = opt.next_arm().unwrap().unwrap();
+    opt.ask(&contexts(&spec, 1, &arm.contexts)).unwrap();
+    opt.abandon().unwrap();
+    assert_eq!(opt.abandon().unwrap_err().kind(), ErrorKind::Sequence);
+    assert_eq!(opt.to_json(), twin.to_json());
     let e = CausalOptimizer::from_toml_str(&text.replace("capacity = 64", "capacity = 48"))
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Experiment);

@@ -48,7 +48,7 @@ pub const MAX_ARMS: usize = 8;
 /// The capacities (observations per arm) served: a causal experiment's `capacity` must be
 /// one of them (the controller's GPs are built at exactly the file's capacity, as on the
 /// device).
-pub const CAUSAL_CAPACITIES: [usize; 2] = [64, 256];
+pub const CAUSAL_CAPACITIES: [usize; 3] = [32, 64, 256];
 
 /// The generator of a causal controller, seeded as the firmware seeds its own.
 type CausalRng = rand_xoshiro::Xoshiro128PlusPlus;
@@ -245,8 +245,10 @@ fn open_engine(spec: &Spec<'_>, precision: Precision) -> Result<Box<dyn CausalEn
         dims!(1 2 3 4 5 6 7 8)
     }
     match (precision, spec.capacity) {
+        (Precision::F64, 32) => with::<f64, 32>(spec),
         (Precision::F64, 64) => with::<f64, 64>(spec),
         (Precision::F64, 256) => with::<f64, 256>(spec),
+        (Precision::F32, 32) => with::<f32, 32>(spec),
         (Precision::F32, 64) => with::<f32, 64>(spec),
         (Precision::F32, 256) => with::<f32, 256>(spec),
         (_, c) => Err(SpecError::Capacity {
@@ -321,8 +323,8 @@ impl CausalOptimizer {
             return Err(Error::new(
                 ErrorKind::Experiment,
                 format!(
-                    "[experiment] capacity = {}: a causal experiment's optimizer holds 64 or 256 \
-                     observations per arm",
+                    "[experiment] capacity = {}: a causal experiment's optimizer holds \
+                     {CAUSAL_CAPACITIES:?} observations per arm",
                     spec.capacity
                 ),
             ));
@@ -506,6 +508,18 @@ impl CausalOptimizer {
         Ok(())
     }
 
+    /// Drops the open round (an arm chosen, or a decision asked) without an outcome: the
+    /// round was not carried out (a power cut before dosing, a tray lost). The models and
+    /// counts are as before it; the next [`next_arm`](Self::next_arm) chooses again, as a
+    /// device does after losing a round. An error when no round is open.
+    pub fn abandon(&mut self) -> Result<(), Error> {
+        if self.pending.take().is_none() {
+            return Err(Error::new(ErrorKind::Sequence, "no round is open"));
+        }
+        self.engine.abandon();
+        Ok(())
+    }
+
     /// The arm with the best mean outcome so far (the first on ties), `None` before any
     /// round.
     pub fn recommend(&self) -> Option<CausalRecommendation> {
@@ -607,7 +621,16 @@ impl CausalOptimizer {
                     format!("context x[{l}] ({}) is missing or not finite", v.name),
                 ));
             };
-            if x < v.lower || x > v.upper {
+            // In the precision the controller reads it (an f32 reading at an upper bound that
+            // f32 rounds up is inside, as on the device).
+            let outside = match self.precision {
+                Precision::F32 => {
+                    let x = x as f32;
+                    x < v.lower as f32 || x > v.upper as f32
+                }
+                Precision::F64 => x < v.lower || x > v.upper,
+            };
+            if outside {
                 return Err(Error::new(
                     ErrorKind::Input,
                     format!(

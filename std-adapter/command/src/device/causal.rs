@@ -1,10 +1,9 @@
 //! `costbo device` for a contextual causal experiment (the experiment file's `[causal]`
 //! table): the host answers each `MeasureContexts` with the source water's readings of the
 //! variables asked for, plays the tray once the `Decision` comes, and mirrors the device with
-//! the same f32 causal controller built from the same file
-//! ([`Spec::causal_controller`](costbo_experiment::Spec::causal_controller)), fed the contexts
-//! as the device's sensors read them: every arm, every context request and every decision
-//! (doses and UCB value) must equal the host's bit for bit.
+//! the desktop's `f32` [`CausalOptimizer`] opened from the same file, fed the contexts as the
+//! device's sensors read them: every arm, every context request, every decision (doses and
+//! UCB value) and the recommendation must equal the host's bit for bit.
 //!
 //! The simulator is a small structural causal model over the variables `NO3`, `Ca`, `K`, `pH`
 //! and `T` (`firmware/experiments/causal-contexts.toml`), in unit coordinates
@@ -26,13 +25,12 @@
 //! again from the same source water); a `Hello` one round on, after the `Outcome` was sent,
 //! means it was journaled (the host tells its controller the outcome).
 
-use costbo_core::causal::CausalController;
 use costbo_core::ledger::Ledger;
-use costbo_core::linalg::tri_len;
 use costbo_core::link::{values_to_array, DeviceMessage, HostMessage, Values};
 use costbo_core::problem::Problem;
 use costbo_core::random::{standard_normal, uniform_open};
 use costbo_experiment::Spec;
+use costbo_std::{CausalOptimizer, Precision};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
@@ -52,9 +50,6 @@ pub fn growth(u: &[f64; D]) -> f64 {
         - 0.5 * (ca - 0.5).powi(2)
 }
 
-type Mirror<const A: usize, const N: usize> =
-    CausalController<f32, A, N, D, Vec<f32>, Xoshiro128PlusPlus>;
-
 /// Runs a session with a device built from a causal experiment file.
 pub(super) fn run(
     spec: &Spec<'static>,
@@ -68,21 +63,7 @@ pub(super) fn run(
             options.config.display()
         ));
     }
-    let arms = spec.causal.map_or(0, |c| c.arms.len());
-    match (arms, spec.capacity) {
-        (1, 32) => session::<1, 32>(spec, config_id, options),
-        (2, 32) => session::<2, 32>(spec, config_id, options),
-        (3, 32) => session::<3, 32>(spec, config_id, options),
-        (4, 32) => session::<4, 32>(spec, config_id, options),
-        (1, 64) => session::<1, 64>(spec, config_id, options),
-        (2, 64) => session::<2, 64>(spec, config_id, options),
-        (3, 64) => session::<3, 64>(spec, config_id, options),
-        (4, 64) => session::<4, 64>(spec, config_id, options),
-        (a, n) => Err(format!(
-            "{}: {a} arms at capacity {n}: the host mirrors 1 to 4 arms at capacity 32 or 64",
-            options.config.display()
-        )),
-    }
+    session(spec, config_id, options)
 }
 
 /// The round in flight.
@@ -104,22 +85,17 @@ struct Flight {
     asked: bool,
 }
 
-/// The session of a causal experiment with `A` arms at capacity `N`, message by message; the
-/// link's side of it is [`Session`]'s.
-fn session<const A: usize, const N: usize>(
+/// The session of a causal experiment, message by message; the link's side of it is
+/// [`Session`]'s.
+fn session(
     spec: &Spec<'static>,
     config_id: u32,
     options: &DeviceOptions,
 ) -> Result<DeviceReport, String> {
     let err = |e: costbo_experiment::SpecError| format!("{e}");
-    let storage: [Vec<f32>; A] = core::array::from_fn(|_| vec![0.0; tri_len(N)]);
-    // Seeded as the firmware seeds its own (`experiment::causal_rng`).
-    let mut mirror: Mirror<A, N> = spec
-        .causal_controller::<f32, A, N, D, _, _>(
-            storage,
-            Xoshiro128PlusPlus::seed_from_u64(spec.seed),
-        )
-        .map_err(err)?;
+    let mut mirror = CausalOptimizer::from_file_with(&options.config, Precision::F32)
+        .map_err(|e| e.to_string())?;
+    let arms = mirror.arms().len();
     // The source-water distributions, as the cost-aware experiments draw them.
     let m = spec.sets.len();
     let truth: Problem<f64, D, 7> = if m == 7 {
@@ -141,7 +117,7 @@ fn session<const A: usize, const N: usize>(
     outln!(
         "costbo device: {} (contextual causal: {} arms, contexts {:?}, budget {}), link: {}",
         spec.name,
-        A,
+        arms,
         (0..D)
             .filter(|&l| spec.causal.is_some_and(|c| c.contexts & (1 << l) != 0))
             .map(|l| spec.variables[l].name)
@@ -184,6 +160,7 @@ fn session<const A: usize, const N: usize>(
                     } else if round == f.round {
                         // Lost: decided again from the same water, checked again.
                         if options.mirror {
+                            // Nothing open when the cut came before the arm was asked.
                             let _ = mirror.abandon();
                         }
                         flight = Some(Flight {
@@ -251,15 +228,23 @@ fn session<const A: usize, const N: usize>(
                     continue;
                 }
                 if options.mirror {
-                    let mine = mirror.next_arm().map_err(|e| {
-                        format!(
-                            "round {round}: the device chose an arm, the host's controller: {e}"
-                        )
-                    })?;
+                    let mine = mirror
+                        .next_arm()
+                        .map_err(|e| {
+                            format!(
+                                "round {round}: the device chose an arm, the host's optimizer: {e}"
+                            )
+                        })?
+                        .ok_or_else(|| {
+                            format!(
+                                "round {round}: the device chose arm {arm}, the host's budget \
+                                 cannot pay for its arm"
+                            )
+                        })?;
                     if mine.arm != arm {
                         return Err(format!(
-                            "round {round}: the device chose arm {arm}, the host arm {} ({:?})",
-                            mine.arm, mine.reason
+                            "round {round}: the device chose arm {arm}, the host arm {}",
+                            mine.arm
                         ));
                     }
                     report.contexts_checked += 1;
@@ -322,32 +307,23 @@ fn session<const A: usize, const N: usize>(
                     }
                 }
                 if options.mirror {
+                    // The contexts as the device's sensors read them, physical units.
                     let wanted = spec.arm_contexts(f.arm).unwrap_or(0);
-                    let unit: [f32; D] = core::array::from_fn(|l| {
-                        if wanted & (1 << l) != 0 {
-                            spec.to_unit(l, seen(l, f.water[l] as f32))
-                        } else {
-                            f32::NAN
-                        }
-                    });
-                    let mine = mirror.ask(&unit).map_err(|e| {
-                        format!("round {round}: the device decided, the host's controller: {e}")
+                    let contexts: Vec<Option<f64>> = (0..D)
+                        .map(|l| {
+                            (wanted & (1 << l) != 0).then(|| f64::from(seen(l, f.water[l] as f32)))
+                        })
+                        .collect();
+                    let mine = mirror.ask(&contexts).map_err(|e| {
+                        format!("round {round}: the device decided, the host's optimizer: {e}")
                     })?;
-                    let actions = mirror.table().get(f.arm).map(|a| a.actions().to_vec());
-                    let ours: [f32; D] = core::array::from_fn(|l| {
-                        match actions
-                            .as_ref()
-                            .and_then(|a| a.iter().position(|&v| v == l))
-                        {
-                            Some(k) => spec.from_unit(l, mine.input[k]),
-                            None => f32::NAN,
-                        }
-                    });
+                    let ours: [f32; D] =
+                        core::array::from_fn(|l| mine.values[l].map_or(f32::NAN, |v| v as f32));
+                    let ucb = mine.ucb as f32;
                     let bits = |v: &[f32; D]| v.map(f32::to_bits);
-                    if bits(&ours) != bits(&dv) || mine.ucb.to_bits() != score.to_bits() {
+                    if bits(&ours) != bits(&dv) || ucb.to_bits() != score.to_bits() {
                         return Err(format!(
-                            "round {round}: the device doses {dv:?} (ucb {score}), the host {ours:?} (ucb {})",
-                            mine.ucb
+                            "round {round}: the device doses {dv:?} (ucb {score}), the host {ours:?} (ucb {ucb})"
                         ));
                     }
                     report.decisions_checked += 1;
@@ -421,19 +397,9 @@ fn session<const A: usize, const N: usize>(
                 }
                 if options.mirror {
                     // The arm with the best average outcome, first on ties.
-                    let mut mine: Option<(usize, f32)> = None;
-                    for arm in 0..mirror.table().len() {
-                        if mirror.plays(arm) == 0 {
-                            continue;
-                        }
-                        let m = mirror.mean_outcome(arm).unwrap_or(f32::NAN);
-                        if mine.is_none_or(|(_, b)| m > b) {
-                            mine = Some((arm, m));
-                        }
-                    }
-                    if let Some((arm, m)) = mine {
-                        if spec.arm_set(arm) != Some(set as usize) || m.to_bits() != score.to_bits()
-                        {
+                    if let Some(best) = mirror.recommend() {
+                        let (arm, m) = (best.arm, best.mean_outcome as f32);
+                        if best.set != set as usize || m.to_bits() != score.to_bits() {
                             return Err(format!(
                                 "the device recommends set {set} (mean {score}), the host arm {arm} (mean {m})"
                             ));
@@ -461,8 +427,8 @@ fn session<const A: usize, const N: usize>(
 }
 
 /// The host's side of an acknowledged round: the mirror is told the outcome.
-fn close_round<const A: usize, const N: usize>(
-    mirror: &mut Mirror<A, N>,
+fn close_round(
+    mirror: &mut CausalOptimizer,
     options: &DeviceOptions,
     f: &Flight,
     spec: &Spec<'static>,
@@ -472,8 +438,8 @@ fn close_round<const A: usize, const N: usize>(
 ) -> Result<(), String> {
     if options.mirror {
         mirror
-            .tell(f.y)
-            .map_err(|e| format!("round {}: the host's controller: {e}", f.round))?;
+            .tell(f64::from(f.y))
+            .map_err(|e| format!("round {}: the host's optimizer: {e}", f.round))?;
     }
     spent.charge(f.cost);
     let e = growth(&f.tray);
