@@ -188,6 +188,97 @@ class Optimizer:
     def _core_seconds(self) -> float:
         """Seconds the last call spent inside the Rust optimizer."""
 
+class ArmAsk:
+    """The arm chosen for this round: measure the variables in ``contexts``, then ``ask``."""
+    @property
+    def arm(self) -> int:
+        """The arm's index, in the file's order."""
+    @property
+    def set(self) -> int:
+        """The control set it doses."""
+    @property
+    def contexts(self) -> list[int]:
+        """The indices of the variables to measure now (the arm's contexts)."""
+    @property
+    def cost(self) -> float:
+        """What the round costs."""
+
+class CausalDecision:
+    """The action of this round: the dose of each of the arm's actions."""
+    @property
+    def arm(self) -> int:
+        """The arm."""
+    @property
+    def set(self) -> int:
+        """The control set it doses."""
+    @property
+    def values(self) -> list[Optional[float]]:
+        """One value per variable (physical units); ``None`` for those the arm does not set."""
+    @property
+    def cost(self) -> float:
+        """The round's cost."""
+    @property
+    def ucb(self) -> float:
+        """The action's UCB value (the device sends it as its decision's score)."""
+
+class CausalRecommendation:
+    """The arm whose outcomes were best on average."""
+    @property
+    def arm(self) -> int:
+        """The arm."""
+    @property
+    def set(self) -> int:
+        """Its control set."""
+    @property
+    def mean_outcome(self) -> float:
+        """Its mean outcome."""
+    @property
+    def plays(self) -> int:
+        """Its plays."""
+
+_Contexts = Union[Sequence[Optional[float]], npt.NDArray[np.floating], dict[str, float]]
+
+class CausalOptimizer:
+    """A contextual causal experiment (a file with a ``[causal]`` table): ``next_arm()``,
+    ``ask(contexts)``, ``tell(y)``. In ``"f32"`` it makes the device's decisions bit for bit."""
+    @staticmethod
+    def from_toml(text: str, precision: str = "f64") -> CausalOptimizer:
+        """An optimizer for the causal experiment in ``text``."""
+    @staticmethod
+    def from_file(path: Union[str, os.PathLike[str]], precision: str = "f64") -> CausalOptimizer:
+        """An optimizer for the causal experiment file at ``path``."""
+    @staticmethod
+    def from_json(text: str) -> CausalOptimizer:
+        """Restores an optimizer saved by ``to_json``."""
+    def next_arm(self) -> Optional[ArmAsk]:
+        """This round's arm, or ``None`` once the budget cannot pay for it."""
+    def ask(self, contexts: _Contexts) -> CausalDecision:
+        """The doses for the chosen arm given its measured contexts (one entry per variable,
+        ``None`` where not measured, or a dict from names to values)."""
+    def tell(self, y: float) -> None:
+        """The outcome of the decided round."""
+    def abandon(self) -> None:
+        """Drops the open round (not carried out)."""
+    def recommend(self) -> Optional[CausalRecommendation]:
+        """The arm with the best mean outcome so far."""
+    def to_json(self) -> str:
+        """The state (the experiment file and the rounds told) as JSON."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def precision(self) -> str: ...
+    @property
+    def arms(self) -> list[tuple[int, list[int], list[int]]]:
+        """``(set, actions, contexts)`` per arm, variable indices."""
+    @property
+    def variable_names(self) -> list[str]: ...
+    @property
+    def budget(self) -> float: ...
+    @property
+    def spent(self) -> float: ...
+    @property
+    def rounds(self) -> int: ...
+
 class FitResult:
     """The hyperparameters a GP fit found."""
 

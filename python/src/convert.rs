@@ -85,6 +85,21 @@ pub fn vector(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<f64>> {
         .collect()
 }
 
+/// A vector of finite real numbers with gaps: `None` where a value is not given.
+pub fn optional_vector(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Option<f64>>> {
+    elements(obj, what, 1)?
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            if e.is_none() {
+                Ok(None)
+            } else {
+                number(e, &format!("{what}[{i}]")).map(Some)
+            }
+        })
+        .collect()
+}
+
 /// A matrix of finite real numbers, every row of the same length.
 pub fn matrix(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Vec<f64>>> {
     let py = obj.py();

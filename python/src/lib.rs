@@ -10,6 +10,7 @@
 
 use pyo3::prelude::*;
 
+mod causal;
 mod convert;
 mod error;
 mod functions;
@@ -28,6 +29,10 @@ fn _costbo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<optimizer::QueryAnswer>()?;
     m.add_class::<optimizer::Variable>()?;
     m.add_class::<optimizer::ControlSet>()?;
+    m.add_class::<causal::CausalOptimizer>()?;
+    m.add_class::<causal::ArmAsk>()?;
+    m.add_class::<causal::CausalDecision>()?;
+    m.add_class::<causal::CausalRecommendation>()?;
     m.add_class::<gp::GP>()?;
     m.add_class::<gp::FitResult>()?;
     m.add_class::<objectives::Objective>()?;

@@ -140,7 +140,7 @@ impl ControlSet {
     }
 }
 
-fn values_repr(values: &[Option<f64>]) -> String {
+pub(crate) fn values_repr(values: &[Option<f64>]) -> String {
     let parts: Vec<String> = values
         .iter()
         .map(|v| v.map_or("None".into(), |v| format!("{v:?}")))

@@ -240,3 +240,59 @@ fn bad_input_is_refused_and_changes_nothing() {
     assert_eq!(e.kind(), ErrorKind::Experiment);
     assert!(e.message().contains("capacity"), "{e}");
 }
+
+/// The Python package's fixture (`python/tests/fixtures/causal.json`) holds these decisions:
+/// `python/tests/test_causal.py` replays it through `costbo.CausalOptimizer` bit for bit.
+#[test]
+fn the_python_packages_causal_fixture_holds_the_rust_decisions() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../python/tests/fixtures/causal.json"
+    );
+    let hex = |v: f64| format!("{:016x}", v.to_bits());
+    let text = text();
+    let spec = costbo_experiment::toml::parse(&text).unwrap();
+    let mut cases = Vec::new();
+    for precision in [Precision::F64, Precision::F32] {
+        let mut opt = CausalOptimizer::from_toml_str_with(&text, precision).unwrap();
+        let mut rounds = Vec::new();
+        let mut r = 0;
+        while let Some(arm) = opt.next_arm().unwrap() {
+            let c = contexts(&spec, r, &arm.contexts);
+            let d = opt.ask(&c).unwrap();
+            let y = growth(&spec, &tray(&spec, r, &d.values));
+            rounds.push(serde_json::json!({
+                "arm": arm.arm,
+                "contexts": c.iter().map(|v| v.map(hex)).collect::<Vec<_>>(),
+                "values": d.values.iter().map(|v| v.map(hex)).collect::<Vec<_>>(),
+                "ucb": hex(d.ucb),
+                "y": hex(y),
+            }));
+            opt.tell(y).unwrap();
+            r += 1;
+        }
+        let best = opt.recommend().unwrap();
+        cases.push(serde_json::json!({
+            "precision": precision.name(),
+            "experiment": text,
+            "rounds": rounds,
+            "recommend": {"arm": best.arm, "mean_outcome": hex(best.mean_outcome)},
+            "state": opt.to_json(),
+        }));
+    }
+    let fixture = serde_json::to_string_pretty(&serde_json::json!({
+        "made_by": "cargo test -p costbo-std --test causal_optimizer the_python_packages_causal \
+                    (COSTBO_BLESS=1 rewrites it)",
+        "cases": cases,
+    }))
+    .unwrap()
+        + "\n";
+    if std::env::var_os("COSTBO_BLESS").is_some() {
+        std::fs::write(path, &fixture).unwrap();
+    }
+    assert_eq!(
+        std::fs::read_to_string(path).unwrap(),
+        fixture,
+        "the fixture differs from the Rust optimizer's decisions (COSTBO_BLESS=1 rewrites it)"
+    );
+}
