@@ -439,6 +439,10 @@ pub static FIG1: Environment = Environment {
 /// it; 0.1 in App. A.2).
 pub const A2_EPS_Y_SD: f64 = 0.1;
 
+/// The standard deviation of A.2's own noise term in `Y`, `0.1·ε_Y` (every environment's
+/// noise level in the causal study but the sweep's).
+pub const A2_Y_NOISE_SD: f64 = 0.1 * A2_EPS_Y_SD;
+
 fn a2_sample(rng: &mut Rng, x: NodeSet, mut policy: PolicyFn<'_>) -> Vec<f64> {
     let mut d = Draw::new(4, x, &mut policy);
     let u1 = rng.uniform(-1.0, 1.0);

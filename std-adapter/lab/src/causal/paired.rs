@@ -215,7 +215,7 @@ impl Paired {
 /// The comparisons of [`comparisons`] whose cells both have at least `min_seeds` paired seeds
 /// in `finals` (at the environment's own noise level), tested and corrected together.
 pub fn compare(finals: &[Final], min_seeds: usize) -> Result<Vec<Paired>, String> {
-    let own = super::study::A2_Y_NOISE_SD;
+    let own = super::envs::A2_Y_NOISE_SD;
     let cell = |env: &str, (m, b): (Method, Backend)| {
         let mut v: Vec<(u64, f64)> = finals
             .iter()

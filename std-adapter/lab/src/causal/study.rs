@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use super::bandit::{run, Backend, BanditOptions, Method, CAPACITY};
-use super::envs::{Environment, A2, A2_EPS_Y_SD, A3, FIG1, PSA_1, PSA_2};
+use super::envs::{Environment, A2, A3, FIG1, PSA_1, PSA_2};
 use super::paired;
 use crate::experiment::write_atomic;
 use crate::plot::{Curve, Figure, Panel};
@@ -58,8 +58,7 @@ pub struct CausalStudyOptions {
 /// independent noise of variance `σ² − 0.01²` to the outcome the controller is told.
 pub const NOISE_LEVELS: [f64; 5] = [A2_Y_NOISE_SD, 0.05, 0.25, 1.25, 6.25];
 
-/// The standard deviation of A.2's own noise term in `Y`, `0.1·ε_Y`.
-pub const A2_Y_NOISE_SD: f64 = 0.1 * A2_EPS_Y_SD;
+pub use super::envs::A2_Y_NOISE_SD;
 
 /// One cell of the grid: an environment, a method, a noise level of `Y` (A.2's own for every
 /// environment but the sweep's) and the arms' GP model.
