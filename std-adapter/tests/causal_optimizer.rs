@@ -296,3 +296,15 @@ fn the_python_packages_causal_fixture_holds_the_rust_decisions() {
         "the fixture differs from the Rust optimizer's decisions (COSTBO_BLESS=1 rewrites it)"
     );
 }
+
+/// The largest capacity served opens and decides in both precisions, on a test thread's
+/// 2 MiB stack (its controller holds 8 arms of 256 observations).
+#[test]
+fn the_largest_capacity_opens_and_decides() {
+    let text = text().replace("capacity = 64", "capacity = 256");
+    let spec = costbo_experiment::toml::parse(&text).unwrap();
+    for precision in [Precision::F64, Precision::F32] {
+        let mut opt = CausalOptimizer::from_toml_str_with(&text, precision).unwrap();
+        assert_eq!(play(&mut opt, &spec, 0, 4).len(), 4);
+    }
+}
