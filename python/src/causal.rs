@@ -10,6 +10,7 @@ use pyo3::types::PyDict;
 
 use crate::convert::{number, optional_vector, precision_or};
 use crate::error::{from_std, input};
+use crate::optimizer::Variable;
 
 /// The arm chosen for this round: measure the variables in `contexts`, then `ask`.
 #[pyclass(module = "costbo", frozen, eq, get_all)]
@@ -261,6 +262,22 @@ impl CausalOptimizer {
             .arms()
             .iter()
             .map(|a| (a.set, a.actions.clone(), a.contexts.clone()))
+            .collect()
+    }
+
+    /// The variables, in the file's order.
+    #[getter]
+    fn variables(&self) -> Vec<Variable> {
+        self.lock()
+            .variables()
+            .iter()
+            .map(|v| Variable {
+                name: v.name.clone(),
+                unit: v.unit.clone(),
+                lower: v.lower,
+                upper: v.upper,
+                price: v.price,
+            })
             .collect()
     }
 

@@ -22,3 +22,9 @@ def test_the_box_loop_runs_and_says_whether_botorch_ran():
     text = run(ROOT / "python" / "examples" / "vs_botorch.py")
     assert "costbo pbgi" in text and "costbo log-ei" in text
     assert "BoTorch LogEI" in text or "BoTorch is not installed" in text
+
+
+def test_the_causal_loop_measures_each_arms_contexts_and_recommends_an_arm():
+    text = run(ROOT / "python" / "examples" / "causal_dosing.py")
+    assert "round  1: arm 0 (contexts NO3=" in text
+    assert "round 20:" in text and "recommended: arm" in text
