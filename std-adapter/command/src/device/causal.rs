@@ -21,7 +21,7 @@
 //! simple regret is measured against it.
 //!
 //! Power cuts are handled as in the plain session: a `Hello` at the round in flight means the
-//! round was lost (the host's controller drops its open round, and the device decides it
+//! round was lost (the host's optimizer abandons its open round, and the device decides it
 //! again from the same source water); a `Hello` one round on, after the `Outcome` was sent,
 //! means it was journaled (the host tells its controller the outcome).
 
@@ -81,7 +81,7 @@ struct Flight {
     y: f32,
     cost: f32,
     outcome_sent: bool,
-    /// The contexts were sent (and the host's controller chose its arm).
+    /// The contexts were sent (and the host's optimizer chose its arm).
     asked: bool,
 }
 
