@@ -217,10 +217,25 @@ where
         log: Journal<F>,
         out: W,
     ) -> Self {
+        Self::with_rule(spec, config_id, Some(ctl), pumps, sensors, link, log, out)
+    }
+
+    /// [`new`](Self::new) with the dosing rule's controller, if any.
+    #[allow(clippy::too_many_arguments)]
+    fn with_rule(
+        spec: &'a Spec<'a>,
+        config_id: u32,
+        ctl: Option<Ctl<'a>>,
+        pumps: Pumps<P, Dl, D>,
+        sensors: Sensors<I>,
+        link: L,
+        log: Journal<F>,
+        out: W,
+    ) -> Self {
         App {
             spec,
             config_id,
-            ctl: Some(ctl),
+            ctl,
             pumps,
             sensors,
             link,
@@ -264,21 +279,7 @@ where
         log: Journal<F>,
         out: W,
     ) -> Self {
-        App {
-            spec,
-            config_id,
-            ctl: None,
-            pumps,
-            sensors,
-            link,
-            log,
-            out,
-            decoder: FrameDecoder::new(),
-            phase: Phase::Idle,
-            replayed: 0,
-            causal: None,
-        }
-        .with_causal(causal)
+        Self::with_rule(spec, config_id, None, pumps, sensors, link, log, out).with_causal(causal)
     }
 
     /// The dosing rule's controller, where this firmware has its path ([`DOSING_RULE`]): a

@@ -402,11 +402,9 @@ impl CausalOptimizer {
 
     /// [`from_file`](Self::from_file) in a chosen precision.
     pub fn from_file_with(path: impl AsRef<Path>, precision: Precision) -> Result<Self, Error> {
-        let path = path.as_ref();
-        let text =
-            costbo_experiment::toml::read_text(path).map_err(|e| Error::new(ErrorKind::Io, e.0))?;
-        Self::from_toml_str_with(&text, precision)
-            .map_err(|e| Error::new(e.kind(), format!("{}: {}", path.display(), e.message())))
+        super::open_file(path.as_ref(), |text| {
+            Self::from_toml_str_with(text, precision)
+        })
     }
 
     /// This round's arm (Algorithm 2: each arm once, then the best running average of its

@@ -205,11 +205,9 @@ impl Optimizer {
 
     /// [`from_file`](Self::from_file) in a chosen precision.
     pub fn from_file_with(path: impl AsRef<Path>, precision: Precision) -> Result<Self, Error> {
-        let path = path.as_ref();
-        let text =
-            costbo_experiment::toml::read_text(path).map_err(|e| Error::new(ErrorKind::Io, e.0))?;
-        Self::from_toml_str_with(&text, precision)
-            .map_err(|e| Error::new(e.kind(), format!("{}: {}", path.display(), e.message())))
+        open_file(path.as_ref(), |text| {
+            Self::from_toml_str_with(text, precision)
+        })
     }
 
     fn open(text: &str, spec: &Spec<'_>, precision: Precision) -> Result<Self, Error> {
@@ -736,6 +734,16 @@ impl Optimizer {
             other => other.to_string(),
         }
     }
+}
+
+/// `open` on the text of the experiment file at `path`; an error names the file.
+pub(crate) fn open_file<T>(
+    path: &Path,
+    open: impl FnOnce(&str) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let text =
+        costbo_experiment::toml::read_text(path).map_err(|e| Error::new(ErrorKind::Io, e.0))?;
+    open(&text).map_err(|e| Error::new(e.kind(), format!("{}: {}", path.display(), e.message())))
 }
 
 impl Experiment {
