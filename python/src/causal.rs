@@ -2,7 +2,6 @@
 //! table, paper 004) on the desktop ([`costbo_std::CausalOptimizer`]): choose the arm,
 //! measure its contexts, decide, tell.
 
-use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
 use pyo3::prelude::*;
@@ -175,9 +174,7 @@ impl CausalOptimizer {
         precision: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let p = precision_or(py, precision)?;
-        let path: PathBuf = path
-            .extract()
-            .map_err(|_| input(py, "path must be a str or an os.PathLike"))?;
+        let path = crate::convert::path(path)?;
         py.detach(|| costbo_std::CausalOptimizer::from_file_with(&path, p))
             .map(Self::wrap)
             .map_err(|e| from_std(py, e))

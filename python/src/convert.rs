@@ -123,6 +123,12 @@ pub fn matrix(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Vec<f64>>> {
     Ok(rows)
 }
 
+/// A file path: a `str` or an `os.PathLike`.
+pub fn path(obj: &Bound<'_, PyAny>) -> PyResult<std::path::PathBuf> {
+    obj.extract()
+        .map_err(|_| input(obj.py(), "path must be a str or an os.PathLike"))
+}
+
 /// A string, refusing other types with a message naming it.
 pub fn text(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
     obj.extract::<String>().map_err(|_| {

@@ -1,7 +1,6 @@
 //! `costbo.Optimizer`: the desktop adapter's ask/tell optimizer
 //! ([`costbo_std::Optimizer`]) for Python, with its answers as small frozen classes.
 
-use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
@@ -398,9 +397,7 @@ impl Optimizer {
         precision: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let p = precision_or(py, precision)?;
-        let path: PathBuf = path
-            .extract()
-            .map_err(|_| input(py, "path must be a str or an os.PathLike"))?;
+        let path = crate::convert::path(path)?;
         py.detach(|| costbo_std::Optimizer::from_file_with(&path, p))
             .map(Self::wrap)
             .map_err(|e| from_std(py, e))

@@ -89,8 +89,8 @@ def test_bad_input_is_refused_and_changes_nothing():
             opt.ask(bad)
     assert opt.to_json() == state
     assert opt.next_arm() == arm
-    lower = CASES[0]["rounds"][0]["contexts"][0]
-    d = opt.ask(np.array([number(lower), 0.0, 0.0, 0.0, 0.0]))  # only the arm's context is read
+    first = CASES[0]["rounds"][0]["contexts"][0]
+    d = opt.ask(np.array([number(first), 0.0, 0.0, 0.0, 0.0]))  # only the arm's context is read
     with pytest.raises(costbo.CostboError):
         opt.tell(float("inf"))
     opt.abandon()

@@ -235,6 +235,7 @@ fn bad_input_is_refused_and_changes_nothing() {
     opt.abandon().unwrap();
     assert_eq!(opt.abandon().unwrap_err().kind(), ErrorKind::Sequence);
     assert_eq!(opt.to_json(), twin.to_json());
+    assert_eq!(opt.next_arm().unwrap(), twin.next_arm().unwrap());
     let e = CausalOptimizer::from_toml_str(&text.replace("capacity = 64", "capacity = 48"))
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Experiment);

@@ -44,55 +44,42 @@ fn spec() -> &'static Spec<'static> {
     ))
 }
 
-fn device(spec: &'static Spec<'static>, file: &RamFile, link: ScriptedLink) -> TestApp {
+/// The device with the dosing rule's controller beside the causal one (a firmware with
+/// feature `causal-dosing`), or with the causal one only (`dosing_rule` false: what a firmware
+/// built from a `[causal]` experiment runs, `App::causal`).
+fn build(
+    spec: &'static Spec<'static>,
+    file: &RamFile,
+    link: ScriptedLink,
+    dosing_rule: bool,
+) -> TestApp {
     let clock: &'static SimClock = Box::leak(Box::new(SimClock::new()));
+    let storage: [&'static mut [f32]; ARMS] =
+        core::array::from_fn(|_| Box::leak(vec![0.0f32; FACTOR_LEN].into_boxed_slice()));
+    let causal = spec
+        .causal_controller::<f32, ARMS, N, D, _, _>(storage, causal_rng(spec.seed))
+        .unwrap();
+    let causal = Box::leak(Box::new(causal));
+    let pumps = Pumps::new([SimPin::new(clock); D], SimDelay::new(clock)).unwrap();
+    let sensors = Sensors::new(SimSensorBus::<D>::new(spec));
+    let (j, _) = journal::open(Flash::new(file.clone()), 0, 65536, false).unwrap();
+    let id = 0x1234_5678;
+    if !dosing_rule {
+        return App::causal(spec, id, causal, pumps, sensors, link, j, String::new());
+    }
     let factor: &'static mut [f32] = Box::leak(vec![0.0f32; FACTOR_LEN].into_boxed_slice());
     let bank: &'static mut [[f32; D]] = Box::leak(vec![[0.0f32; D]; BANK].into_boxed_slice());
     let bank = &mut bank[..spec.bank];
     let ctl = spec.controller::<f32, N, D, M, _, _>(factor, bank).unwrap();
-    let storage: [&'static mut [f32]; ARMS] =
-        core::array::from_fn(|_| Box::leak(vec![0.0f32; FACTOR_LEN].into_boxed_slice()));
-    let causal = spec
-        .causal_controller::<f32, ARMS, N, D, _, _>(storage, causal_rng(spec.seed))
-        .unwrap();
-    let pumps = Pumps::new([SimPin::new(clock); D], SimDelay::new(clock)).unwrap();
-    let sensors = Sensors::new(SimSensorBus::<D>::new(spec));
-    let (j, _) = journal::open(Flash::new(file.clone()), 0, 65536, false).unwrap();
-    App::new(
-        spec,
-        0x1234_5678,
-        ctl,
-        pumps,
-        sensors,
-        link,
-        j,
-        String::new(),
-    )
-    .with_causal(Box::leak(Box::new(causal)))
+    App::new(spec, id, ctl, pumps, sensors, link, j, String::new()).with_causal(causal)
 }
 
-/// The application a firmware built from a `[causal]` experiment runs: no dosing rule, no
-/// controller for it (`App::causal`).
+fn device(spec: &'static Spec<'static>, file: &RamFile, link: ScriptedLink) -> TestApp {
+    build(spec, file, link, true)
+}
+
 fn causal_only_device(spec: &'static Spec<'static>, file: &RamFile, link: ScriptedLink) -> TestApp {
-    let clock: &'static SimClock = Box::leak(Box::new(SimClock::new()));
-    let storage: [&'static mut [f32]; ARMS] =
-        core::array::from_fn(|_| Box::leak(vec![0.0f32; FACTOR_LEN].into_boxed_slice()));
-    let causal = spec
-        .causal_controller::<f32, ARMS, N, D, _, _>(storage, causal_rng(spec.seed))
-        .unwrap();
-    let pumps = Pumps::new([SimPin::new(clock); D], SimDelay::new(clock)).unwrap();
-    let sensors = Sensors::new(SimSensorBus::<D>::new(spec));
-    let (j, _) = journal::open(Flash::new(file.clone()), 0, 65536, false).unwrap();
-    App::causal(
-        spec,
-        0x1234_5678,
-        Box::leak(Box::new(causal)),
-        pumps,
-        sensors,
-        link,
-        j,
-        String::new(),
-    )
+    build(spec, file, link, false)
 }
 
 fn desktop(spec: &Spec<'static>) -> Desktop {

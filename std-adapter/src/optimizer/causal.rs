@@ -262,9 +262,9 @@ fn open_engine(spec: &Spec<'_>, precision: Precision) -> Result<Box<dyn CausalEn
 /// [module documentation](self)).
 pub struct CausalOptimizer {
     text: String,
-    name: String,
+    /// The parsed file: its conversions to and from unit coordinates are the device's.
+    spec: Spec<'static>,
     precision: Precision,
-    budget: f64,
     variables: Vec<VariableInfo>,
     arms: Vec<ArmInfo>,
     costs: Vec<f64>,
@@ -283,7 +283,7 @@ enum Pending {
 impl std::fmt::Debug for CausalOptimizer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CausalOptimizer")
-            .field("experiment", &self.name)
+            .field("experiment", &self.spec.name)
             .field("precision", &self.precision)
             .field("rounds", &self.rounds.len())
             .field("spent", &self.engine.spent())
@@ -373,20 +373,9 @@ impl CausalOptimizer {
             .collect();
         Ok(CausalOptimizer {
             text: text.to_string(),
-            name: spec.name.to_string(),
+            variables: VariableInfo::all(&spec),
+            spec,
             precision,
-            budget: spec.budget,
-            variables: spec
-                .variables
-                .iter()
-                .map(|v| VariableInfo {
-                    name: v.name.to_string(),
-                    unit: v.unit.to_string(),
-                    lower: v.lower,
-                    upper: v.upper,
-                    price: v.price,
-                })
-                .collect(),
             arms,
             costs,
             engine,
@@ -638,33 +627,20 @@ impl CausalOptimizer {
                 ));
             }
             unit[l] = match self.precision {
-                // The device's conversion (`Spec::to_unit`), in f32.
-                Precision::F32 => {
-                    let (lo, hi) = (v.lower as f32, v.upper as f32);
-                    f64::from((x as f32 - lo) / (hi - lo))
-                }
+                // The device's conversion, in f32.
+                Precision::F32 => f64::from(self.spec.to_unit(l, x as f32)),
                 Precision::F64 => (x - v.lower) / (v.upper - v.lower),
             };
         }
         Ok(unit)
     }
 
-    /// A unit coordinate of variable `l` in physical units, as the device converts it
-    /// (`Spec::from_unit`) in `f32`, clamped to the bounds.
+    /// A unit coordinate of variable `l` in physical units, clamped to the bounds: in `f32`
+    /// the device's conversion (`Spec::from_unit`).
     fn physical(&self, l: usize, u: f64) -> f64 {
         let v = &self.variables[l];
         match self.precision {
-            Precision::F32 => {
-                let (lo, hi) = (v.lower as f32, v.upper as f32);
-                let x = lo + u as f32 * (hi - lo);
-                f64::from(if x < lo {
-                    lo
-                } else if x > hi {
-                    hi
-                } else {
-                    x
-                })
-            }
+            Precision::F32 => f64::from(self.spec.from_unit(l, u as f32)),
             Precision::F64 => (v.lower + u * (v.upper - v.lower)).clamp(v.lower, v.upper),
         }
     }
@@ -683,7 +659,7 @@ impl CausalOptimizer {
 
     /// The experiment's name.
     pub fn name(&self) -> &str {
-        &self.name
+        self.spec.name
     }
 
     /// The precision.
@@ -703,7 +679,7 @@ impl CausalOptimizer {
 
     /// The budget.
     pub fn budget(&self) -> f64 {
-        self.budget
+        self.spec.budget
     }
 
     /// Budget spent.

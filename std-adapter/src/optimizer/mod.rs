@@ -129,6 +129,22 @@ pub struct VariableInfo {
     pub price: f64,
 }
 
+impl VariableInfo {
+    /// The variables of `spec`, in the file's order.
+    pub(crate) fn all(spec: &Spec<'_>) -> Vec<VariableInfo> {
+        spec.variables
+            .iter()
+            .map(|v| VariableInfo {
+                name: v.name.to_string(),
+                unit: v.unit.to_string(),
+                lower: v.lower,
+                upper: v.upper,
+                price: v.price,
+            })
+            .collect()
+    }
+}
+
 /// A control set of the experiment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SetInfo {
@@ -795,17 +811,7 @@ impl Experiment {
             budget: spec.budget,
             capacity: spec.capacity,
             bank: spec.bank,
-            variables: spec
-                .variables
-                .iter()
-                .map(|v| VariableInfo {
-                    name: v.name.to_string(),
-                    unit: v.unit.to_string(),
-                    lower: v.lower,
-                    upper: v.upper,
-                    price: v.price,
-                })
-                .collect(),
+            variables: VariableInfo::all(spec),
             sets: spec
                 .sets
                 .iter()
