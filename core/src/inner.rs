@@ -24,20 +24,20 @@ use rand_xoshiro::Xoshiro128PlusPlus;
 /// Candidate points: scrambled Sobol' within its direction-number table (`D ≤ 21`), i.i.d.
 /// uniforms beyond it (e.g. paper 002's 25-dimensional Pest Control), so that every dimension
 /// gets a spread of candidates; for `D ≤ 21` the candidates are exactly the Sobol' points.
-enum Candidates<const D: usize> {
+pub(crate) enum Candidates<const D: usize> {
     Sobol(Sobol<D>),
     Iid(IidUniform<D>),
 }
 
 impl<const D: usize> Candidates<D> {
-    fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         match Sobol::<D>::new(seed) {
             Ok(s) => Candidates::Sobol(s),
             Err(_) => Candidates::Iid(IidUniform::new(seed)),
         }
     }
 
-    fn next_point<R: Real>(&mut self) -> [R; D] {
+    pub(crate) fn next_point<R: Real>(&mut self) -> [R; D] {
         match self {
             Candidates::Sobol(s) => s.next_point(),
             Candidates::Iid(s) => s.next_point(),
@@ -376,7 +376,7 @@ impl<R: Real, const D: usize> Outcomes<R, D> {
 /// `torch.multinomial(weights, n)` draws (in logs, no weight overflows); the best value
 /// (`best`) is always among them, in place of the last one drawn, as in `initialize_q_batch`.
 /// Without `boltzmann`, the largest values. Unmarked entries end finite or −∞.
-fn mark_restarts<R: Real>(
+pub(crate) fn mark_restarts<R: Real>(
     values: &mut [R],
     restarts: usize,
     boltzmann: Option<f64>,

@@ -59,7 +59,8 @@
     feature = "policy-pbgi",
     feature = "policy-log-ei",
     feature = "policy-gittins-cvs",
-    feature = "policy-mes"
+    feature = "policy-mes",
+    feature = "policy-kg"
 )))]
 compile_error!(
     "costbo-core needs at least one decision rule: enable a `policy-*` feature or `all-policies`"

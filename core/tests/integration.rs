@@ -31,6 +31,8 @@ mod feedback_snapshot;
 mod gittins_cvs;
 #[cfg(all(feature = "journal", feature = "policy-unknown-cost"))]
 mod journal;
+#[cfg(feature = "policy-kg")]
+mod kg;
 #[cfg(feature = "link")]
 mod link;
 #[cfg(all(

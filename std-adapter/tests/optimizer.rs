@@ -223,6 +223,13 @@ fn the_entropy_rules_run_and_resume_bit_for_bit_in_both_precisions() {
 }
 
 #[test]
+fn the_knowledge_gradient_runs_and_resumes_bit_for_bit() {
+    // The one-shot problem's raw values need the optimizer's memory, its fantasies a
+    // posterior.
+    resumes_after_prior(Precision::F64, "kg", 3);
+}
+
+#[test]
 fn a_restored_unknown_cost_rule_continues_bit_for_bit() {
     // The unknown-cost rule keeps running bounds that only its memos restore.
     resumes_bit_for_bit(Precision::F64, "unknown-cost");

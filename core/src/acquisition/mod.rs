@@ -21,6 +21,8 @@
 //! - [`ucb`]: `μ + √β·σ` (GP-UCB);
 //! - [`improvement`]: LogEI, LogEIPC, LogEICC and the Pandora's Box Gittins index (paper 002),
 //!   priced by [`cost`]: `ln c(x)` known, learned, or uniform;
+//! - [`knowledge_gradient`]: the one-shot knowledge gradient, `x` optimised jointly with one
+//!   point per fantasy (paper 002's KG baseline);
 //! - [`max_value_entropy`]: max-value entropy search over Gumbel samples of the maximum, and
 //!   its information gain per unit cost (paper 002's MES and MFMES baselines).
 //!
@@ -32,6 +34,7 @@ pub mod expected_gittins;
 pub mod expected_path;
 pub mod fantasy_ei;
 pub mod improvement;
+pub mod knowledge_gradient;
 pub mod max_value_entropy;
 mod posterior;
 #[cfg(test)]

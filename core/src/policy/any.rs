@@ -14,6 +14,8 @@ use super::explore_then_commit::{ExploreThenCommit, PlaysPerGroup};
 use super::gittins_cvs::GittinsCvs;
 #[cfg(feature = "policy-gp-ucb")]
 use super::gp_ucb::{BetaSchedule, GpUcb};
+#[cfg(feature = "policy-kg")]
+use super::knowledge_gradient::KnowledgeGradientSearch;
 #[cfg(feature = "policy-log-ei")]
 use super::log_ei::{CostUse, LogEi};
 #[cfg(feature = "policy-mes")]
@@ -34,6 +36,7 @@ use super::ucb_cvs::{EpsilonSchedule, UcbCvs};
 use super::unknown_cost::{UnknownCost, UnknownCostConfig};
 #[cfg(any(
     feature = "policy-gp-ucb",
+    feature = "policy-kg",
     feature = "policy-log-ei",
     feature = "policy-mes",
     feature = "policy-pbgi"
@@ -186,6 +189,11 @@ pub const RULES: &[RuleName] = &[
         name: "mfmes",
         summary: "MES per unit cost (paper 002's MFMES on one fidelity)",
     },
+    #[cfg(feature = "policy-kg")]
+    RuleName {
+        name: "kg",
+        summary: "one-shot knowledge gradient over the box, 64 fantasies (paper 002's KG)",
+    },
 ];
 
 /// Parameters that rule names leave open, supplied by the caller (an experiment's settings).
@@ -194,6 +202,7 @@ pub struct RuleDefaults<R> {
     epsilon: R,
     #[cfg(any(
         feature = "policy-gp-ucb",
+        feature = "policy-kg",
         feature = "policy-log-ei",
         feature = "policy-mes",
         feature = "policy-pbgi"
@@ -211,6 +220,7 @@ impl<R: Real> RuleDefaults<R> {
             epsilon,
             #[cfg(any(
                 feature = "policy-gp-ucb",
+                feature = "policy-kg",
                 feature = "policy-log-ei",
                 feature = "policy-mes",
                 feature = "policy-pbgi"
@@ -255,6 +265,7 @@ impl<R: Real> RuleDefaults<R> {
     /// inner optimiser's pool, [`Maximiser::Pool`]).
     #[cfg(any(
         feature = "policy-gp-ucb",
+        feature = "policy-kg",
         feature = "policy-log-ei",
         feature = "policy-mes",
         feature = "policy-pbgi"
@@ -354,6 +365,9 @@ pub enum PolicySpec<R> {
     /// An entropy rule: what the gain is weighed against.
     #[cfg(feature = "policy-mes")]
     Mes(Gain, Maximiser),
+    /// The one-shot knowledge gradient, climbed by the maximiser's restarts.
+    #[cfg(feature = "policy-kg")]
+    Kg(Maximiser),
     #[doc(hidden)]
     _Never(core::convert::Infallible, core::marker::PhantomData<R>),
 }
@@ -415,6 +429,8 @@ impl<R: Real> PolicySpec<R> {
             "mes" => PolicySpec::Mes(Gain::Total, defaults.maximiser),
             #[cfg(feature = "policy-mes")]
             "mfmes" => PolicySpec::Mes(Gain::PerUnitCost, defaults.maximiser),
+            #[cfg(feature = "policy-kg")]
+            "kg" => PolicySpec::Kg(defaults.maximiser),
             other => {
                 #[cfg(feature = "policy-pbgi")]
                 for (prefix, stop) in [("pbgi:", false), ("pbgi-stop:", true)] {
@@ -546,6 +562,8 @@ impl<R: Real> PolicySpec<R> {
             }),
             #[cfg(feature = "policy-mes")]
             PolicySpec::Mes(g, m) => PolicySpec::Mes(g, m),
+            #[cfg(feature = "policy-kg")]
+            PolicySpec::Kg(m) => PolicySpec::Kg(m),
             PolicySpec::_Never(never, _) => match never {},
         }
     }
@@ -557,6 +575,8 @@ impl<R: Real> PolicySpec<R> {
         match self {
             #[cfg(feature = "policy-mes")]
             PolicySpec::Mes(..) => true,
+            #[cfg(feature = "policy-kg")]
+            PolicySpec::Kg(..) => true,
             _ => false,
         }
     }
@@ -603,6 +623,8 @@ impl<R: Real> PolicySpec<R> {
             PolicySpec::GittinsCvs(l) => AnyPolicy::GittinsCvs(GittinsCvs::new(l)),
             #[cfg(feature = "policy-mes")]
             PolicySpec::Mes(g, m) => AnyPolicy::Mes(MaxValueEntropySearch::new(g, m)),
+            #[cfg(feature = "policy-kg")]
+            PolicySpec::Kg(m) => AnyPolicy::Kg(KnowledgeGradientSearch::new(m)),
             PolicySpec::_Never(never, _) => match never {},
         }
     }
@@ -648,6 +670,9 @@ pub enum AnyPolicy<R, const D: usize, const M: usize, const F: usize, const H: u
     /// An entropy rule (MES, MFMES).
     #[cfg(feature = "policy-mes")]
     Mes(MaxValueEntropySearch),
+    /// The one-shot knowledge gradient.
+    #[cfg(feature = "policy-kg")]
+    Kg(KnowledgeGradientSearch),
     #[doc(hidden)]
     _Never(core::convert::Infallible, core::marker::PhantomData<R>),
 }
@@ -708,6 +733,8 @@ macro_rules! dispatch {
             AnyPolicy::GittinsCvs($p) => $body,
             #[cfg(feature = "policy-mes")]
             AnyPolicy::Mes($p) => $body,
+            #[cfg(feature = "policy-kg")]
+            AnyPolicy::Kg($p) => $body,
             AnyPolicy::_Never(never, _) => match *never {},
         }
     };

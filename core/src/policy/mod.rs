@@ -29,6 +29,8 @@
 //!   the Pandora stopping rule (paper 002's PBGI, PBGI-D, PBGI-U);
 //! - [`log_ei`] (`policy-log-ei`): LogEI, LogEIPC and LogEICC over a box (paper 002's
 //!   baselines);
+//! - [`knowledge_gradient`] (`policy-kg`): the one-shot knowledge gradient over a box (paper
+//!   002's KG baseline);
 //! - [`mes`] (`policy-mes`): MES and MES per unit cost over a box (paper 002's MES and MFMES
 //!   baselines);
 //! - [`gittins_cvs`] (`policy-gittins-cvs`): a Gittins-index rule for control sets (ours,
@@ -50,6 +52,8 @@ pub mod explore_then_commit;
 pub mod gittins_cvs;
 #[cfg(feature = "policy-gp-ucb")]
 pub mod gp_ucb;
+#[cfg(feature = "policy-kg")]
+pub mod knowledge_gradient;
 #[cfg(feature = "policy-log-ei")]
 pub mod log_ei;
 #[cfg(feature = "policy-mes")]

@@ -29,6 +29,7 @@ fn the_loop_runs_while_the_spent_budget_is_below_the_total() {
         "log-eicc",
         "ts-psq",
         "mes",
+        "kg",
         "mfmes",
         "random-search",
     ] {
