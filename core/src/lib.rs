@@ -60,7 +60,8 @@
     feature = "policy-log-ei",
     feature = "policy-gittins-cvs",
     feature = "policy-mes",
-    feature = "policy-kg"
+    feature = "policy-kg",
+    feature = "policy-msei"
 )))]
 compile_error!(
     "costbo-core needs at least one decision rule: enable a `policy-*` feature or `all-policies`"

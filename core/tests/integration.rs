@@ -45,6 +45,8 @@ mod link;
 mod measurement;
 #[cfg(feature = "policy-mes")]
 mod mes;
+#[cfg(feature = "policy-msei")]
+mod msei;
 #[cfg(all(feature = "policy-pbgi", feature = "policy-log-ei"))]
 mod pandora;
 #[cfg(feature = "all-policies")]

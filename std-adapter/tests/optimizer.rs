@@ -223,10 +223,12 @@ fn the_entropy_rules_run_and_resume_bit_for_bit_in_both_precisions() {
 }
 
 #[test]
-fn the_knowledge_gradient_runs_and_resumes_bit_for_bit() {
-    // The one-shot problem's raw values need the optimizer's memory, its fantasies a
+fn the_lookahead_rules_run_and_resume_bit_for_bit() {
+    // The one-shot problems' raw values need the optimizer's memory, their fantasies a
     // posterior.
     resumes_after_prior(Precision::F64, "kg", 3);
+    resumes_after_prior(Precision::F32, "msei", 3);
+    resumes_after_prior(Precision::F64, "bmsei", 3);
 }
 
 #[test]

@@ -36,6 +36,7 @@ pub mod fantasy_ei;
 pub mod improvement;
 pub mod knowledge_gradient;
 pub mod max_value_entropy;
+pub mod multi_step;
 mod posterior;
 #[cfg(test)]
 mod test_support;

@@ -20,6 +20,8 @@ use super::knowledge_gradient::KnowledgeGradientSearch;
 use super::log_ei::{CostUse, LogEi};
 #[cfg(feature = "policy-mes")]
 use super::mes::{Gain, MaxValueEntropySearch};
+#[cfg(feature = "policy-msei")]
+use super::multi_step::MultiStepLookahead;
 #[cfg(feature = "policy-pbgi")]
 use super::pbgi::{Lambda, PandoraIndex};
 #[cfg(feature = "policy-per-unit-cost")]
@@ -39,6 +41,7 @@ use super::unknown_cost::{UnknownCost, UnknownCostConfig};
     feature = "policy-kg",
     feature = "policy-log-ei",
     feature = "policy-mes",
+    feature = "policy-msei",
     feature = "policy-pbgi"
 ))]
 use super::Maximiser;
@@ -194,6 +197,16 @@ pub const RULES: &[RuleName] = &[
         name: "kg",
         summary: "one-shot knowledge gradient over the box, 64 fantasies (paper 002's KG)",
     },
+    #[cfg(feature = "policy-msei")]
+    RuleName {
+        name: "msei",
+        summary: "four-stage lookahead EI over the box, one-shot tree (paper 002's MSEI)",
+    },
+    #[cfg(feature = "policy-msei")]
+    RuleName {
+        name: "bmsei",
+        summary: "MSEI within a lookahead budget, known costs (paper 002's BMSEI)",
+    },
 ];
 
 /// Parameters that rule names leave open, supplied by the caller (an experiment's settings).
@@ -205,6 +218,7 @@ pub struct RuleDefaults<R> {
         feature = "policy-kg",
         feature = "policy-log-ei",
         feature = "policy-mes",
+        feature = "policy-msei",
         feature = "policy-pbgi"
     ))]
     maximiser: Maximiser,
@@ -223,6 +237,7 @@ impl<R: Real> RuleDefaults<R> {
                 feature = "policy-kg",
                 feature = "policy-log-ei",
                 feature = "policy-mes",
+                feature = "policy-msei",
                 feature = "policy-pbgi"
             ))]
             maximiser: Maximiser::Pool,
@@ -268,6 +283,7 @@ impl<R: Real> RuleDefaults<R> {
         feature = "policy-kg",
         feature = "policy-log-ei",
         feature = "policy-mes",
+        feature = "policy-msei",
         feature = "policy-pbgi"
     ))]
     pub fn with_maximiser(self, maximiser: Maximiser) -> Self {
@@ -368,6 +384,9 @@ pub enum PolicySpec<R> {
     /// The one-shot knowledge gradient, climbed by the maximiser's restarts.
     #[cfg(feature = "policy-kg")]
     Kg(Maximiser),
+    /// Multi-step lookahead EI (budgeted or not), climbed by the maximiser's restarts.
+    #[cfg(feature = "policy-msei")]
+    Msei(bool, Maximiser),
     #[doc(hidden)]
     _Never(core::convert::Infallible, core::marker::PhantomData<R>),
 }
@@ -431,6 +450,10 @@ impl<R: Real> PolicySpec<R> {
             "mfmes" => PolicySpec::Mes(Gain::PerUnitCost, defaults.maximiser),
             #[cfg(feature = "policy-kg")]
             "kg" => PolicySpec::Kg(defaults.maximiser),
+            #[cfg(feature = "policy-msei")]
+            "msei" => PolicySpec::Msei(false, defaults.maximiser),
+            #[cfg(feature = "policy-msei")]
+            "bmsei" => PolicySpec::Msei(true, defaults.maximiser),
             other => {
                 #[cfg(feature = "policy-pbgi")]
                 for (prefix, stop) in [("pbgi:", false), ("pbgi-stop:", true)] {
@@ -564,6 +587,8 @@ impl<R: Real> PolicySpec<R> {
             PolicySpec::Mes(g, m) => PolicySpec::Mes(g, m),
             #[cfg(feature = "policy-kg")]
             PolicySpec::Kg(m) => PolicySpec::Kg(m),
+            #[cfg(feature = "policy-msei")]
+            PolicySpec::Msei(b, m) => PolicySpec::Msei(b, m),
             PolicySpec::_Never(never, _) => match never {},
         }
     }
@@ -577,6 +602,8 @@ impl<R: Real> PolicySpec<R> {
             PolicySpec::Mes(..) => true,
             #[cfg(feature = "policy-kg")]
             PolicySpec::Kg(..) => true,
+            #[cfg(feature = "policy-msei")]
+            PolicySpec::Msei(..) => true,
             _ => false,
         }
     }
@@ -625,6 +652,8 @@ impl<R: Real> PolicySpec<R> {
             PolicySpec::Mes(g, m) => AnyPolicy::Mes(MaxValueEntropySearch::new(g, m)),
             #[cfg(feature = "policy-kg")]
             PolicySpec::Kg(m) => AnyPolicy::Kg(KnowledgeGradientSearch::new(m)),
+            #[cfg(feature = "policy-msei")]
+            PolicySpec::Msei(b, m) => AnyPolicy::Msei(MultiStepLookahead::new(b, m)),
             PolicySpec::_Never(never, _) => match never {},
         }
     }
@@ -673,6 +702,9 @@ pub enum AnyPolicy<R, const D: usize, const M: usize, const F: usize, const H: u
     /// The one-shot knowledge gradient.
     #[cfg(feature = "policy-kg")]
     Kg(KnowledgeGradientSearch),
+    /// Multi-step lookahead EI.
+    #[cfg(feature = "policy-msei")]
+    Msei(MultiStepLookahead),
     #[doc(hidden)]
     _Never(core::convert::Infallible, core::marker::PhantomData<R>),
 }
@@ -735,6 +767,8 @@ macro_rules! dispatch {
             AnyPolicy::Mes($p) => $body,
             #[cfg(feature = "policy-kg")]
             AnyPolicy::Kg($p) => $body,
+            #[cfg(feature = "policy-msei")]
+            AnyPolicy::Msei($p) => $body,
             AnyPolicy::_Never(never, _) => match *never {},
         }
     };

@@ -31,6 +31,8 @@
 //!   baselines);
 //! - [`knowledge_gradient`] (`policy-kg`): the one-shot knowledge gradient over a box (paper
 //!   002's KG baseline);
+//! - [`multi_step`] (`policy-msei`): four-stage lookahead EI over a box (paper 002's MSEI
+//!   baseline);
 //! - [`mes`] (`policy-mes`): MES and MES per unit cost over a box (paper 002's MES and MFMES
 //!   baselines);
 //! - [`gittins_cvs`] (`policy-gittins-cvs`): a Gittins-index rule for control sets (ours,
@@ -58,6 +60,8 @@ pub mod knowledge_gradient;
 pub mod log_ei;
 #[cfg(feature = "policy-mes")]
 pub mod mes;
+#[cfg(feature = "policy-msei")]
+pub mod multi_step;
 #[cfg(feature = "policy-pbgi")]
 pub mod pbgi;
 #[cfg(feature = "policy-per-unit-cost")]

@@ -30,6 +30,8 @@ fn the_loop_runs_while_the_spent_budget_is_below_the_total() {
         "ts-psq",
         "mes",
         "kg",
+        "msei",
+        "bmsei",
         "mfmes",
         "random-search",
     ] {

@@ -27,7 +27,7 @@ pub struct PandoraArgs {
     #[arg(long)]
     objective_seed: Option<u64>,
     /// The rule (pbgi, pbgi-d, log-ei, log-eipc, log-eicc, gp-ucb, ts-psq, mes, mfmes,
-    /// kg, random-search, ...).
+    /// kg, msei, bmsei, random-search, ...).
     #[arg(long)]
     rule: String,
     /// Budget (rounds under uniform costs).
