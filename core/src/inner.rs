@@ -325,6 +325,63 @@ where
     })
 }
 
+/// [`maximize_with_restarts`] for a one-shot problem, whose points `V` carry more than the
+/// point to observe (fantasy points, a lookahead tree): `config.raw_samples` raw points, raw
+/// point `r` built by `raw(x, r)` from the `r`-th scrambled-Sobol point `x` of the box,
+/// `config.restarts` of them chosen as starts ([`RestartConfig::boltzmann`]), each climbed by
+/// [`optimize::maximize_quasi_newton`] within `[lower, upper]`, one after another. `value(p)`
+/// is the value alone (raw points), `f` the ascent's objective. `scratch` holds one scalar per
+/// raw sample; raw points are rebuilt, not stored. Returns the best climbed value and point,
+/// `None` when every raw value fails or `scratch` is too short.
+#[allow(clippy::too_many_arguments)]
+pub fn maximize_one_shot<R, const D: usize, V>(
+    config: &RestartConfig,
+    seed: u64,
+    scratch: &mut [R],
+    mut raw: impl FnMut([R; D], usize) -> V,
+    mut value: impl FnMut(&V) -> Option<R>,
+    mut f: impl FnMut(&V, Need<R>) -> Option<(R, V)>,
+    lower: &V,
+    upper: &V,
+) -> Option<(R, V)>
+where
+    R: Real,
+    V: optimize::Coordinates<R>,
+{
+    let values = scratch.get_mut(..config.raw_samples.max(1))?;
+    let mut best: Option<(R, usize)> = None;
+    let mut candidates = Candidates::<D>::new(seed);
+    for (r, v) in values.iter_mut().enumerate() {
+        let p = raw(candidates.next_point(), r);
+        *v = match value(&p) {
+            Some(y) if y.is_finite() => y,
+            _ => -R::INFINITY,
+        };
+        if v.is_finite() && best.is_none_or(|(b, _)| *v > b) {
+            best = Some((*v, r));
+        }
+    }
+    let (_, best_raw) = best?;
+    mark_restarts(values, config.restarts, config.boltzmann, seed, best_raw);
+    let mut found: Option<(R, V)> = None;
+    let mut candidates = Candidates::<D>::new(seed);
+    for (r, mark) in values.iter().enumerate() {
+        let x0 = candidates.next_point();
+        if *mark != R::INFINITY {
+            continue;
+        }
+        let start = raw(x0, r);
+        if let Some(a) =
+            optimize::maximize_quasi_newton(&mut f, start, lower, upper, &config.ascent)
+        {
+            if a.value.is_finite() && found.as_ref().is_none_or(|(b, _)| a.value > *b) {
+                found = Some((a.value, a.point));
+            }
+        }
+    }
+    found
+}
+
 /// A place for an ascent in flight and its rank among the starts.
 type Slot<R, const D: usize> = Option<(QuasiNewton<R, [R; D]>, usize)>;
 
@@ -376,7 +433,7 @@ impl<R: Real, const D: usize> Outcomes<R, D> {
 /// `torch.multinomial(weights, n)` draws (in logs, no weight overflows); the best value
 /// (`best`) is always among them, in place of the last one drawn, as in `initialize_q_batch`.
 /// Without `boltzmann`, the largest values. Unmarked entries end finite or −∞.
-pub(crate) fn mark_restarts<R: Real>(
+fn mark_restarts<R: Real>(
     values: &mut [R],
     restarts: usize,
     boltzmann: Option<f64>,

@@ -59,3 +59,6 @@ mod snapshot;
 mod snapshot_bytes;
 #[cfg(feature = "test-functions")]
 mod thompson_factorised;
+#[cfg(any(feature = "policy-kg", feature = "policy-mes", feature = "policy-msei"))]
+#[allow(dead_code)]
+mod unit_square;

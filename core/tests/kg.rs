@@ -3,71 +3,17 @@
 //! the knowledge gradient computed the slow way (inner maxima over a grid, not the one-shot
 //! form), and finds the optimum of a smooth function.
 
-use costbo_core::dist::{Distribution, Uniform};
-use costbo_core::driver::{Controller, ControllerSpec, DriverError, Settings};
-use costbo_core::gp::WhenFull;
-use costbo_core::kernel::Kernel;
-use costbo_core::linalg::tri_len;
+use super::unit_square::{objective, run, unit_cost, Ctl, SEED};
 use costbo_core::policy::knowledge_gradient::{base_samples, FANTASIES};
-use costbo_core::policy::{AnyPolicy, PolicySpec, RuleDefaults, RULES};
-use costbo_core::problem::{ControlSet, Costs, Problem, Variable};
+use costbo_core::policy::{PolicySpec, RuleDefaults, RULES};
+use costbo_core::problem::Costs;
 use costbo_core::real::Real;
 
-const N: usize = 32;
-const D: usize = 2;
-const M: usize = 1;
-const SEED: u64 = 7;
-type Ctl<R> = Controller<R, N, D, M, Vec<R>, Vec<[R; D]>, AnyPolicy<R, D, M, 1, 1>>;
-
-/// One smooth peak of height 1 at (0.3, 0.7).
-fn objective<R: Real>(x: &[R; D]) -> R {
-    let (a, b) = (x[0] - R::from_f64(0.3), x[1] - R::from_f64(0.7));
-    R::ONE - R::from_f64(4.0) * (a * a + b * b)
-}
+const D: usize = super::unit_square::D;
 
 /// The KG controller on the unit square after four initial points.
 fn controller<R: Real>() -> Ctl<R> {
-    let v = Variable {
-        lower: R::ZERO,
-        upper: R::ONE,
-        uncontrolled: Distribution::Uniform(Uniform::new(R::ZERO, R::ONE).unwrap()),
-    };
-    let problem = Problem::new(&[v; D], &[ControlSet::full(D)], Some(&[R::ONE]))
-        .unwrap()
-        .with_costs(Costs::Known([R::ONE]))
-        .unwrap();
-    let spec = ControllerSpec {
-        problem,
-        kernel: Kernel::matern52([R::from_f64(0.3); D], R::ONE).unwrap(),
-        mean: R::ZERO,
-        noise: R::from_f64(1e-4),
-        when_full: WhenFull::DropOldest,
-        bank_seed: 0,
-        settings: Settings::new(R::from_f64(1e6), SEED),
-        policy: PolicySpec::parse("kg", &RuleDefaults::new(R::ZERO)).unwrap(),
-    };
-    let mut ctl: Ctl<R> = spec
-        .build(vec![R::ZERO; tri_len(N)], vec![[R::ZERO; D]; 1])
-        .unwrap();
-    for x in [[0.1, 0.1], [0.9, 0.4], [0.6, 0.9], [0.85, 0.85]] {
-        let x = x.map(R::from_f64);
-        ctl.observe_initial(&x, objective(&x)).unwrap();
-    }
-    ctl
-}
-
-/// Plays `rounds` decisions; the points played.
-fn run<R: Real>(ctl: &mut Ctl<R>, rounds: usize) -> Vec<[R; D]> {
-    let mut workspace = vec![R::ZERO; ctl.workspace_len()];
-    (0..rounds)
-        .map(|_| {
-            let d = ctl.suggest_with_workspace(&mut workspace).unwrap();
-            let x = [d.values[0].unwrap(), d.values[1].unwrap()];
-            assert!(x.iter().all(|v| (R::ZERO..=R::ONE).contains(v)), "{x:?}");
-            ctl.observe(&x, objective(&x), R::ONE).unwrap();
-            x
-        })
-        .collect()
+    super::unit_square::controller("kg", Costs::Known([R::ONE]), 1e6, objective)
 }
 
 #[test]
@@ -82,21 +28,7 @@ fn kg_is_registered() {
 /// next decision with room is a fresh controller's. More room decides the same.
 #[test]
 fn decisions_need_the_raw_samples_workspace_and_do_not_depend_on_more() {
-    let mut short = controller::<f64>();
-    let len = short.workspace_len();
-    // Paper 002's optimiser at d = 2: 400 raw samples.
-    assert_eq!(len, 400);
-    assert_eq!(short.suggest(), Err(DriverError::WorkspaceTooSmall));
-    let mut small = vec![0.0; len - 1];
-    assert_eq!(
-        short.suggest_with_workspace(&mut small),
-        Err(DriverError::WorkspaceTooSmall)
-    );
-    let a = short.suggest_with_workspace(&mut vec![0.0; len]).unwrap();
-    let b = controller::<f64>()
-        .suggest_with_workspace(&mut vec![0.0; 3 * len])
-        .unwrap();
-    assert_eq!(a, b);
+    super::unit_square::check_raw_samples_workspace(controller(), controller());
 }
 
 /// The knowledge gradient of `x` the slow way, from its definition: for each fantasy
@@ -158,7 +90,7 @@ fn the_play_maximises_the_knowledge_gradient_computed_from_its_definition() {
 /// with probability about 1 − (1 − 0.0236)¹² ≈ 0.25.
 #[test]
 fn kg_finds_the_peak() {
-    let played = run(&mut controller::<f64>(), 12);
+    let played = run(&mut controller::<f64>(), 12, unit_cost);
     let best = played.iter().map(objective).fold(f64::MIN, f64::max);
     assert!(best > 0.97, "best {best} after {played:?}");
 }
@@ -166,7 +98,7 @@ fn kg_finds_the_peak() {
 /// In f32 the rule decides too, and the same decisions on the same seed.
 #[test]
 fn kg_decides_in_f32_reproducibly() {
-    let first = run(&mut controller::<f32>(), 4);
-    let again = run(&mut controller::<f32>(), 4);
+    let first = run(&mut controller::<f32>(), 4, unit_cost);
+    let again = run(&mut controller::<f32>(), 4, unit_cost);
     assert_eq!(first, again);
 }

@@ -3,35 +3,16 @@
 //! function, MFMES buys cheaper points than MES under a steep price, and a learned cost needs
 //! its model.
 
-use costbo_core::dist::{Distribution, Uniform};
-use costbo_core::driver::{Controller, ControllerSpec, DriverError, Settings};
-use costbo_core::gp::WhenFull;
-use costbo_core::kernel::Kernel;
-use costbo_core::linalg::tri_len;
+use super::unit_square::{controller as observing, paper_cost, run, Ctl, D, N};
+use costbo_core::driver::DriverError;
 use costbo_core::policy::mes::workspace_len;
-use costbo_core::policy::{AnyPolicy, PolicySpec, RuleDefaults, RULES};
-use costbo_core::problem::{ControlSet, CostFunction, Costs, Problem, Variable};
+use costbo_core::policy::{PolicySpec, RuleDefaults, RULES};
+use costbo_core::problem::{CostFunction, Costs};
 use costbo_core::real::Real;
 
-const N: usize = 32;
-const D: usize = 2;
-const M: usize = 1;
-type Ctl<R> = Controller<R, N, D, M, Vec<R>, Vec<[R; D]>, AnyPolicy<R, D, M, 1, 1>>;
-
-/// Paper 002's cost-aware setting on the unit square: c(u) = 1 + 20·mean(u).
-fn paper_cost<R: Real>(_: usize, x: &[R; D]) -> (R, [R; D]) {
-    let ten = R::from_f64(10.0);
-    (R::ONE + ten * (x[0] + x[1]), [ten, ten])
-}
-
-/// One smooth peak of height 1 at (0.3, 0.7).
-fn objective<R: Real>(x: &[R; D]) -> R {
-    let (a, b) = (x[0] - R::from_f64(0.3), x[1] - R::from_f64(0.7));
-    R::ONE - R::from_f64(4.0) * (a * a + b * b)
-}
-
-fn controller<R: Real>(rule: &str, costs: Costs<R, D, M>) -> Ctl<R> {
-    controller_observing(rule, costs, objective)
+/// The controller of `rule` after four initial points on the peak.
+fn controller<R: Real>(rule: &str, costs: Costs<R, D, 1>) -> Ctl<R> {
+    observing(rule, costs, 1e6, super::unit_square::objective)
 }
 
 /// Observations all 0.
@@ -39,53 +20,8 @@ fn flat<R: Real>(_: &[R; D]) -> R {
     R::ZERO
 }
 
-/// The controller of `rule` on the unit square after four initial points valued by `f`.
-fn controller_observing<R: Real>(rule: &str, costs: Costs<R, D, M>, f: fn(&[R; D]) -> R) -> Ctl<R> {
-    let v = Variable {
-        lower: R::ZERO,
-        upper: R::ONE,
-        uncontrolled: Distribution::Uniform(Uniform::new(R::ZERO, R::ONE).unwrap()),
-    };
-    let problem = Problem::new(&[v; D], &[ControlSet::full(D)], Some(&[R::ONE]))
-        .unwrap()
-        .with_costs(costs)
-        .unwrap();
-    let spec = ControllerSpec {
-        problem,
-        kernel: Kernel::matern52([R::from_f64(0.3); D], R::ONE).unwrap(),
-        mean: R::ZERO,
-        noise: R::from_f64(1e-4),
-        when_full: WhenFull::DropOldest,
-        bank_seed: 0,
-        settings: Settings::new(R::from_f64(1e6), 7),
-        policy: PolicySpec::parse(rule, &RuleDefaults::new(R::ZERO)).unwrap(),
-    };
-    let mut ctl: Ctl<R> = spec
-        .build(vec![R::ZERO; tri_len(N)], vec![[R::ZERO; D]; 1])
-        .unwrap();
-    for x in [[0.1, 0.1], [0.9, 0.4], [0.6, 0.9], [0.85, 0.85]] {
-        let x = x.map(R::from_f64);
-        ctl.observe_initial(&x, f(&x)).unwrap();
-    }
-    ctl
-}
-
-fn priced<R: Real>() -> Costs<R, D, M> {
+fn priced<R: Real>() -> Costs<R, D, 1> {
     Costs::Function(CostFunction(paper_cost::<R>))
-}
-
-/// Plays `rounds` decisions with a workspace of `ctl.workspace_len()`; the points played.
-fn run<R: Real>(ctl: &mut Ctl<R>, rounds: usize) -> Vec<[R; D]> {
-    let mut workspace = vec![R::ZERO; ctl.workspace_len()];
-    (0..rounds)
-        .map(|_| {
-            let d = ctl.suggest_with_workspace(&mut workspace).unwrap();
-            let x = [d.values[0].unwrap(), d.values[1].unwrap()];
-            assert!(x.iter().all(|v| (R::ZERO..=R::ONE).contains(v)), "{x:?}");
-            ctl.observe(&x, objective(&x), paper_cost(0, &x).0).unwrap();
-            x
-        })
-        .collect()
 }
 
 #[test]
@@ -122,8 +58,11 @@ fn decisions_need_the_candidates_workspace_and_do_not_depend_on_more() {
 #[test]
 fn mes_finds_the_peak() {
     let mut ctl = controller::<f64>("mes", Costs::Known([1.0]));
-    let played = run(&mut ctl, 12);
-    let best = played.iter().map(objective).fold(f64::MIN, f64::max);
+    let played = run(&mut ctl, 12, paper_cost);
+    let best = played
+        .iter()
+        .map(super::unit_square::objective)
+        .fold(f64::MIN, f64::max);
     assert!(best > 0.97, "best {best} after {played:?}");
 }
 
@@ -142,7 +81,7 @@ fn steep_cost<R: Real>(_: usize, x: &[R; D]) -> (R, [R; D]) {
 #[test]
 fn mfmes_buys_cheaper_points_than_mes() {
     let mean_cost = |rule: &str| {
-        let mut ctl = controller_observing(rule, Costs::Function(CostFunction(steep_cost)), flat);
+        let mut ctl = observing(rule, Costs::Function(CostFunction(steep_cost)), 1e6, flat);
         let mut workspace = vec![0.0; ctl.workspace_len()];
         let costs: Vec<f64> = (0..10)
             .map(|_| {
@@ -173,7 +112,7 @@ fn mfmes_with_learned_costs_needs_a_cost_model() {
 /// In f32 the rule decides too, and the same decisions on the same seed.
 #[test]
 fn mes_decides_in_f32_reproducibly() {
-    let first = run(&mut controller::<f32>("mfmes", priced()), 5);
-    let again = run(&mut controller::<f32>("mfmes", priced()), 5);
+    let first = run(&mut controller::<f32>("mfmes", priced()), 5, paper_cost);
+    let again = run(&mut controller::<f32>("mfmes", priced()), 5, paper_cost);
     assert_eq!(first, again);
 }

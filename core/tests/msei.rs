@@ -2,86 +2,23 @@
 //! the workspace its raw samples need (and the same with more), climbs above every one of
 //! many random trees, and finds the optimum of a smooth function.
 
+use super::unit_square::{objective, paper_cost, problem, run, spec, unit_cost, Ctl, N};
 use costbo_core::acquisition::multi_step::{MultiStepEi, Tree};
-use costbo_core::dist::{Distribution, Uniform};
-use costbo_core::driver::{BudgetRule, Controller, ControllerSpec, DriverError, Settings};
-use costbo_core::gp::WhenFull;
-use costbo_core::kernel::Kernel;
 use costbo_core::linalg::tri_len;
-use costbo_core::policy::{AnyPolicy, PolicySpec, RuleDefaults, RULES};
-use costbo_core::problem::{ControlSet, CostFunction, Costs, Problem, Variable};
+use costbo_core::policy::{PolicySpec, RuleDefaults, RULES};
+use costbo_core::problem::{CostFunction, Costs};
 use costbo_core::real::Real;
 
-const N: usize = 32;
-const D: usize = 2;
-const M: usize = 1;
-const SEED: u64 = 7;
-type Ctl<R> = Controller<R, N, D, M, Vec<R>, Vec<[R; D]>, AnyPolicy<R, D, M, 1, 1>>;
-
-/// One smooth peak of height 1 at (0.3, 0.7).
-fn objective<R: Real>(x: &[R; D]) -> R {
-    let (a, b) = (x[0] - R::from_f64(0.3), x[1] - R::from_f64(0.7));
-    R::ONE - R::from_f64(4.0) * (a * a + b * b)
-}
+const D: usize = super::unit_square::D;
 
 /// The MSEI controller on the unit square after four initial points.
 fn controller<R: Real>() -> Ctl<R> {
     controller_of("msei", Costs::Known([R::ONE]), 1e6)
 }
 
-/// Paper 002's cost-aware setting on the unit square: c(u) = 1 + 20·mean(u).
-fn paper_cost<R: Real>(_: usize, x: &[R; D]) -> (R, [R; D]) {
-    let ten = R::from_f64(10.0);
-    (R::ONE + ten * (x[0] + x[1]), [ten, ten])
-}
-
 /// The controller of `rule` with `costs` and `budget`, after four initial points.
-fn controller_of<R: Real>(rule: &str, costs: Costs<R, D, M>, budget: f64) -> Ctl<R> {
-    let v = Variable {
-        lower: R::ZERO,
-        upper: R::ONE,
-        uncontrolled: Distribution::Uniform(Uniform::new(R::ZERO, R::ONE).unwrap()),
-    };
-    let problem = Problem::new(&[v; D], &[ControlSet::full(D)], Some(&[R::ONE]))
-        .unwrap()
-        .with_costs(costs)
-        .unwrap();
-    let spec = ControllerSpec {
-        problem,
-        kernel: Kernel::matern52([R::from_f64(0.3); D], R::ONE).unwrap(),
-        mean: R::ZERO,
-        noise: R::from_f64(1e-4),
-        when_full: WhenFull::DropOldest,
-        bank_seed: 0,
-        settings: Settings {
-            // Paper 002's loop: decide while the spent budget is below the total.
-            budget_rule: BudgetRule::WhileBelow,
-            ..Settings::new(R::from_f64(budget), SEED)
-        },
-        policy: PolicySpec::parse(rule, &RuleDefaults::new(R::ZERO)).unwrap(),
-    };
-    let mut ctl: Ctl<R> = spec
-        .build(vec![R::ZERO; tri_len(N)], vec![[R::ZERO; D]; 1])
-        .unwrap();
-    for x in [[0.1, 0.1], [0.9, 0.4], [0.6, 0.9], [0.85, 0.85]] {
-        let x = x.map(R::from_f64);
-        ctl.observe_initial(&x, objective(&x)).unwrap();
-    }
-    ctl
-}
-
-/// Plays `rounds` decisions; the points played.
-fn run<R: Real>(ctl: &mut Ctl<R>, rounds: usize) -> Vec<[R; D]> {
-    let mut workspace = vec![R::ZERO; ctl.workspace_len()];
-    (0..rounds)
-        .map(|_| {
-            let d = ctl.suggest_with_workspace(&mut workspace).unwrap();
-            let x = [d.values[0].unwrap(), d.values[1].unwrap()];
-            assert!(x.iter().all(|v| (R::ZERO..=R::ONE).contains(v)), "{x:?}");
-            ctl.observe(&x, objective(&x), R::ONE).unwrap();
-            x
-        })
-        .collect()
+fn controller_of<R: Real>(rule: &str, costs: Costs<R, D, 1>, budget: f64) -> Ctl<R> {
+    super::unit_square::controller(rule, costs, budget, objective)
 }
 
 #[test]
@@ -97,23 +34,8 @@ fn msei_and_bmsei_are_registered() {
 /// BMSEI's form for learned costs is not built: the rule refuses them when built.
 #[test]
 fn bmsei_refuses_learned_costs() {
-    let v = Variable {
-        lower: 0.0,
-        upper: 1.0,
-        uncontrolled: Distribution::Uniform(Uniform::new(0.0, 1.0).unwrap()),
-    };
-    let problem = Problem::new(&[v; D], &[ControlSet::full(D)], None).unwrap();
-    let spec = ControllerSpec {
-        problem,
-        kernel: Kernel::matern52([0.3; D], 1.0).unwrap(),
-        mean: 0.0,
-        noise: 1e-4,
-        when_full: WhenFull::DropOldest,
-        bank_seed: 0,
-        settings: Settings::new(100.0, SEED),
-        policy: PolicySpec::parse("bmsei", &RuleDefaults::new(0.0)).unwrap(),
-    };
-    let built: Result<Ctl<f64>, _> = spec.build(vec![0.0; tri_len(N)], vec![[0.0; D]; 1]);
+    let built: Result<Ctl<f64>, _> = spec("bmsei", problem(Costs::Unknown), 100.0)
+        .build(vec![0.0; tri_len(N)], vec![[0.0; D]; 1]);
     assert!(built.is_err());
 }
 
@@ -139,20 +61,7 @@ fn bmsei_plays_within_its_lookahead_budget_where_msei_does_not() {
 /// next decision with room is a fresh controller's. More room decides the same.
 #[test]
 fn decisions_need_the_raw_samples_workspace_and_do_not_depend_on_more() {
-    let mut short = controller::<f64>();
-    let len = short.workspace_len();
-    assert_eq!(len, 400);
-    assert_eq!(short.suggest(), Err(DriverError::WorkspaceTooSmall));
-    let mut small = vec![0.0; len - 1];
-    assert_eq!(
-        short.suggest_with_workspace(&mut small),
-        Err(DriverError::WorkspaceTooSmall)
-    );
-    let a = short.suggest_with_workspace(&mut vec![0.0; len]).unwrap();
-    let b = controller::<f64>()
-        .suggest_with_workspace(&mut vec![0.0; 3 * len])
-        .unwrap();
-    assert_eq!(a, b);
+    super::unit_square::check_raw_samples_workspace(controller(), controller());
 }
 
 /// The play's tree is worth at least as much as the best of 20 000 uniformly random trees
@@ -187,7 +96,7 @@ fn the_play_climbs_above_a_random_search_of_trees() {
 /// it reaches 0.968: its lookahead spends early rounds on the box's edges.)
 #[test]
 fn msei_finds_the_peak() {
-    let played = run(&mut controller::<f64>(), 20);
+    let played = run(&mut controller::<f64>(), 20, unit_cost);
     let best = played.iter().map(objective).fold(f64::MIN, f64::max);
     assert!(best > 0.97, "best {best} after {played:?}");
 }
@@ -195,7 +104,7 @@ fn msei_finds_the_peak() {
 /// In f32 the rule decides too, and the same decisions on the same seed.
 #[test]
 fn msei_decides_in_f32_reproducibly() {
-    let first = run(&mut controller::<f32>(), 4);
-    let again = run(&mut controller::<f32>(), 4);
+    let first = run(&mut controller::<f32>(), 4, unit_cost);
+    let again = run(&mut controller::<f32>(), 4, unit_cost);
     assert_eq!(first, again);
 }

@@ -32,10 +32,7 @@ import botorch
 import botorch.utils.objective
 import gpytorch
 import torch
-from botorch.models import SingleTaskGP
 from botorch.utils.transforms import t_batch_mode_transform
-from gpytorch.kernels import MaternKernel, ScaleKernel
-from gpytorch.likelihoods import GaussianLikelihood
 
 torch.set_default_dtype(torch.float64)
 warnings.filterwarnings("ignore")
@@ -45,32 +42,17 @@ from pandora_bayesopt.acquisition.budgeted_ei import BudgetedExpectedImprovement
 from pandora_bayesopt.acquisition.budgeted_multi_step_ei import (  # noqa: E402
     BudgetedMultiStepLookaheadEI,
 )
+from unit_model import X, model  # noqa: E402
+from unit_model import unit_cost_of_dose as cost  # noqa: E402
 
 _stage = BudgetedExpectedImprovement.forward.__wrapped__
 BudgetedExpectedImprovement.forward = t_batch_mode_transform(expected_q=1)(
     lambda self, X: _stage(self, X).reshape(X.shape[:-2])
 )
 
-X = torch.tensor([[0.1, 0.2], [0.8, 0.4], [0.5, 0.9], [0.3, 0.6]])
-Y = torch.tensor([[0.3], [-0.2], [0.9], [0.1]])
 STEP = 1e-8
 
 
-def model():
-    kernel = ScaleKernel(MaternKernel(nu=2.5, ard_num_dims=2))
-    kernel.base_kernel.lengthscale = torch.tensor([[0.3, 0.5]])
-    kernel.outputscale = torch.tensor(1.3)
-    likelihood = GaussianLikelihood()
-    likelihood.noise = torch.tensor([1e-4])
-    gp = SingleTaskGP(X, Y, likelihood=likelihood, covar_module=kernel, outcome_transform=None)
-    gp.mean_module.constant.data.fill_(0.1)
-    gp.eval()
-    return gp
-
-
-def cost(u):
-    p0, p1 = 2 * u[..., 0], 2 * u[..., 1] - 1
-    return 2 + 20 * p0 * p0 + p1
 
 
 def bmsei(gp, budget):

@@ -26,28 +26,13 @@ import pathlib
 import botorch
 import gpytorch
 import torch
-from botorch.models import SingleTaskGP
-from gpytorch.kernels import MaternKernel, ScaleKernel
-from gpytorch.likelihoods import GaussianLikelihood
+from unit_model import model
 
 torch.set_default_dtype(torch.float64)
 
-X = torch.tensor([[0.1, 0.2], [0.8, 0.4], [0.5, 0.9], [0.3, 0.6]])
-Y = torch.tensor([[0.3], [-0.2], [0.9], [0.1]])
 SAMPLES = [1.05, 1.2, 0.95, 1.6, 2.4, 1.1, 0.92, 1.35]
 POINTS = [[0.4, 0.4], [0.05, 0.95], [0.7, 0.75], [0.95, 0.05], [0.3, 0.61], [0.5, 0.5]]
 
-
-def model():
-    kernel = ScaleKernel(MaternKernel(nu=2.5, ard_num_dims=2))
-    kernel.base_kernel.lengthscale = torch.tensor([[0.3, 0.5]])
-    kernel.outputscale = torch.tensor(1.3)
-    likelihood = GaussianLikelihood()
-    likelihood.noise = torch.tensor([1e-4])
-    gp = SingleTaskGP(X, Y, likelihood=likelihood, covar_module=kernel, outcome_transform=None)
-    gp.mean_module.constant.data.fill_(0.1)
-    gp.eval()
-    return gp
 
 
 def mes(gp, x, per_cost):

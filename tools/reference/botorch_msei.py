@@ -32,29 +32,14 @@ import gpytorch
 import torch
 from botorch.acquisition.analytic import ExpectedImprovement
 from botorch.acquisition.multi_step_lookahead import make_best_f, qMultiStepLookahead
-from botorch.models import SingleTaskGP
 from botorch.sampling.normal import SobolQMCNormalSampler
-from gpytorch.kernels import MaternKernel, ScaleKernel
-from gpytorch.likelihoods import GaussianLikelihood
+from unit_model import model
 
 torch.set_default_dtype(torch.float64)
 warnings.filterwarnings("ignore")
 
-X = torch.tensor([[0.1, 0.2], [0.8, 0.4], [0.5, 0.9], [0.3, 0.6]])
-Y = torch.tensor([[0.3], [-0.2], [0.9], [0.1]])
 STEP = 1e-6
 
-
-def model():
-    kernel = ScaleKernel(MaternKernel(nu=2.5, ard_num_dims=2))
-    kernel.base_kernel.lengthscale = torch.tensor([[0.3, 0.5]])
-    kernel.outputscale = torch.tensor(1.3)
-    likelihood = GaussianLikelihood()
-    likelihood.noise = torch.tensor([1e-4])
-    gp = SingleTaskGP(X, Y, likelihood=likelihood, covar_module=kernel, outcome_transform=None)
-    gp.mean_module.constant.data.fill_(0.1)
-    gp.eval()
-    return gp
 
 
 class MeanFantasySampler(SobolQMCNormalSampler):

@@ -369,6 +369,25 @@ mod tests {
     use super::super::test_support::data;
     use super::*;
 
+    /// A fixture's table of one pair per stage.
+    fn pairs(v: &serde_json::Value) -> [[f64; 2]; STAGES] {
+        let rows: std::vec::Vec<[f64; 2]> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let q: std::vec::Vec<f64> = p
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap())
+                    .collect();
+                q.try_into().unwrap()
+            })
+            .collect();
+        rows.try_into().unwrap()
+    }
+
     fn tree() -> Tree<f64, 2> {
         Tree {
             points: [[0.4, 0.45], [0.2, 0.7], [0.55, 0.35], [0.9, 0.1]],
@@ -432,23 +451,6 @@ mod tests {
     fn value_and_gradient_match_botorchs_multi_step_lookahead() {
         let fixture: serde_json::Value =
             serde_json::from_str(include_str!("../../tests/fixtures/botorch_msei.json")).unwrap();
-        let pairs = |v: &serde_json::Value| -> [[f64; 2]; STAGES] {
-            let rows: std::vec::Vec<[f64; 2]> = v
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| {
-                    let q: std::vec::Vec<f64> = p
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|x| x.as_f64().unwrap())
-                        .collect();
-                    q.try_into().unwrap()
-                })
-                .collect();
-            rows.try_into().unwrap()
-        };
         let gp = data();
         let msei = MultiStepEi::new(&gp).unwrap();
         let trees = fixture["trees"].as_array().unwrap();
@@ -492,23 +494,6 @@ mod tests {
         use super::super::test_support::problem;
         let fixture: serde_json::Value =
             serde_json::from_str(include_str!("../../tests/fixtures/botorch_bmsei.json")).unwrap();
-        let pairs = |v: &serde_json::Value| -> [[f64; 2]; STAGES] {
-            let rows: std::vec::Vec<[f64; 2]> = v
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| {
-                    let q: std::vec::Vec<f64> = p
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|x| x.as_f64().unwrap())
-                        .collect();
-                    q.try_into().unwrap()
-                })
-                .collect();
-            rows.try_into().unwrap()
-        };
         let gp = data();
         let pr = problem();
         let trees = fixture["trees"].as_array().unwrap();

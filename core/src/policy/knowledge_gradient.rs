@@ -33,7 +33,7 @@ use super::{Choice, DriverError, Maximiser, Play, Policy, Round};
 use crate::acquisition::knowledge_gradient::{KnowledgeGradient, OneShot};
 use crate::expectation::uniform_open;
 use crate::gp::Gp;
-use crate::inner::{mark_restarts, Candidates, RestartConfig};
+use crate::inner::{maximize_one_shot, Candidates};
 use crate::optimize::{maximize_quasi_newton, Need, QuasiNewtonConfig};
 use crate::problem::Problem;
 use crate::real::Real;
@@ -66,16 +66,9 @@ pub struct KnowledgeGradientSearch {
 impl KnowledgeGradientSearch {
     /// The rule with the raw samples, restarts and ascent of `maximiser`
     /// ([`Maximiser::Restarts`]); [`Maximiser::Pool`] stands for paper 002's
-    /// ([`RestartConfig::paper_002`]).
+    /// ([`RestartConfig::paper_002`](crate::inner::RestartConfig::paper_002)).
     pub fn new(maximiser: Maximiser) -> Self {
         KnowledgeGradientSearch { maximiser }
-    }
-
-    fn config(&self, d: usize) -> RestartConfig {
-        match self.maximiser {
-            Maximiser::Restarts(c) => c,
-            Maximiser::Pool => RestartConfig::paper_002(d),
-        }
     }
 }
 
@@ -212,9 +205,7 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for KnowledgeGradi
     }
 
     fn workspace_len(&self, _: &Problem<R, D, M>, _: usize, _: usize) -> usize {
-        self.maximiser
-            .workspace_len()
-            .max(self.config(D).scratch_len())
+        self.maximiser.one_shot(D).scratch_len()
     }
 
     fn decide<const N: usize, S, B>(
@@ -231,52 +222,24 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for KnowledgeGradi
             // The fantasies condition a posterior: the initial design comes first.
             return Err(DriverError::NoScore);
         }
-        let config = self.config(D);
-        let raw = config.raw_samples.max(1);
-        let values = round
-            .workspace
-            .get_mut(..raw)
-            .ok_or(DriverError::WorkspaceTooSmall)?;
+        let config = self.maximiser.one_shot(D);
+        if round.workspace.len() < config.raw_samples.max(1) {
+            return Err(DriverError::WorkspaceTooSmall);
+        }
         let seed = round.seed;
         let kg = KnowledgeGradient::new(gp, base_samples(seed)).map_err(DriverError::Gp)?;
         let draw = MaximaDraw::new(mean_maxima(gp, seed ^ STREAM));
-        let mut best: Option<(R, usize)> = None;
-        let mut candidates = Candidates::<D>::new(seed);
-        for (r, v) in values.iter_mut().enumerate() {
-            let p = raw_point(candidates.next_point(), r, seed, &draw);
-            *v = match kg.value(&p, false) {
-                Ok((value, _)) if value.is_finite() => value,
-                _ => -R::INFINITY,
-            };
-            if v.is_finite() && best.is_none_or(|(b, _)| *v > b) {
-                best = Some((*v, r));
-            }
-        }
-        let (_, best_raw) = best.ok_or(DriverError::NoScore)?;
-        mark_restarts(values, config.restarts, config.boltzmann, seed, best_raw);
-        let (lower, upper) = (OneShot::splat(R::ZERO), OneShot::splat(R::ONE));
-        let mut found: Option<(R, [R; D])> = None;
-        let mut candidates = Candidates::<D>::new(seed);
-        for (r, mark) in values.iter().enumerate() {
-            let x0 = candidates.next_point();
-            if *mark != R::INFINITY {
-                continue;
-            }
-            let p0 = raw_point(x0, r, seed, &draw);
-            let ascent = maximize_quasi_newton(
-                |p: &OneShot<R, D, FANTASIES>, need| kg.evaluate(p, need),
-                p0,
-                &lower,
-                &upper,
-                &config.ascent,
-            );
-            if let Some(a) = ascent {
-                if a.value.is_finite() && found.is_none_or(|(b, _)| a.value > b) {
-                    found = Some((a.value, a.point.x));
-                }
-            }
-        }
-        let (score, x) = found.ok_or(DriverError::NoScore)?;
+        let found = maximize_one_shot(
+            &config,
+            seed,
+            round.workspace,
+            |x, r| raw_point(x, r, seed, &draw),
+            |p| kg.value(p, false).ok().map(|(v, _)| v),
+            |p, need| kg.evaluate(p, need),
+            &OneShot::splat(R::ZERO),
+            &OneShot::splat(R::ONE),
+        );
+        let (score, x) = found.map(|(v, p)| (v, p.x)).ok_or(DriverError::NoScore)?;
         Ok(Choice::Play(Play {
             set,
             x,

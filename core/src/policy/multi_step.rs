@@ -27,8 +27,7 @@ use super::{Choice, DriverError, Maximiser, Play, Policy, Round};
 use crate::acquisition::cost::{KnownCost, LogCost};
 use crate::acquisition::multi_step::{MultiStepEi, Tree, STAGES};
 use crate::expectation::uniform_open;
-use crate::inner::{mark_restarts, Candidates, RestartConfig};
-use crate::optimize::maximize_quasi_newton;
+use crate::inner::{maximize_one_shot, RestartConfig};
 use crate::problem::{Costs, Problem};
 use crate::real::Real;
 
@@ -57,13 +56,6 @@ impl MultiStepLookahead {
     pub fn is_budgeted(&self) -> bool {
         self.budgeted
     }
-
-    fn config(&self, d: usize) -> RestartConfig {
-        match self.maximiser {
-            Maximiser::Restarts(c) => c,
-            Maximiser::Pool => RestartConfig::paper_002(d),
-        }
-    }
 }
 
 /// The raw tree of rank `r` with first point `x`.
@@ -90,9 +82,7 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for MultiStepLooka
     }
 
     fn workspace_len(&self, _: &Problem<R, D, M>, _: usize, _: usize) -> usize {
-        self.maximiser
-            .workspace_len()
-            .max(self.config(D).scratch_len())
+        self.maximiser.one_shot(D).scratch_len()
     }
 
     fn decide<const N: usize, S, B>(
@@ -128,13 +118,13 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for MultiStepLooka
             let acquisition = MultiStepEi::budgeted(round.gp, cost, budget);
             return climb(
                 acquisition.map_err(DriverError::Gp)?,
-                self.config(D),
+                self.maximiser.one_shot(D),
                 set,
                 round,
             );
         }
         let acquisition = MultiStepEi::new(round.gp).map_err(DriverError::Gp)?;
-        climb(acquisition, self.config(D), set, round)
+        climb(acquisition, self.maximiser.one_shot(D), set, round)
     }
 }
 
@@ -154,53 +144,27 @@ where
     B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
     C: LogCost<R, D>,
 {
-    let raw = config.raw_samples.max(1);
-    let values = round
-        .workspace
-        .get_mut(..raw)
-        .ok_or(DriverError::WorkspaceTooSmall)?;
+    if round.workspace.len() < config.raw_samples.max(1) {
+        return Err(DriverError::WorkspaceTooSmall);
+    }
     let seed = round.seed;
-    let mut best: Option<(R, usize)> = None;
-    let mut candidates = Candidates::<D>::new(seed);
-    for (r, v) in values.iter_mut().enumerate() {
-        let tree = raw_tree(candidates.next_point(), r, seed);
-        *v = match msei.value(&tree, false) {
-            Ok((value, _)) if value.is_finite() => value,
-            _ => -R::INFINITY,
-        };
-        if v.is_finite() && best.is_none_or(|(b, _)| *v > b) {
-            best = Some((*v, r));
-        }
-    }
-    let (_, best_raw) = best.ok_or(DriverError::NoScore)?;
-    mark_restarts(values, config.restarts, config.boltzmann, seed, best_raw);
-    let lower = Tree {
-        points: [[R::ZERO; D]; STAGES],
-    };
-    let upper = Tree {
-        points: [[R::ONE; D]; STAGES],
-    };
-    let mut found: Option<(R, [R; D])> = None;
-    let mut candidates = Candidates::<D>::new(seed);
-    for (r, mark) in values.iter().enumerate() {
-        let x0 = candidates.next_point();
-        if *mark != R::INFINITY {
-            continue;
-        }
-        let ascent = maximize_quasi_newton(
-            |t: &Tree<R, D>, need| msei.evaluate(t, need),
-            raw_tree(x0, r, seed),
-            &lower,
-            &upper,
-            &config.ascent,
-        );
-        if let Some(a) = ascent {
-            if a.value.is_finite() && found.is_none_or(|(b, _)| a.value > b) {
-                found = Some((a.value, a.point.points[0]));
-            }
-        }
-    }
-    let (score, x) = found.ok_or(DriverError::NoScore)?;
+    let found = maximize_one_shot(
+        &config,
+        seed,
+        round.workspace,
+        |x, r| raw_tree(x, r, seed),
+        |t| msei.value(t, false).ok().map(|(v, _)| v),
+        |t, need| msei.evaluate(t, need),
+        &Tree {
+            points: [[R::ZERO; D]; STAGES],
+        },
+        &Tree {
+            points: [[R::ONE; D]; STAGES],
+        },
+    );
+    let (score, x) = found
+        .map(|(v, t)| (v, t.points[0]))
+        .ok_or(DriverError::NoScore)?;
     Ok(Choice::Play(Play {
         set,
         x,

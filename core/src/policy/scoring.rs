@@ -225,6 +225,17 @@ impl Maximiser {
         }
     }
 
+    /// The raw samples, restarts and ascent of a one-shot problem
+    /// ([`crate::inner::maximize_one_shot`]) in `d` dimensions: this maximiser's
+    /// ([`Maximiser::Restarts`]), or paper 002's for [`Maximiser::Pool`], whose pool has no
+    /// one-shot form ([`RestartConfig::paper_002`]).
+    pub fn one_shot(&self, d: usize) -> RestartConfig {
+        match self {
+            Maximiser::Restarts(c) => *c,
+            Maximiser::Pool => RestartConfig::paper_002(d),
+        }
+    }
+
     /// Maximises `acquisition` over control set `set` with candidate streams from `seed`;
     /// [`DriverError::WorkspaceTooSmall`](super::DriverError::WorkspaceTooSmall) when
     /// `workspace` is shorter than [`workspace_len`](Self::workspace_len),
