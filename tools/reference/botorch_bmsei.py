@@ -42,7 +42,7 @@ from pandora_bayesopt.acquisition.budgeted_ei import BudgetedExpectedImprovement
 from pandora_bayesopt.acquisition.budgeted_multi_step_ei import (  # noqa: E402
     BudgetedMultiStepLookaheadEI,
 )
-from unit_model import X, model  # noqa: E402
+from unit_model import X, model, tree_differences  # noqa: E402
 from unit_model import unit_cost_of_dose as cost  # noqa: E402
 
 _stage = BudgetedExpectedImprovement.forward.__wrapped__
@@ -79,15 +79,7 @@ def main():
             acq = bmsei(gp, budget)
             with torch.no_grad():
                 value = acq(t.reshape(1, 4, 2)).item()
-                fd = torch.zeros(4, 2)
-                for s in range(4):
-                    for c in range(2):
-                        a, b = t.clone(), t.clone()
-                        a[s, c] += STEP
-                        b[s, c] -= STEP
-                        fd[s, c] = (acq(a.reshape(1, 4, 2)) - acq(b.reshape(1, 4, 2))).item() / (
-                            2 * STEP
-                        )
+                fd = tree_differences(acq, t, STEP)
             rows.append(
                 {
                     "points": t.tolist(),

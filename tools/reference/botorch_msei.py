@@ -33,7 +33,7 @@ import torch
 from botorch.acquisition.analytic import ExpectedImprovement
 from botorch.acquisition.multi_step_lookahead import make_best_f, qMultiStepLookahead
 from botorch.sampling.normal import SobolQMCNormalSampler
-from unit_model import model
+from unit_model import model, tree_differences
 
 torch.set_default_dtype(torch.float64)
 warnings.filterwarnings("ignore")
@@ -67,16 +67,7 @@ def main():
         p = t.reshape(1, 4, 2).clone().requires_grad_(True)
         value = acq(p).sum()
         (grad,) = torch.autograd.grad(value, p)
-        fd = torch.zeros(4, 2)
-        with torch.no_grad():
-            for s in range(4):
-                for c in range(2):
-                    a, b = t.clone(), t.clone()
-                    a[s, c] += STEP
-                    b[s, c] -= STEP
-                    fd[s, c] = (acq(a.reshape(1, 4, 2)) - acq(b.reshape(1, 4, 2))).item() / (
-                        2 * STEP
-                    )
+        fd = tree_differences(acq, t, STEP)
         rows.append(
             {
                 "points": t.tolist(),

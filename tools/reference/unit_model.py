@@ -30,3 +30,16 @@ def unit_cost_of_dose(u):
     """The priced problem's cost `2 + 20 p0^2 + p1` at physical `p = (2 u0, 2 u1 - 1)`."""
     p0, p1 = 2 * u[..., 0], 2 * u[..., 1] - 1
     return 2 + 20 * p0 * p0 + p1
+
+
+def tree_differences(acq, t, step):
+    """Central differences (step `step`) of `acq` at the four-point tree `t` (4 x 2)."""
+    fd = torch.zeros(4, 2)
+    with torch.no_grad():
+        for s in range(4):
+            for c in range(2):
+                a, b = t.clone(), t.clone()
+                a[s, c] += step
+                b[s, c] -= step
+                fd[s, c] = (acq(a.reshape(1, 4, 2)) - acq(b.reshape(1, 4, 2))).item() / (2 * step)
+    return fd

@@ -311,13 +311,7 @@ mod tests {
     fn value_and_gradient_match_botorchs_one_shot_kg() {
         let fixture: serde_json::Value =
             serde_json::from_str(include_str!("../../tests/fixtures/botorch_kg.json")).unwrap();
-        let floats = |v: &serde_json::Value| -> std::vec::Vec<f64> {
-            v.as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x.as_f64().unwrap())
-                .collect()
-        };
+        let floats = super::super::test_support::fixture_floats;
         let pair = |v: &serde_json::Value| -> [f64; 2] { floats(v).try_into().unwrap() };
         let pairs = |v: &serde_json::Value| -> [[f64; 2]; 8] {
             let all: std::vec::Vec<[f64; 2]> = v.as_array().unwrap().iter().map(pair).collect();

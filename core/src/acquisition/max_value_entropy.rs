@@ -325,13 +325,7 @@ mod tests {
     fn mes_and_its_gradient_match_botorchs_posterior_and_autograd() {
         let fixture: serde_json::Value =
             serde_json::from_str(include_str!("../../tests/fixtures/botorch_mes.json")).unwrap();
-        let floats = |v: &serde_json::Value| -> std::vec::Vec<f64> {
-            v.as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x.as_f64().unwrap())
-                .collect()
-        };
+        let floats = super::super::test_support::fixture_floats;
         let ys = floats(&fixture["max_values"]);
         let gp = data();
         let p = problem();

@@ -376,13 +376,9 @@ mod tests {
             .unwrap()
             .iter()
             .map(|p| {
-                let q: std::vec::Vec<f64> = p
-                    .as_array()
+                super::super::test_support::fixture_floats(p)
+                    .try_into()
                     .unwrap()
-                    .iter()
-                    .map(|x| x.as_f64().unwrap())
-                    .collect();
-                q.try_into().unwrap()
             })
             .collect();
         rows.try_into().unwrap()

@@ -1,5 +1,7 @@
 //! The small model and priced problem that the acquisitions' unit tests share.
 
+extern crate std;
+
 use crate::dist::Distribution;
 use crate::gp::{Gp, WhenFull};
 use crate::kernel::Kernel;
@@ -49,4 +51,13 @@ pub(crate) fn problem() -> Problem<f64, 2, 1> {
     .unwrap()
     .with_costs(Costs::Function(CostFunction(dose_cost)))
     .unwrap()
+}
+
+/// A fixture's array of numbers.
+pub(crate) fn fixture_floats(v: &serde_json::Value) -> std::vec::Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
 }
