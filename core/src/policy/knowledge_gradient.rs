@@ -23,7 +23,7 @@
 //!
 //! Its cost per decision is what the paper reports: an evaluation is `O(n² + K·n·d)`, and an
 //! ascent moves `65·d` coordinates. A one-shot point is kept on the stack
-//! (`65·d` scalars, and about 30 of them in an ascent: 130 KiB at `d = 8` in `f64`), so the
+//! (`65·d` scalars, and about 30 of them in an ascent: about 120 KiB at `d = 8` in `f64`), so the
 //! rule is meant for a desktop (feature `policy-kg`).
 
 use rand_core::SeedableRng;
