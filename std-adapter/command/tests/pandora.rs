@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use costbo_lab::objectives::{self, Options};
+use costbo_lab::pandora::lookahead;
 use costbo_lab::pandora::study::{reproduce, PandoraOptions};
 use costbo_lab::pandora::{run_box, BoxCost, BoxModel, BoxRun};
 
@@ -90,14 +91,16 @@ fn quick_study_writes_its_report_and_resumes() {
     };
     let outcome = reproduce(&options).unwrap();
     let text = std::fs::read_to_string(&outcome.written[0]).unwrap();
-    // The verdicts handed back are the report's rows (claim, panel, ..., evidence).
+    // The verdicts handed back are the reports' rows (claim, panel, ..., evidence): the main
+    // report's and the lookahead comparison's.
+    let both = text.clone() + &std::fs::read_to_string(out.join("pandora-lookahead.md")).unwrap();
     assert!(!outcome.verdicts.is_empty());
     for v in &outcome.verdicts {
         assert!(
-            text.contains(&format!("| {} | {} |", v.claim, v.scope)),
+            both.contains(&format!("| {} | {} |", v.claim, v.scope)),
             "{v}"
         );
-        assert!(text.contains(&v.evidence), "{v}");
+        assert!(both.contains(&v.evidence), "{v}");
     }
     for rule in [
         "pbgi",
@@ -135,12 +138,75 @@ fn quick_study_writes_its_report_and_resumes() {
     // Every job's trace is on disk; a second run runs nothing and writes the same report.
     let again = reproduce(&PandoraOptions {
         no_run: true,
-        ..options
+        ..options.clone()
     })
     .unwrap();
     assert_eq!(std::fs::read_to_string(&again.written[0]).unwrap(), text);
     assert_eq!(again.verdicts, outcome.verdicts);
+    // The lookahead comparison: its report and finals beside the main report, a row per run
+    // whose regret is the trace's optimum minus its best value; with its traces deleted, the
+    // finals alone rewrite the report byte for byte.
+    let la = out.join("pandora-lookahead.md");
+    assert!(outcome.written.contains(&la));
+    let la_text = std::fs::read_to_string(&la).unwrap();
+    let finals_text = std::fs::read_to_string(out.join("pandora-lookahead.finals.csv")).unwrap();
+    let finals = lookahead::parse(&finals_text).unwrap();
+    // 2 cells × 9 rules × 2 seeds.
+    assert_eq!(finals.len(), 36);
+    for rule in ["kg", "mes", "msei", "mfmes", "bmsei", "pbgi"] {
+        assert!(la_text.contains(&format!("| {rule} | ")), "{rule}");
+    }
+    let kg = finals
+        .iter()
+        .find(|f| f.rule == "kg" && f.seed == 1)
+        .unwrap();
+    let trace =
+        std::fs::read_to_string(out.join(format!("lookahead/{}/kg/seed-1.csv", kg.cell))).unwrap();
+    let optimum: f64 = trace.split_whitespace().nth(2).unwrap().parse().unwrap();
+    let last_best: f64 = trace
+        .lines()
+        .rfind(|l| !l.is_empty() && !l.starts_with('#'))
+        .unwrap()
+        .split(',')
+        .nth(2)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(kg.regret, optimum - last_best);
+    assert_eq!(kg.decisions, 6);
+    std::fs::remove_dir_all(out.join("lookahead")).unwrap();
+    reproduce(&PandoraOptions {
+        no_run: true,
+        figures: Some(vec!["lookahead".into()]),
+        ..options
+    })
+    .unwrap();
+    assert_eq!(std::fs::read_to_string(&la).unwrap(), la_text);
+    // A selection of the lookahead comparison alone leaves the main report untouched.
+    assert_eq!(std::fs::read_to_string(&again.written[0]).unwrap(), text);
     let _ = std::fs::remove_dir_all(out);
+}
+
+/// The committed lookahead report is what the committed finals give.
+#[test]
+fn lookahead_report_regenerates_from_the_committed_finals() {
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results");
+    let csv = std::fs::read_to_string(docs.join("pandora-lookahead.finals.csv")).unwrap();
+    let md = std::fs::read_to_string(docs.join("pandora-lookahead.md")).unwrap();
+    let discussion = std::fs::read_to_string(docs.join("pandora-lookahead.discussion.md"))
+        .map(|t| {
+            costbo_lab::reproduce::report::discussion_section(
+                "docs/results/pandora-lookahead.discussion.md",
+                &t,
+            )
+        })
+        .unwrap_or_default();
+    let (text, _) =
+        lookahead::render(&lookahead::parse(&csv).unwrap(), false, 16, &discussion).unwrap();
+    assert!(
+        text == md,
+        "docs/results/pandora-lookahead.md differs from its finals"
+    );
 }
 
 fn costbo(args: &[&str]) -> (bool, String, String) {

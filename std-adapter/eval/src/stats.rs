@@ -200,6 +200,42 @@ pub fn hodges_lehmann(d: &[f64], alpha: f64) -> Result<Option<HodgesLehmann>, St
     }))
 }
 
+/// A p-value as the reports print it: four decimals, or two significant digits below 1e-4.
+pub fn p_text(p: f64) -> String {
+    if p < 1e-4 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+/// The values of two samples keyed by seed, paired on the seeds both hold, in the first's order.
+pub fn pair_by_seed(a: &[(u64, f64)], b: &[(u64, f64)]) -> Vec<(f64, f64)> {
+    a.iter()
+        .filter_map(|(s, x)| b.iter().find(|(t, _)| t == s).map(|(_, y)| (*x, *y)))
+        .collect()
+}
+
+/// A paired comparison of `first − second`: Wilcoxon's test and the Hodges–Lehmann shift.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairedShift {
+    /// The Hodges–Lehmann estimate of `first − second` and its interval.
+    pub shift: HodgesLehmann,
+    /// Wilcoxon's two-sided p-value.
+    pub p_value: f64,
+}
+
+/// [`signed_rank`] and [`hodges_lehmann`] (interval of coverage `1 − alpha`) of the
+/// differences `first − second` of `pairs`; `None` for no pair.
+pub fn paired_shift(pairs: &[(f64, f64)], alpha: f64) -> Result<Option<PairedShift>, StatsError> {
+    let d: Vec<f64> = pairs.iter().map(|(x, y)| x - y).collect();
+    let test = signed_rank(&d)?;
+    Ok(hodges_lehmann(&d, alpha)?.map(|shift| PairedShift {
+        shift,
+        p_value: test.p_value,
+    }))
+}
+
 /// McNemar's exact test of paired successes: `b` pairs where only the first succeeds, `c`
 /// where only the second does; the two-sided binomial p-value of `b` in `b + c` trials at
 /// one half, `min(1, 2 P(X ≤ min(b, c)))` (1 with no discordant pair).
@@ -383,5 +419,24 @@ mod tests {
             );
         }
         assert_eq!(wilson(0, 0, 1.96), None);
+    }
+
+    #[test]
+    fn pairs_are_made_on_common_seeds_and_tested_as_differences() {
+        let a = [(3, 1.0), (0, 5.0), (7, 2.0)];
+        let b = [(0, 4.0), (3, 0.5), (9, 8.0)];
+        assert_eq!(pair_by_seed(&a, &b), vec![(1.0, 0.5), (5.0, 4.0)]);
+        // Ten differences all positive and distinct: W+ is the largest of 2^10 equally likely
+        // sums, so the exact two-sided p-value is 2/1024; the shift is their Walsh median.
+        let pairs: Vec<(f64, f64)> = (1..=10).map(|i| (f64::from(i), 0.0)).collect();
+        let t = paired_shift(&pairs, 0.05).unwrap().unwrap();
+        assert_eq!(t.p_value, 2.0 / 1024.0);
+        assert_eq!(t.shift.estimate, 5.5);
+        assert!(t.shift.lower > 0.0 && t.shift.upper <= 10.0);
+        assert_eq!(paired_shift(&[], 0.05).unwrap(), None);
+        assert_eq!(
+            paired_shift(&[(f64::NAN, 0.0)], 0.05),
+            Err(StatsError::NotANumber)
+        );
     }
 }

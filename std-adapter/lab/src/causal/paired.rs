@@ -230,16 +230,11 @@ pub fn compare(finals: &[Final], min_seeds: usize) -> Result<Vec<Paired>, String
     let mut out = Vec::new();
     for c in comparisons() {
         let (a, b) = (cell(c.env, c.lower), cell(c.env, c.higher));
-        let pairs: Vec<(f64, f64)> = a
-            .iter()
-            .filter_map(|(s, x)| b.iter().find(|(t, _)| t == s).map(|(_, y)| (*x, *y)))
-            .collect();
+        let pairs = stats::pair_by_seed(&a, &b);
         if pairs.len() < min_seeds {
             continue;
         }
-        let d: Vec<f64> = pairs.iter().map(|(x, y)| x - y).collect();
-        let test = stats::signed_rank(&d).map_err(|e| e.to_string())?;
-        let shift = stats::hodges_lehmann(&d, 0.05)
+        let test = stats::paired_shift(&pairs, 0.05)
             .map_err(|e| e.to_string())?
             .ok_or("no paired seeds")?;
         let n = pairs.len() as f64;
@@ -250,7 +245,7 @@ pub fn compare(finals: &[Final], min_seeds: usize) -> Result<Vec<Paired>, String
                 pairs.iter().map(|p| p.0).sum::<f64>() / n,
                 pairs.iter().map(|p| p.1).sum::<f64>() / n,
             ),
-            shift,
+            shift: test.shift,
             p: test.p_value,
             holm: f64::NAN,
         });
@@ -260,14 +255,6 @@ pub fn compare(finals: &[Final], min_seeds: usize) -> Result<Vec<Paired>, String
         p.holm = h;
     }
     Ok(out)
-}
-
-fn p_value(p: f64) -> String {
-    if p < 1e-4 {
-        format!("{p:.1e}")
-    } else {
-        format!("{p:.4}")
-    }
 }
 
 /// The report's section, from the finals file's text alone.
@@ -306,8 +293,8 @@ pub fn section(finals_csv: &str, file: &str, min_seeds: usize) -> Result<String,
             r.shift.estimate,
             r.shift.lower,
             r.shift.upper,
-            p_value(r.p),
-            p_value(r.holm),
+            stats::p_text(r.p),
+            stats::p_text(r.holm),
             r.outcome()
         );
     }

@@ -112,6 +112,64 @@ pub(crate) fn write_trace(path: &Path, t: &Trace) -> Result<(), String> {
     crate::sealed::write_sealed(path, &text)
 }
 
+/// A job of a grid whose result is one [`Trace`] file.
+pub(crate) trait TraceJob: Sync {
+    /// Where its trace goes under the results directory `out`.
+    fn path(&self, out: &Path) -> PathBuf;
+    /// Its seed (the jobs run seed by seed).
+    fn seed(&self) -> u64;
+    /// What progress lines and errors call it.
+    fn label(&self) -> String;
+    /// Runs it.
+    fn run(&self) -> Result<Trace, String>;
+}
+
+/// Runs the jobs of `all` whose traces are not finished (a file cut short or damaged by a crash
+/// is run again, never counted), seed by seed (the grid's order within a seed), so that a run
+/// stopped part way leaves every rule of a cell with the same seeds but those in flight.
+pub(crate) fn run_pending<J: TraceJob>(
+    name: &str,
+    all: &[J],
+    options: &PandoraOptions,
+) -> Result<(), String> {
+    let mut missing: Vec<&J> = all
+        .iter()
+        .filter(|j| crate::sealed::pending(&j.path(&options.out), parse_trace))
+        .collect();
+    missing.sort_by_key(|j| j.seed());
+    errln!(
+        "{name}: {} jobs, {} finished, {} to run on {} threads",
+        all.len(),
+        all.len() - missing.len(),
+        missing.len(),
+        options.jobs
+    );
+    let errors = crate::pool::Errors::default();
+    let started = std::time::Instant::now();
+    // A controller of capacity 1024 at d = 16 with Thompson sampling's 1024 Fourier features
+    // holds arrays of a few hundred KiB that pass through the stack when it is built; the
+    // default 2 MiB of a spawned thread is not enough.
+    let pool = crate::pool::for_each(&missing, options.jobs, STACK_BYTES, |i, job| {
+        match job
+            .run()
+            .and_then(|t| write_trace(&job.path(&options.out), &t))
+        {
+            Ok(()) => errln!(
+                "[{}/{}] {} ({:.0} s elapsed)",
+                i + 1,
+                missing.len(),
+                job.label(),
+                started.elapsed().as_secs_f64()
+            ),
+            Err(e) => errors.push(format!("{}: {e}", job.label())),
+        }
+    });
+    if let Err(e) = pool {
+        errors.push(e);
+    }
+    errors.into_result()
+}
+
 /// Reads a finished trace (a whole, sealed file), quietly.
 pub(crate) fn read_trace(path: &Path) -> Option<Trace> {
     crate::sealed::read_finished(path, parse_trace)

@@ -6,11 +6,13 @@
 //! best value observed, initial design included.
 //!
 //! The rules are the core's ([`costbo_core::policy`]): `pbgi`, `pbgi-d`, `log-ei`,
-//! `log-eipc`, `log-eicc`, `gp-ucb`, `ts-psq` (Thompson sampling by a pathwise sample) and
-//! `random-search`.
+//! `log-eipc`, `log-eicc`, `gp-ucb`, `ts-psq` (Thompson sampling by a pathwise sample),
+//! `random-search`, and the lookahead rules the paper compares PBGI with, `kg`, `mes`, `msei`,
+//! `mfmes` and `bmsei` ([`lookahead`] runs them in the paper's cells).
 
 pub mod empirical;
 pub mod grid;
+pub mod lookahead;
 pub mod onedim;
 pub mod run;
 pub mod study;

@@ -644,12 +644,17 @@ pub const VARIANT_WIN_RATIO: f64 = 0.8;
 pub(crate) fn discussion(report: &Path) -> String {
     let path = report.with_extension("discussion.md");
     match std::fs::read_to_string(&path) {
-        Ok(text) => format!(
-            "\n## Discussion\n\n*Hand-written in `{}`, not regenerated: its numbers are those \
-             of the run it describes.*\n\n{}\n",
-            path.display(),
-            text.trim_end()
-        ),
+        Ok(text) => discussion_section(&path.display().to_string(), &text),
         Err(_) => String::new(),
     }
+}
+
+/// The discussion's section as a report holds it: `text`, the hand-written file shown as
+/// `shown_as`.
+pub fn discussion_section(shown_as: &str, text: &str) -> String {
+    format!(
+        "\n## Discussion\n\n*Hand-written in `{shown_as}`, not regenerated: its numbers are those \
+         of the run it describes.*\n\n{}\n",
+        text.trim_end()
+    )
 }

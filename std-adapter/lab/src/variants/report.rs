@@ -258,14 +258,6 @@ fn ratio(x: f64) -> String {
     }
 }
 
-fn p_value(p: f64) -> String {
-    if p < 1e-4 {
-        format!("{p:.1e}")
-    } else {
-        format!("{p:.4}")
-    }
-}
-
 /// The report: the plan's criterion first, then one table per comparison, then the
 /// discussion (hand-written, from `DOCS/<study>.discussion.md`).
 pub fn render(
@@ -421,8 +413,8 @@ pub fn render(
                 r.better,
                 r.tied,
                 r.worse,
-                p_value(r.test.p_value),
-                p_value(r.holm),
+                stats::p_text(r.test.p_value),
+                stats::p_text(r.holm),
             );
         }
         sections.push('\n');
