@@ -112,6 +112,29 @@ pub(crate) fn write_trace(path: &Path, t: &Trace) -> Result<(), String> {
     crate::sealed::write_sealed(path, &text)
 }
 
+/// One run of the box loop on the catalogue's `objective` at dimension `dim` (its own seed is
+/// the run's when `seeded`, so that every rule of a seed sees the same GP sample), as a
+/// [`Trace`]: the objective's optimum, the initial design's best value and the rounds.
+pub(crate) fn run_traced(
+    objective: &str,
+    dim: usize,
+    seeded: bool,
+    run: &super::run::BoxRun,
+    initial: Option<&[Vec<f64>]>,
+) -> Result<Trace, String> {
+    let options = crate::objectives::Options {
+        dim: Some(dim),
+        seed: seeded.then_some(run.seed),
+    };
+    let f = crate::objectives::build(objective, &options).map_err(|e| e.to_string())?;
+    let trace = super::run::run_box_from(f.as_ref(), run, initial)?;
+    Ok(Trace {
+        optimum: f.optimum(),
+        initial_best: trace.initial_best,
+        rounds: trace.rounds,
+    })
+}
+
 /// A job of a grid whose result is one [`Trace`] file.
 pub(crate) trait TraceJob: Sync {
     /// Where its trace goes under the results directory `out`.

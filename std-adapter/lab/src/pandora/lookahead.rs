@@ -20,10 +20,10 @@ use std::path::{Path, PathBuf};
 use costbo_eval::stats;
 
 use super::grid::{
-    read_trace, regret_at, run_pending, PandoraOptions, TraceJob, COST_RULES, UNIFORM_RULES,
+    read_trace, regret_at, run_pending, run_traced, PandoraOptions, TraceJob, COST_RULES,
+    UNIFORM_RULES,
 };
-use super::run::{run_box_from, BoxCost, BoxModel, BoxRun};
-use crate::objectives::{self, Options};
+use super::run::{BoxCost, BoxModel, BoxRun};
 use crate::study::{Status, Verdict};
 
 /// The figure key `--objectives` selects this comparison by (`lookahead`, or one cell:
@@ -227,11 +227,6 @@ pub fn jobs(options: &PandoraOptions) -> Vec<Job> {
 }
 
 fn run_job(job: &Job) -> Result<super::grid::Trace, String> {
-    let options = Options {
-        dim: Some(job.cell.dim),
-        seed: job.cell.objective.starts_with("gp-").then_some(job.seed),
-    };
-    let f = objectives::build(job.cell.objective, &options).map_err(|e| e.to_string())?;
     let run = BoxRun {
         rule: job.rule.to_string(),
         seed: job.seed,
@@ -240,12 +235,13 @@ fn run_job(job: &Job) -> Result<super::grid::Trace, String> {
         model: job.cell.model,
         paper_optimiser: true,
     };
-    let trace = run_box_from(f.as_ref(), &run, None)?;
-    Ok(super::grid::Trace {
-        optimum: f.optimum(),
-        initial_best: trace.initial_best,
-        rounds: trace.rounds,
-    })
+    run_traced(
+        job.cell.objective,
+        job.cell.dim,
+        job.cell.objective.starts_with("gp-"),
+        &run,
+        None,
+    )
 }
 
 /// Runs the jobs whose traces are missing, seed by seed.
@@ -745,14 +741,10 @@ fn judge(rows: &[Option<&Paired>], ok: fn(&Paired) -> bool) -> Status {
 fn verdicts(finals: &[Final], regret: &[Paired], times: &[Paired], quick: bool) -> Vec<Verdict> {
     let mut out = Vec::new();
     let all = cells(quick);
-    let fig4 = |dim: usize, cost: BoxCost| {
-        all.iter()
-            .find(|c| c.figure == "Fig. 4" && c.dim == dim && c.cost == cost)
-    };
     let not_worse = |r: &Paired| r.sign() <= 0;
     let better = |r: &Paired| r.sign() < 0;
-    for dim in [8, 16, 2] {
-        if let Some(c) = fig4(dim, BoxCost::Uniform) {
+    for c in all.iter().filter(|c| c.figure == "Fig. 4") {
+        if c.cost == BoxCost::Uniform {
             // The paper's d = 16 cell has no MSEI (out of memory); ours runs it.
             let rows: Vec<Option<&Paired>> = UNIFORM_LOOKAHEAD
                 .iter()
@@ -765,40 +757,37 @@ fn verdicts(finals: &[Final], regret: &[Paired], times: &[Paired], quick: bool) 
                 judge(&rows, not_worse),
                 evidence(&rows),
             ));
+            continue;
         }
-        if let Some(c) = fig4(dim, BoxCost::MeanLinear) {
-            let rows: Vec<Option<&Paired>> = COST_LOOKAHEAD
-                .iter()
-                .map(|l| find(regret, &c.key, "pbgi-d", l))
-                .collect();
+        let rows: Vec<Option<&Paired>> = COST_LOOKAHEAD
+            .iter()
+            .map(|l| find(regret, &c.key, "pbgi-d", l))
+            .collect();
+        out.push(verdict(
+            "PBGI-D decisively outperforms MFMES and BMSEI",
+            &c.key,
+            judge(&rows, better),
+            evidence(&rows),
+        ));
+        let mut rows: Vec<Option<&Paired>> = ["pbgi", "pbgi-d", "log-eipc", "log-eicc"]
+            .iter()
+            .map(|o| find(regret, &c.key, o, "bmsei"))
+            .collect();
+        if c.dim == 16 {
+            rows.push(find(regret, &c.key, "gp-ucb", "bmsei"));
             out.push(verdict(
-                "PBGI-D decisively outperforms MFMES and BMSEI",
+                "At d = 16, PBGI variants, LogEI variants and UCB decisively outperform BMSEI",
                 &c.key,
                 judge(&rows, better),
                 evidence(&rows),
             ));
-            let others = ["pbgi", "pbgi-d", "log-eipc", "log-eicc"];
-            let rows: Vec<Option<&Paired>> = others
-                .iter()
-                .map(|o| find(regret, &c.key, o, "bmsei"))
-                .collect();
-            if dim == 16 {
-                let mut rows = rows;
-                rows.push(find(regret, &c.key, "gp-ucb", "bmsei"));
-                out.push(verdict(
-                    "At d = 16, PBGI variants, LogEI variants and UCB decisively outperform BMSEI",
-                    &c.key,
-                    judge(&rows, better),
-                    evidence(&rows),
-                ));
-            } else {
-                out.push(verdict(
-                    "PBGI and LogEI variants are similar to or better than BMSEI",
-                    &c.key,
-                    judge(&rows, not_worse),
-                    evidence(&rows),
-                ));
-            }
+        } else {
+            out.push(verdict(
+                "PBGI and LogEI variants are similar to or better than BMSEI",
+                &c.key,
+                judge(&rows, not_worse),
+                evidence(&rows),
+            ));
         }
     }
     for c in all.iter().filter(|c| c.figure == "Fig. 5") {

@@ -10,8 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::run::{initial_points, run_box_from, BoxCost, BoxModel, BoxRun};
-use crate::objectives::{self, Objective, Options};
+use super::run::{initial_points, BoxCost, BoxModel, BoxRun};
 use crate::plot::{Curve, Figure, Panel};
 use crate::study::{Outcome, Request, Setting, Status, Study, Verdict};
 
@@ -165,14 +164,6 @@ impl Job {
             _ => self.panel.cost_budget,
         }
     }
-
-    fn objective(&self) -> Result<Box<dyn Objective>, String> {
-        let options = Options {
-            dim: Some(self.panel.dim),
-            seed: self.panel.seeded_objective.then_some(self.seed),
-        };
-        objectives::build(&self.panel.objective, &options).map_err(|e| e.to_string())
-    }
 }
 
 fn jobs(figures: &[FigureSpec], seeds: u64) -> Vec<Job> {
@@ -202,7 +193,6 @@ fn jobs(figures: &[FigureSpec], seeds: u64) -> Vec<Job> {
 }
 
 fn run_job(job: &Job) -> Result<Trace, String> {
-    let f = job.objective()?;
     let run = BoxRun {
         rule: job.rule.to_string(),
         seed: job.seed,
@@ -212,12 +202,13 @@ fn run_job(job: &Job) -> Result<Trace, String> {
         paper_optimiser: true,
     };
     let initial = super::onedim::initial_design(&job.panel);
-    let trace = run_box_from(f.as_ref(), &run, initial.as_deref())?;
-    Ok(Trace {
-        optimum: f.optimum(),
-        initial_best: trace.initial_best,
-        rounds: trace.rounds,
-    })
+    run_traced(
+        &job.panel.objective,
+        job.panel.dim,
+        job.panel.seeded_objective,
+        &run,
+        initial.as_deref(),
+    )
 }
 
 /// Runs the missing jobs of the study and writes the report; returns the report's path and
@@ -1052,7 +1043,11 @@ mod tests {
             .into_iter()
             .find(|j| j.rule == "log-eipc")
             .unwrap();
-        let f = job.objective().unwrap();
+        let options = crate::objectives::Options {
+            dim: Some(job.panel.dim),
+            seed: None,
+        };
+        let f = crate::objectives::build(&job.panel.objective, &options).unwrap();
         let t = run_job(&job).unwrap();
         // The initial design is the single point x = 0, where the amplitude is ε² + tiny.
         assert_eq!(t.initial_best, f.eval(&[0.0]));
