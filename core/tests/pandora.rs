@@ -196,13 +196,42 @@ fn log_ei_cools_its_cost_exponent_with_the_budget() {
 #[test]
 fn bad_lambdas_are_refused() {
     let d = RuleDefaults::<f64>::new(0.0);
-    for bad in ["pbgi:0", "pbgi:-1", "pbgi:nan", "pbgi:inf", "pbgi-stop:x"] {
+    for bad in [
+        "pbgi:0",
+        "pbgi:-1",
+        "pbgi:nan",
+        "pbgi:inf",
+        "pbgi-stop:x",
+        "pbgi-d:0.1",
+        "pbgi-d:0:2",
+        "pbgi-d:0.1:1",
+        "pbgi-d:0.1:0.5",
+        "pbgi-d:0.1:inf",
+        "pbgi-d:x:2",
+        "pbgi-d:0.1:2:3",
+    ] {
         assert_eq!(
             PolicySpec::parse(bad, &d),
             Err(PolicySpecError::BadLambda),
             "{bad}"
         );
     }
+    // PBGI-D's schedule named in full: the paper's default is the bare name's.
+    assert_eq!(
+        PolicySpec::parse("pbgi-d:0.1:2", &d),
+        PolicySpec::parse("pbgi-d", &d)
+    );
+    assert_eq!(
+        PolicySpec::parse("pbgi-d:1e-4:10", &d),
+        Ok(PolicySpec::Pandora(
+            Lambda::Decaying {
+                initial: 1e-4,
+                factor: 10.0
+            },
+            false,
+            Maximiser::Pool
+        ))
+    );
     let hand_made = PolicySpec::Pandora(
         Lambda::Decaying {
             initial: 0.1,

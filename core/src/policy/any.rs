@@ -154,6 +154,11 @@ pub const RULES: &[RuleName] = &[
     },
     #[cfg(feature = "policy-pbgi")]
     RuleName {
+        name: "pbgi-d:LAMBDA0:BETA",
+        summary: "PBGI-D from LAMBDA0 > 0, divided by BETA > 1 when the stopping rule fires",
+    },
+    #[cfg(feature = "policy-pbgi")]
+    RuleName {
         name: "pbgi-stop:LAMBDA",
         summary: "cost-per-sample PBGI: fixed LAMBDA, stops by the Pandora rule (paper 002)",
     },
@@ -333,7 +338,8 @@ impl core::fmt::Display for PolicySpecError {
             }
             Self::BadPlays => f.write_str("explore-then-commit needs at least one play per group"),
             Self::BadLambda => f.write_str(
-                "the lambda of pbgi:LAMBDA or gittins-cvs:LAMBDA is not a finite number > 0",
+                "the lambda of pbgi:LAMBDA or gittins-cvs:LAMBDA is not a finite number > 0, or \
+                 pbgi-d:LAMBDA0:BETA lacks LAMBDA0 > 0 and BETA > 1",
             ),
         }
     }
@@ -465,6 +471,20 @@ impl<R: Real> PolicySpec<R> {
                         }
                         return Ok(PolicySpec::Pandora(lambda, stop, defaults.maximiser));
                     }
+                }
+                #[cfg(feature = "policy-pbgi")]
+                if let Some(rest) = other.strip_prefix("pbgi-d:") {
+                    let (initial, factor) =
+                        rest.split_once(':').ok_or(PolicySpecError::BadLambda)?;
+                    let number = |t: &str| t.parse::<f64>().map_err(|_| PolicySpecError::BadLambda);
+                    let lambda = Lambda::Decaying {
+                        initial: R::from_f64(number(initial)?),
+                        factor: R::from_f64(number(factor)?),
+                    };
+                    if !lambda.is_valid() {
+                        return Err(PolicySpecError::BadLambda);
+                    }
+                    return Ok(PolicySpec::Pandora(lambda, false, defaults.maximiser));
                 }
                 #[cfg(feature = "policy-gittins-cvs")]
                 if let Some(l) = other.strip_prefix("gittins-cvs:") {

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use costbo_lab::objectives::{self, Options};
-use costbo_lab::pandora::lookahead;
 use costbo_lab::pandora::study::{reproduce, PandoraOptions};
+use costbo_lab::pandora::{lookahead, sensitivity};
 use costbo_lab::pandora::{run_box, BoxCost, BoxModel, BoxRun};
 
 fn temp(name: &str) -> PathBuf {
@@ -92,8 +92,10 @@ fn quick_study_writes_its_report_and_resumes() {
     let outcome = reproduce(&options).unwrap();
     let text = std::fs::read_to_string(&outcome.written[0]).unwrap();
     // The verdicts handed back are the reports' rows (claim, panel, ..., evidence): the main
-    // report's and the lookahead comparison's.
-    let both = text.clone() + &std::fs::read_to_string(out.join("pandora-lookahead.md")).unwrap();
+    // report's, the lookahead comparison's and the sensitivity study's.
+    let both = text.clone()
+        + &std::fs::read_to_string(out.join("pandora-lookahead.md")).unwrap()
+        + &std::fs::read_to_string(out.join("pandora-sensitivity.md")).unwrap();
     assert!(!outcome.verdicts.is_empty());
     for v in &outcome.verdicts {
         assert!(
@@ -178,11 +180,68 @@ fn quick_study_writes_its_report_and_resumes() {
     reproduce(&PandoraOptions {
         no_run: true,
         figures: Some(vec!["lookahead".into()]),
-        ..options
+        ..options.clone()
     })
     .unwrap();
     assert_eq!(std::fs::read_to_string(&la).unwrap(), la_text);
     // A selection of the lookahead comparison alone leaves the main report untouched.
+    assert_eq!(std::fs::read_to_string(&again.written[0]).unwrap(), text);
+    // The sensitivity study: 11 settings × 2 seeds, each row's regrets the trace's at a tenth,
+    // a quarter, a half and the whole of the budget (never rising), rewritten from the finals
+    // alone once the traces are gone.
+    let sens = out.join("pandora-sensitivity.md");
+    assert!(outcome.written.contains(&sens));
+    let sens_text = std::fs::read_to_string(&sens).unwrap();
+    let finals = sensitivity::parse(
+        &std::fs::read_to_string(out.join("pandora-sensitivity.finals.csv")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(finals.len(), 22);
+    for f in &finals {
+        assert!(f.regret.windows(2).all(|w| w[0] >= w[1]), "{f:?}");
+        assert!(
+            sens_text.contains(&format!("| {} | ", f.rule)),
+            "{}",
+            f.rule
+        );
+    }
+    let row = finals
+        .iter()
+        .find(|f| f.rule == "pbgi-d:0.0001:10" && f.seed == 1)
+        .unwrap();
+    let trace = std::fs::read_to_string(out.join(format!(
+        "sensitivity/{}/pbgi-d_0.0001_10/seed-1.csv",
+        row.cell
+    )))
+    .unwrap();
+    // The trace: `# optimum O initial_best I`, a header, then `spent,y,best,seconds` per round.
+    // Regret after spending c counts the rounds whose spending ended within c (the quick
+    // budget is 20; the last round overshoots it).
+    let head: Vec<&str> = trace.split_whitespace().collect();
+    let (optimum, initial): (f64, f64) = (head[2].parse().unwrap(), head[4].parse().unwrap());
+    let rounds: Vec<Vec<f64>> = trace
+        .lines()
+        .skip(2)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+        .collect();
+    for (k, fraction) in [0.1, 0.25, 0.5, 1.0].into_iter().enumerate() {
+        let best = rounds
+            .iter()
+            .filter(|r| r[0] <= fraction * 20.0)
+            .map(|r| r[1])
+            .fold(initial, f64::max);
+        assert_eq!(row.regret[k], optimum - best, "{k}");
+    }
+    assert!(rounds.last().unwrap()[0] > 20.0);
+    std::fs::remove_dir_all(out.join("sensitivity")).unwrap();
+    reproduce(&PandoraOptions {
+        no_run: true,
+        figures: Some(vec!["sensitivity".into()]),
+        ..options
+    })
+    .unwrap();
+    assert_eq!(std::fs::read_to_string(&sens).unwrap(), sens_text);
     assert_eq!(std::fs::read_to_string(&again.written[0]).unwrap(), text);
     let _ = std::fs::remove_dir_all(out);
 }

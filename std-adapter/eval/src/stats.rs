@@ -236,6 +236,52 @@ pub fn paired_shift(pairs: &[(f64, f64)], alpha: f64) -> Result<Option<PairedShi
     }))
 }
 
+/// One comparison of a family tested together ([`paired_family`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FamilyMember<T> {
+    /// What was compared.
+    pub item: T,
+    /// Its pairs `(first, second)`.
+    pub pairs: Vec<(f64, f64)>,
+    /// The Hodges–Lehmann estimate of `first − second` and its interval.
+    pub shift: HodgesLehmann,
+    /// Wilcoxon's two-sided p-value.
+    pub p_value: f64,
+    /// That p-value corrected by Holm's method over the family.
+    pub holm: f64,
+}
+
+/// A family of paired comparisons: each item with at least `min_pairs` pairs (and at least
+/// one) is tested with [`paired_shift`] (interval of coverage `1 − alpha`), in the order given,
+/// and the p-values of those tested are corrected together by [`holm`]; items with fewer pairs
+/// are left out of the family and of its correction.
+pub fn paired_family<T>(
+    items: impl IntoIterator<Item = (T, Vec<(f64, f64)>)>,
+    min_pairs: usize,
+    alpha: f64,
+) -> Result<Vec<FamilyMember<T>>, StatsError> {
+    let mut out = Vec::new();
+    for (item, pairs) in items {
+        if pairs.len() < min_pairs.max(1) {
+            continue;
+        }
+        if let Some(test) = paired_shift(&pairs, alpha)? {
+            out.push(FamilyMember {
+                item,
+                pairs,
+                shift: test.shift,
+                p_value: test.p_value,
+                holm: f64::NAN,
+            });
+        }
+    }
+    let adjusted = holm(&out.iter().map(|m| m.p_value).collect::<Vec<_>>());
+    for (m, h) in out.iter_mut().zip(adjusted) {
+        m.holm = h;
+    }
+    Ok(out)
+}
+
 /// McNemar's exact test of paired successes: `b` pairs where only the first succeeds, `c`
 /// where only the second does; the two-sided binomial p-value of `b` in `b + c` trials at
 /// one half, `min(1, 2 P(X ≤ min(b, c)))` (1 with no discordant pair).
@@ -438,5 +484,25 @@ mod tests {
             paired_shift(&[(f64::NAN, 0.0)], 0.05),
             Err(StatsError::NotANumber)
         );
+    }
+
+    #[test]
+    fn a_family_leaves_out_small_comparisons_and_corrects_the_rest_together() {
+        // Two comparisons of ten positive distinct differences (exact p = 2/1024 each) and one
+        // of three pairs: the third is left out, so Holm multiplies the smaller of two equal
+        // p-values by 2 and the larger by 1, then makes them non-decreasing: both 4/1024.
+        let ten: Vec<(f64, f64)> = (1..=10).map(|i| (f64::from(i), 0.0)).collect();
+        let three = vec![(1.0, 0.0); 3];
+        let family =
+            paired_family([("a", ten.clone()), ("short", three), ("b", ten)], 8, 0.05).unwrap();
+        let items: Vec<&str> = family.iter().map(|m| m.item).collect();
+        assert_eq!(items, ["a", "b"]);
+        for m in &family {
+            assert_eq!(m.p_value, 2.0 / 1024.0);
+            assert_eq!(m.holm, 4.0 / 1024.0);
+            assert_eq!(m.shift.estimate, 5.5);
+        }
+        assert!(paired_family([("x", vec![(f64::NAN, 1.0); 9])], 8, 0.05).is_err());
+        assert!(paired_family::<u8>([], 8, 0.05).unwrap().is_empty());
     }
 }

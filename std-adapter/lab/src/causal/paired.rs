@@ -227,34 +227,28 @@ pub fn compare(finals: &[Final], min_seeds: usize) -> Result<Vec<Paired>, String
         v.sort_by_key(|x| x.0);
         v
     };
-    let mut out = Vec::new();
-    for c in comparisons() {
-        let (a, b) = (cell(c.env, c.lower), cell(c.env, c.higher));
-        let pairs = stats::pair_by_seed(&a, &b);
-        if pairs.len() < min_seeds {
-            continue;
-        }
-        let test = stats::paired_shift(&pairs, 0.05)
-            .map_err(|e| e.to_string())?
-            .ok_or("no paired seeds")?;
-        let n = pairs.len() as f64;
-        out.push(Paired {
-            comparison: c,
-            seeds: pairs.len(),
-            means: (
-                pairs.iter().map(|p| p.0).sum::<f64>() / n,
-                pairs.iter().map(|p| p.1).sum::<f64>() / n,
-            ),
-            shift: test.shift,
-            p: test.p_value,
-            holm: f64::NAN,
-        });
-    }
-    let holm = stats::holm(&out.iter().map(|p| p.p).collect::<Vec<_>>());
-    for (p, h) in out.iter_mut().zip(holm) {
-        p.holm = h;
-    }
-    Ok(out)
+    let items = comparisons().into_iter().map(|c| {
+        let pairs = stats::pair_by_seed(&cell(c.env, c.lower), &cell(c.env, c.higher));
+        (c, pairs)
+    });
+    let family = stats::paired_family(items, min_seeds, 0.05).map_err(|e| e.to_string())?;
+    Ok(family
+        .into_iter()
+        .map(|m| {
+            let n = m.pairs.len() as f64;
+            Paired {
+                comparison: m.item,
+                seeds: m.pairs.len(),
+                means: (
+                    m.pairs.iter().map(|p| p.0).sum::<f64>() / n,
+                    m.pairs.iter().map(|p| p.1).sum::<f64>() / n,
+                ),
+                shift: m.shift,
+                p: m.p_value,
+                holm: m.holm,
+            }
+        })
+        .collect())
 }
 
 /// The report's section, from the finals file's text alone.

@@ -23,18 +23,17 @@ use super::grid::{
     read_trace, regret_at, run_pending, run_traced, PandoraOptions, TraceJob, COST_RULES,
     UNIFORM_RULES,
 };
+use super::paired::{evidence, find, judge, Paired, ALPHA, MIN_SEEDS};
 use super::run::{BoxCost, BoxModel, BoxRun};
 use crate::study::{Status, Verdict};
+
+fn verdict(claim: &str, scope: &str, status: Status, evidence: String) -> Verdict {
+    super::paired::verdict(KEY, claim, scope, status, evidence)
+}
 
 /// The figure key `--objectives` selects this comparison by (`lookahead`, or one cell:
 /// `lookahead/fig4-gp-matern52-d8-uniform`).
 pub const KEY: &str = "lookahead";
-
-/// Family-wise error rate of each table.
-pub const ALPHA: f64 = 0.05;
-
-/// Fewest paired seeds a comparison is made on.
-pub const MIN_SEEDS: usize = 8;
 
 /// Header of the finals file.
 pub const HEADER: &str =
@@ -411,81 +410,13 @@ fn by_seed(finals: &[Final], cell: &str, rule: &str, value: fn(&Final) -> f64) -
         .collect()
 }
 
-/// A paired comparison: `first − second` on the seeds both finished.
-#[derive(Debug, Clone)]
-pub struct Paired {
-    /// Cell key.
-    pub cell: String,
-    /// The rule expected lower (or whose claim is tested).
-    pub first: &'static str,
-    /// The other.
-    pub second: &'static str,
-    /// Paired seeds.
-    pub seeds: usize,
-    /// Medians of the first's and the second's values on those seeds.
-    pub medians: (f64, f64),
-    /// Hodges–Lehmann estimate of `first − second` and its 95 % interval.
-    pub shift: stats::HodgesLehmann,
-    /// Wilcoxon's two-sided p-value.
-    pub p: f64,
-    /// Holm's corrected p-value over the table.
-    pub holm: f64,
-}
-
-impl Paired {
-    /// `-1` when the first is shown lower, `1` when shown higher, `0` when no difference is
-    /// shown.
-    pub fn sign(&self) -> i8 {
-        if self.holm > ALPHA {
-            0
-        } else if self.shift.estimate < 0.0 {
-            -1
-        } else {
-            1
-        }
-    }
-}
-
-fn median_of(v: &[f64]) -> f64 {
-    super::grid::median(v)
-}
-
-/// Pairs, tests and corrects `wanted` (`(cell, first, second)`) on `value`; comparisons with
-/// fewer than [`MIN_SEEDS`] paired seeds are left out.
+/// Pairs, tests and corrects `wanted` (`(cell, first, second)`) on `value`.
 fn compare(
     finals: &[Final],
     wanted: &[(String, &'static str, &'static str)],
     value: fn(&Final) -> f64,
 ) -> Result<Vec<Paired>, String> {
-    let mut out = Vec::new();
-    for (cell, first, second) in wanted {
-        let a = by_seed(finals, cell, first, value);
-        let b = by_seed(finals, cell, second, value);
-        let pairs = stats::pair_by_seed(&a, &b);
-        if pairs.len() < MIN_SEEDS {
-            continue;
-        }
-        let test = stats::paired_shift(&pairs, 0.05)
-            .map_err(|e| e.to_string())?
-            .ok_or("no paired seeds")?;
-        let firsts: Vec<f64> = pairs.iter().map(|p| p.0).collect();
-        let seconds: Vec<f64> = pairs.iter().map(|p| p.1).collect();
-        out.push(Paired {
-            cell: cell.clone(),
-            first,
-            second,
-            seeds: pairs.len(),
-            medians: (median_of(&firsts), median_of(&seconds)),
-            shift: test.shift,
-            p: test.p_value,
-            holm: f64::NAN,
-        });
-    }
-    let holm = stats::holm(&out.iter().map(|p| p.p).collect::<Vec<_>>());
-    for (p, h) in out.iter_mut().zip(holm) {
-        p.holm = h;
-    }
-    Ok(out)
+    super::paired::compare(wanted, |cell, rule| by_seed(finals, cell, rule, value))
 }
 
 /// The regret comparisons: in each Fig. 4 and Fig. 5 cell, PBGI and PBGI-D against each
@@ -517,11 +448,6 @@ fn time_comparisons(quick: bool) -> Vec<(String, &'static str, &'static str)> {
         }
     }
     out
-}
-
-fn find<'a>(rows: &'a [Paired], cell: &str, first: &str, second: &str) -> Option<&'a Paired> {
-    rows.iter()
-        .find(|r| r.cell == cell && r.first == first && r.second == second)
 }
 
 /// Writes the report from the finals (and the finals file itself); returns the verdicts.
@@ -620,13 +546,13 @@ pub fn render(
         &time_comparisons(quick),
         Final::seconds_per_decision,
     )?;
-    paired_table(
+    super::paired::table(
         &mut md,
         "Paired comparisons of final regret",
         "final regret, first rule minus second (negative: the first is better)",
         &regret,
     );
-    paired_table(
+    super::paired::table(
         &mut md,
         "Paired comparisons of CPU time per decision (Fig. 11)",
         "mean seconds per decision of a run, first rule minus second (negative: the first is \
@@ -646,96 +572,6 @@ pub fn render(
     md.push_str(discussion);
     md.push_str(&not_run(finals, quick, seeds));
     Ok((md, verdicts))
-}
-
-fn paired_table(md: &mut String, title: &str, what: &str, rows: &[Paired]) {
-    let shown = rows.iter().filter(|r| r.sign() != 0).count();
-    let _ = writeln!(
-        md,
-        "\n## {title}\n\n\
-         Per comparison, the runs of the two rules on the same seeds of a cell: the medians, the \
-         Hodges–Lehmann estimate of the {what} with its 95 % interval, Wilcoxon's exact \
-         two-sided signed-rank p-value and that p-value corrected by Holm's method over the {} \
-         comparisons of this table (comparisons with fewer than {MIN_SEEDS} paired seeds are \
-         not made). A difference is shown at corrected p ≤ {ALPHA}: {shown} of {}.\n",
-        rows.len(),
-        rows.len()
-    );
-    if rows.is_empty() {
-        let _ = writeln!(md, "No comparison has {MIN_SEEDS} paired seeds yet.");
-        return;
-    }
-    let _ = writeln!(
-        md,
-        "| cell | first | second | seeds | median, first | median, second | difference [95 % interval] | p | Holm p | shown |\n\
-         |---|---|---|---:|---:|---:|---|---:|---:|---|"
-    );
-    for r in rows {
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {:.4} | {:.4} | {:+.4} [{:+.4}, {:+.4}] | {} | {} | {} |",
-            r.cell,
-            r.first,
-            r.second,
-            r.seeds,
-            r.medians.0,
-            r.medians.1,
-            r.shift.estimate,
-            r.shift.lower,
-            r.shift.upper,
-            stats::p_text(r.p),
-            stats::p_text(r.holm),
-            match r.sign() {
-                -1 => "first lower",
-                1 => "first higher",
-                _ => "no",
-            }
-        );
-    }
-}
-
-fn verdict(claim: &str, scope: &str, status: Status, evidence: String) -> Verdict {
-    Verdict {
-        id: "lookahead".into(),
-        claim: claim.into(),
-        scope: scope.into(),
-        criterion: String::new(),
-        status,
-        qualifier: String::new(),
-        evidence,
-    }
-}
-
-fn evidence(rows: &[Option<&Paired>]) -> String {
-    rows.iter()
-        .flatten()
-        .map(|r| {
-            format!(
-                "{} − {} {:+.4} (Holm p {})",
-                r.first,
-                r.second,
-                r.shift.estimate,
-                stats::p_text(r.holm)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-/// `Supported` when every comparison `ok`s, `NotSupported` when none does, `Partly` between;
-/// `Inconclusive` when one is missing.
-fn judge(rows: &[Option<&Paired>], ok: fn(&Paired) -> bool) -> Status {
-    if rows.iter().any(Option::is_none) || rows.is_empty() {
-        return Status::Inconclusive;
-    }
-    let good = rows.iter().flatten().filter(|r| ok(r)).count();
-    if good == rows.len() {
-        Status::Supported
-    } else if good == 0 {
-        Status::NotSupported
-    } else {
-        Status::Partly
-    }
 }
 
 fn verdicts(finals: &[Final], regret: &[Paired], times: &[Paired], quick: bool) -> Vec<Verdict> {
@@ -844,8 +680,8 @@ fn verdicts(finals: &[Final], regret: &[Paired], times: &[Paired], quick: bool) 
                 .map(|t| t.p_value)
                 .unwrap_or(f64::NAN);
             let (a, b) = (
-                median_of(&halves.iter().map(|h| h.0).collect::<Vec<_>>()),
-                median_of(&halves.iter().map(|h| h.1).collect::<Vec<_>>()),
+                super::grid::median(&halves.iter().map(|h| h.0).collect::<Vec<_>>()),
+                super::grid::median(&halves.iter().map(|h| h.1).collect::<Vec<_>>()),
             );
             let status = if p <= ALPHA && b < a {
                 Status::Supported

@@ -14,7 +14,9 @@ pub mod empirical;
 pub mod grid;
 pub mod lookahead;
 pub mod onedim;
+pub mod paired;
 pub mod run;
+pub mod sensitivity;
 pub mod study;
 
 pub use run::{

@@ -219,13 +219,14 @@ pub fn reproduce(options: &PandoraOptions) -> Result<Outcome, String> {
         run_missing(&all, options)?;
         super::empirical::run_missing(&super::empirical::jobs(options), options)?;
         super::lookahead::run_missing(&super::lookahead::jobs(options), options)?;
+        super::sensitivity::run_missing(&super::sensitivity::jobs(options), options)?;
     }
     if let Some(dir) = options.report.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     let mut outcome = Outcome::default();
-    // A selection of the lookahead comparison alone leaves the main report as it is: it would
-    // be rewritten from none of its runs.
+    // A selection of the lookahead comparison or the sensitivity study alone leaves the main
+    // report as it is: it would be rewritten from none of its runs.
     if !figs.is_empty() || super::empirical::selected(options) {
         let (report, verdicts) = report(&figs, &all, options)?;
         crate::experiment::write_atomic(&options.report, &report)?;
@@ -237,6 +238,14 @@ pub fn reproduce(options: &PandoraOptions) -> Result<Outcome, String> {
         outcome
             .written
             .push(super::lookahead::report_path(&options.report));
+    }
+    if super::sensitivity::selected(options) {
+        outcome
+            .verdicts
+            .extend(super::sensitivity::report(options)?);
+        outcome
+            .written
+            .push(super::sensitivity::report_path(&options.report));
     }
     Ok(outcome)
 }
@@ -273,7 +282,16 @@ pub fn run_shard(options: &PandoraOptions, shard: crate::experiment::Shard) -> R
         .filter(|(i, _)| shard.owns(n + *i))
         .map(|(_, j)| j)
         .collect();
-    super::lookahead::run_missing(&lookahead, options)
+    super::lookahead::run_missing(&lookahead, options)?;
+    // Then the sensitivity study's (`super::sensitivity`).
+    let n = n + super::lookahead::jobs(options).len();
+    let sensitivity: Vec<super::sensitivity::Job> = super::sensitivity::jobs(options)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| shard.owns(n + *i))
+        .map(|(_, j)| j)
+        .collect();
+    super::sensitivity::run_missing(&sensitivity, options)
 }
 
 /// The figures selected by `options` and their jobs, in the grid's fixed order.
@@ -288,11 +306,14 @@ fn grid(options: &PandoraOptions) -> Result<(Vec<FigureSpec>, Vec<Job>), String>
             keep.iter()
                 .any(|k| k == f.key || k.starts_with(&format!("{}/", f.key)))
         });
-        let others = super::empirical::selected(options) || super::lookahead::selected(options);
+        let others = super::empirical::selected(options)
+            || super::lookahead::selected(options)
+            || super::sensitivity::selected(options);
         if figs.is_empty() && !others {
             return Err(format!(
                 "no figure among {keep:?} (known: fig2, fig3, fig4, fig5, fig6, fig9, fig11, \
-                 lookahead, or a figure's cells such as fig4/gp-matern52-d32-uniform)"
+                 lookahead, sensitivity, or a figure's cells such as \
+                 fig4/gp-matern52-d32-uniform)"
             ));
         }
         all = jobs(&figs, options.seeds);
@@ -781,10 +802,12 @@ fn missing(options: &PandoraOptions) -> String {
          [`pandora-lookahead.md`](pandora-lookahead.md) (`--objectives lookahead`), computed \
          from committed per-seed finals; the cells not yet run are listed there with their \
          price. Fig. 6's problems are not in it.\n\
+         - **Fig. 12** (PBGI-D's λ₀ and β) and **Fig. 3** on the paper's 256 seeds: in a \
+         report of their own, [`pandora-sensitivity.md`](pandora-sensitivity.md) \
+         (`--objectives sensitivity`), computed from committed per-seed finals.\n\
          - The **kernel/lengthscale sweep** (App. D.6, Figs. 15–18), **Figs. 19–20** (the \
-         synthetic benchmarks at d = 4 and 8 beside Fig. 5's 16), **Fig. 12** (PBGI-D's λ₀ and \
-         β) and **Fig. 13** (Robot Pushing with a known cost beside the learned one): not in \
-         the grid.\n\
+         synthetic benchmarks at d = 4 and 8 beside Fig. 5's 16) and **Fig. 13** (Robot \
+         Pushing with a known cost beside the learned one): not in the grid.\n\
          - **Fig. 8** (EI's and PBGI's maximisers on one four-point posterior: an illustration, \
          no claim tested), **Fig. 10** (App. D.1: Unst. EI, Log(Unst. EI), Exp(LogEI) and \
          S-PBGI, variants not built) and **Fig. 14** (Figs. 4–6 as mean ± 2 SE instead of \
@@ -1075,7 +1098,8 @@ impl Study for Pandora {
          fig6-pest-control, fig6-lunar-lander, fig6-robot-push; fig6's Box2D problems \
          need tools/box2d/setup.sh; lookahead: PBGI against KG, MES, MSEI, MFMES and BMSEI \
          in Fig. 4's cells and Fig. 11's timing, its own report pandora-lookahead.md, \
-         e.g. lookahead/fig4-gp-matern52-d8-uniform)"
+         e.g. lookahead/fig4-gp-matern52-d8-uniform; sensitivity: PBGI's λ and PBGI-D's \
+         λ₀ and β on 256 seeds (Figs. 3 and 12), its own report pandora-sensitivity.md)"
     }
 
     fn takes(&self) -> &'static [Setting] {
