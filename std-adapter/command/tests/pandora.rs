@@ -6,7 +6,7 @@ use std::process::Command;
 
 use costbo_lab::objectives::{self, Options};
 use costbo_lab::pandora::study::{reproduce, PandoraOptions};
-use costbo_lab::pandora::{lookahead, sensitivity};
+use costbo_lab::pandora::{finals, lookahead, sensitivity};
 use costbo_lab::pandora::{run_box, BoxCost, BoxModel, BoxRun};
 
 fn temp(name: &str) -> PathBuf {
@@ -71,7 +71,10 @@ fn the_loop_runs_while_the_spent_budget_is_below_the_total() {
         seed: 1,
         budget: 7.0,
         cost: BoxCost::Uniform,
-        model: BoxModel::Fixed { lengthscale: 0.2 },
+        model: BoxModel::Fixed {
+            lengthscale: 0.2,
+            shape: costbo_core::kernel::Shape::Matern52,
+        },
         paper_optimiser: true,
     };
     assert_eq!(run_box(f.as_ref(), &run).unwrap().rounds.len(), 7);
@@ -95,7 +98,8 @@ fn quick_study_writes_its_report_and_resumes() {
     // report's, the lookahead comparison's and the sensitivity study's.
     let both = text.clone()
         + &std::fs::read_to_string(out.join("pandora-lookahead.md")).unwrap()
-        + &std::fs::read_to_string(out.join("pandora-sensitivity.md")).unwrap();
+        + &std::fs::read_to_string(out.join("pandora-sensitivity.md")).unwrap()
+        + &std::fs::read_to_string(out.join("pandora-kernels.md")).unwrap();
     assert!(!outcome.verdicts.is_empty());
     for v in &outcome.verdicts {
         assert!(
@@ -238,33 +242,87 @@ fn quick_study_writes_its_report_and_resumes() {
     reproduce(&PandoraOptions {
         no_run: true,
         figures: Some(vec!["sensitivity".into()]),
-        ..options
+        ..options.clone()
     })
     .unwrap();
     assert_eq!(std::fs::read_to_string(&sens).unwrap(), sens_text);
     assert_eq!(std::fs::read_to_string(&again.written[0]).unwrap(), text);
+    // The kernel sweep (App. D.6): the squared exponential at κ = 0.5 in both cost settings,
+    // 6 + 7 rules × 2 seeds; the objective is drawn with the model's lengthscale, so its
+    // optimum differs from the catalogue's κ = 0.1 draw of the same seed; rewritten from the
+    // finals alone.
+    let kernels = out.join("pandora-kernels.md");
+    assert!(outcome.written.contains(&kernels));
+    let kernels_text = std::fs::read_to_string(&kernels).unwrap();
+    let rows =
+        finals::parse(&std::fs::read_to_string(out.join("pandora-kernels.finals.csv")).unwrap())
+            .unwrap();
+    assert_eq!(rows.len(), 26);
+    assert!(kernels_text.contains("**App. D.6: gp-se, d = 2, uniform costs, budget 6**"));
+    let wide: f64 =
+        std::fs::read_to_string(out.join("kernels/d6-gp-se-l0.5-d2-uniform/pbgi/seed-1.csv"))
+            .unwrap()
+            .split_whitespace()
+            .nth(2)
+            .unwrap()
+            .parse()
+            .unwrap();
+    let narrow = objectives::build(
+        "gp-se",
+        &Options {
+            dim: Some(2),
+            seed: Some(1),
+        },
+    )
+    .unwrap()
+    .optimum();
+    assert!(wide.is_finite() && narrow.is_finite() && wide != narrow);
+    std::fs::remove_dir_all(out.join("kernels")).unwrap();
+    reproduce(&PandoraOptions {
+        no_run: true,
+        figures: Some(vec!["kernels".into()]),
+        ..options.clone()
+    })
+    .unwrap();
+    assert_eq!(std::fs::read_to_string(&kernels).unwrap(), kernels_text);
     let _ = std::fs::remove_dir_all(out);
+}
+
+/// The committed report `docs/results/<name>.md` and its discussion's section, beside its
+/// finals.
+fn committed(name: &str) -> (String, String, String) {
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results");
+    let csv = std::fs::read_to_string(docs.join(format!("{name}.finals.csv"))).unwrap();
+    let md = std::fs::read_to_string(docs.join(format!("{name}.md"))).unwrap();
+    let shown_as = format!("docs/results/{name}.discussion.md");
+    let discussion = std::fs::read_to_string(docs.join(format!("{name}.discussion.md")))
+        .map(|t| costbo_lab::reproduce::report::discussion_section(&shown_as, &t))
+        .unwrap_or_default();
+    (csv, md, discussion)
 }
 
 /// The committed lookahead report is what the committed finals give.
 #[test]
 fn lookahead_report_regenerates_from_the_committed_finals() {
-    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results");
-    let csv = std::fs::read_to_string(docs.join("pandora-lookahead.finals.csv")).unwrap();
-    let md = std::fs::read_to_string(docs.join("pandora-lookahead.md")).unwrap();
-    let discussion = std::fs::read_to_string(docs.join("pandora-lookahead.discussion.md"))
-        .map(|t| {
-            costbo_lab::reproduce::report::discussion_section(
-                "docs/results/pandora-lookahead.discussion.md",
-                &t,
-            )
-        })
-        .unwrap_or_default();
+    let (csv, md, discussion) = committed("pandora-lookahead");
     let (text, _) =
         lookahead::render(&lookahead::parse(&csv).unwrap(), false, 16, &discussion).unwrap();
     assert!(
         text == md,
         "docs/results/pandora-lookahead.md differs from its finals"
+    );
+}
+
+/// The committed kernel sweep's report is what the committed finals give.
+#[test]
+fn kernels_report_regenerates_from_the_committed_finals() {
+    let (csv, md, discussion) = committed("pandora-kernels");
+    let (text, _) =
+        costbo_lab::pandora::kernels::render(&finals::parse(&csv).unwrap(), false, 16, &discussion)
+            .unwrap();
+    assert!(
+        text == md,
+        "docs/results/pandora-kernels.md differs from its finals"
     );
 }
 

@@ -265,13 +265,19 @@ impl Objective for RffSample {
 
 /// The GP prior sample called `name` (`gp-matern52`, `gp-matern32`, `gp-se`), or `None`.
 pub fn gp_sample(name: &str, dim: usize, seed: u64) -> Option<RffSample> {
+    gp_sample_scaled(name, dim, LENGTHSCALE, seed)
+}
+
+/// The GP prior sample called `name` with lengthscale `lengthscale` instead of
+/// [`LENGTHSCALE`] (paper 002's App. D.6 also draws 0.5 and 1), or `None`.
+pub fn gp_sample_scaled(name: &str, dim: usize, lengthscale: f64, seed: u64) -> Option<RffSample> {
     let (name, kernel) = match name {
         "gp-matern52" => ("gp-matern52", SpectralKernel::Matern(2.5)),
         "gp-matern32" => ("gp-matern32", SpectralKernel::Matern(1.5)),
         "gp-se" => ("gp-se", SpectralKernel::SquaredExponential),
         _ => return None,
     };
-    Some(RffSample::new(name, kernel, dim, LENGTHSCALE, seed))
+    Some(RffSample::new(name, kernel, dim, lengthscale, seed))
 }
 
 /// The dimensions whose optimum [`RffSample`] can search (compiled in).

@@ -103,7 +103,10 @@ pub fn run(a: PandoraArgs) -> Result<(), String> {
     let model = match a.model.as_str() {
         "fitted" => BoxModel::Fitted,
         m => match m.strip_prefix("fixed:").map(str::parse::<f64>) {
-            Some(Ok(l)) if l.is_finite() && l > 0.0 => BoxModel::Fixed { lengthscale: l },
+            Some(Ok(l)) if l.is_finite() && l > 0.0 => BoxModel::Fixed {
+                lengthscale: l,
+                shape: costbo_core::kernel::Shape::Matern52,
+            },
             _ => {
                 return Err(format!(
                     "model `{m}`: expected fitted or fixed:LENGTHSCALE > 0"

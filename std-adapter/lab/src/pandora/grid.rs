@@ -127,7 +127,16 @@ pub(crate) fn run_traced(
         seed: seeded.then_some(run.seed),
     };
     let f = crate::objectives::build(objective, &options).map_err(|e| e.to_string())?;
-    let trace = super::run::run_box_from(f.as_ref(), run, initial)?;
+    run_traced_on(f.as_ref(), run, initial)
+}
+
+/// One run of the box loop on `f`, as a [`Trace`].
+pub(crate) fn run_traced_on(
+    f: &dyn crate::objectives::Objective,
+    run: &super::run::BoxRun,
+    initial: Option<&[Vec<f64>]>,
+) -> Result<Trace, String> {
+    let trace = super::run::run_box_from(f, run, initial)?;
     Ok(Trace {
         optimum: f.optimum(),
         initial_best: trace.initial_best,

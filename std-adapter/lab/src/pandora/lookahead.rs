@@ -13,18 +13,17 @@
 //! 95 % interval, Wilcoxon's exact signed-rank p-value, and Holm's correction over every
 //! comparison of the report's regret table (times have their own table and correction).
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use costbo_core::kernel::Shape;
 use costbo_eval::stats;
 
-use super::grid::{
-    read_trace, regret_at, run_pending, run_traced, PandoraOptions, TraceJob, COST_RULES,
-    UNIFORM_RULES,
-};
+use super::finals::by_seed;
+pub use super::finals::{parse, to_csv, CellSpec, Final, Job, HEADER};
+use super::grid::{PandoraOptions, COST_RULES, UNIFORM_RULES};
 use super::paired::{evidence, find, judge, Paired, ALPHA, MIN_SEEDS};
-use super::run::{BoxCost, BoxModel, BoxRun};
+use super::run::{BoxCost, BoxModel};
 use crate::study::{Status, Verdict};
 
 fn verdict(claim: &str, scope: &str, status: Status, evidence: String) -> Verdict {
@@ -34,10 +33,6 @@ fn verdict(claim: &str, scope: &str, status: Status, evidence: String) -> Verdic
 /// The figure key `--objectives` selects this comparison by (`lookahead`, or one cell:
 /// `lookahead/fig4-gp-matern52-d8-uniform`).
 pub const KEY: &str = "lookahead";
-
-/// Header of the finals file.
-pub const HEADER: &str =
-    "cell,rule,seed,final_regret,decisions,seconds_first_half,seconds_second_half";
 
 /// The lookahead rules under uniform costs, run beside the main grid's rules.
 const UNIFORM_LOOKAHEAD: [&str; 3] = ["kg", "mes", "msei"];
@@ -54,32 +49,14 @@ fn lookahead_rules(cost: BoxCost) -> &'static [&'static str] {
     }
 }
 
-/// One cell: an objective at a dimension under one cost setting, with its rules.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CellSpec {
-    /// Key in paths, tables and selectors (`fig4-gp-matern52-d8-uniform`).
-    pub key: String,
-    /// The paper's figure.
-    pub figure: &'static str,
-    /// Objective name in the catalogue.
-    pub objective: &'static str,
-    /// Dimension.
-    pub dim: usize,
-    /// Model.
-    pub model: BoxModel,
-    /// Cost setting.
-    pub cost: BoxCost,
-    /// Budget (rounds under uniform costs).
-    pub budget: f64,
-    /// Rules: the main grid's of the cost setting, then the lookahead rules.
-    pub rules: Vec<&'static str>,
-}
-
 /// The cells: Fig. 4's at d = 8 and 16 (κ = 0.1, fixed model; the paper's budgets), Fig. 5's
 /// three objectives at d = 16, then Fig. 11's Ackley at d = 4, 8 and 16 (MAP refits every
 /// round, 10d iterations).
 pub fn cells(quick: bool) -> Vec<CellSpec> {
-    let fixed = BoxModel::Fixed { lengthscale: 0.1 };
+    let fixed = BoxModel::Fixed {
+        lengthscale: 0.1,
+        shape: Shape::Matern52,
+    };
     let cell = |figure: &'static str,
                 objective: &'static str,
                 dim: usize,
@@ -165,182 +142,19 @@ pub fn cells(quick: bool) -> Vec<CellSpec> {
     out
 }
 
-/// One run.
-#[derive(Debug, Clone)]
-pub struct Job {
-    cell: CellSpec,
-    rule: &'static str,
-    seed: u64,
-}
-
-impl Job {
-    fn selector(&self) -> String {
-        format!("{KEY}/{}", self.cell.key)
-    }
-
-    fn path(&self, out: &Path) -> PathBuf {
-        out.join(KEY)
-            .join(&self.cell.key)
-            .join(self.rule)
-            .join(format!("seed-{}.csv", self.seed))
-    }
-}
-
 /// Whether `options` select the comparison (`lookahead` or one of its cells).
 pub fn selected(options: &PandoraOptions) -> bool {
-    match &options.figures {
-        None => true,
-        Some(keep) => keep
-            .iter()
-            .any(|k| k == KEY || k.starts_with(&format!("{KEY}/"))),
-    }
+    super::finals::selected(KEY, options)
 }
 
 /// The selected jobs in a fixed order (cells, rules, seeds).
 pub fn jobs(options: &PandoraOptions) -> Vec<Job> {
-    let mut out = Vec::new();
-    if !selected(options) {
-        return out;
-    }
-    for cell in cells(options.quick) {
-        for &rule in &cell.rules {
-            for seed in 0..options.seeds {
-                let job = Job {
-                    cell: cell.clone(),
-                    rule,
-                    seed,
-                };
-                let keep = match &options.figures {
-                    None => true,
-                    Some(keep) => keep
-                        .iter()
-                        .any(|k| k == KEY || job.selector().starts_with(k.as_str())),
-                };
-                if keep {
-                    out.push(job);
-                }
-            }
-        }
-    }
-    out
-}
-
-fn run_job(job: &Job) -> Result<super::grid::Trace, String> {
-    let run = BoxRun {
-        rule: job.rule.to_string(),
-        seed: job.seed,
-        budget: job.cell.budget,
-        cost: job.cell.cost,
-        model: job.cell.model,
-        paper_optimiser: true,
-    };
-    run_traced(
-        job.cell.objective,
-        job.cell.dim,
-        job.cell.objective.starts_with("gp-"),
-        &run,
-        None,
-    )
+    super::finals::jobs(KEY, &cells(options.quick), options)
 }
 
 /// Runs the jobs whose traces are missing, seed by seed.
 pub fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> {
-    if all.is_empty() {
-        return Ok(());
-    }
-    run_pending("pandora lookahead", all, options)
-}
-
-impl TraceJob for Job {
-    fn path(&self, out: &Path) -> PathBuf {
-        Job::path(self, out)
-    }
-
-    fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    fn label(&self) -> String {
-        format!("{KEY} {} {} seed {}", self.cell.key, self.rule, self.seed)
-    }
-
-    fn run(&self) -> Result<super::grid::Trace, String> {
-        run_job(self)
-    }
-}
-
-/// One finished run as the finals file holds it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Final {
-    /// Cell key.
-    pub cell: String,
-    /// Rule.
-    pub rule: String,
-    /// Seed.
-    pub seed: u64,
-    /// Regret after the whole budget (the trace read as a step function of the budget spent).
-    pub regret: f64,
-    /// Decisions the run made.
-    pub decisions: usize,
-    /// CPU seconds of the first `⌊decisions/2⌋` decisions (refit and acquisition optimisation).
-    pub seconds_first_half: f64,
-    /// CPU seconds of the others.
-    pub seconds_second_half: f64,
-}
-
-impl Final {
-    /// Mean CPU seconds per decision.
-    pub fn seconds_per_decision(&self) -> f64 {
-        (self.seconds_first_half + self.seconds_second_half) / self.decisions.max(1) as f64
-    }
-}
-
-/// The finals file: [`HEADER`], then one row per run. Numbers are written in Rust's shortest
-/// round-trip form, so [`parse`] reads back the same bits.
-pub fn to_csv(rows: &[Final]) -> String {
-    let mut s = String::from(HEADER);
-    s.push('\n');
-    for r in rows {
-        let _ = writeln!(
-            s,
-            "{},{},{},{:?},{},{:?},{:?}",
-            r.cell,
-            r.rule,
-            r.seed,
-            r.regret,
-            r.decisions,
-            r.seconds_first_half,
-            r.seconds_second_half
-        );
-    }
-    s
-}
-
-/// Reads a finals file; an error names the line.
-pub fn parse(text: &str) -> Result<Vec<Final>, String> {
-    let mut lines = text.lines().enumerate();
-    match lines.next() {
-        Some((_, h)) if h == HEADER => {}
-        _ => return Err(format!("the finals file does not start with `{HEADER}`")),
-    }
-    let mut out = Vec::new();
-    for (i, line) in lines {
-        let f: Vec<&str> = line.split(',').collect();
-        let bad = || format!("finals line {}: `{line}`", i + 1);
-        if f.len() != 7 {
-            return Err(bad());
-        }
-        out.push(Final {
-            cell: f[0].to_string(),
-            rule: f[1].to_string(),
-            seed: f[2].parse().map_err(|_| bad())?,
-            regret: f[3].parse().map_err(|_| bad())?,
-            decisions: f[4].parse().map_err(|_| bad())?,
-            seconds_first_half: f[5].parse().map_err(|_| bad())?,
-            seconds_second_half: f[6].parse().map_err(|_| bad())?,
-        });
-    }
-    Ok(out)
+    super::finals::run_missing("pandora lookahead", all, options)
 }
 
 /// The report's path beside `pandora.md`.
@@ -351,63 +165,6 @@ pub fn report_path(main_report: &Path) -> PathBuf {
 /// The finals file beside the report.
 pub fn finals_path(main_report: &Path) -> PathBuf {
     report_path(main_report).with_extension("finals.csv")
-}
-
-/// The finals: the committed file's rows, each replaced by its run's trace where that is on
-/// disk, and the rows of traces the file does not hold yet, in the grid's order.
-fn gather(options: &PandoraOptions) -> Result<Vec<Final>, String> {
-    let path = finals_path(&options.report);
-    let mut rows: BTreeMap<(String, String, u64), Final> = BTreeMap::new();
-    if path.exists() {
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        for r in parse(&text)? {
-            rows.insert((r.cell.clone(), r.rule.clone(), r.seed), r);
-        }
-    }
-    let everything = PandoraOptions {
-        figures: None,
-        ..options.clone()
-    };
-    let mut order = Vec::new();
-    for job in jobs(&everything) {
-        let key = (job.cell.key.clone(), job.rule.to_string(), job.seed);
-        if let Some(t) = read_trace(&job.path(&options.out)) {
-            let half = t.rounds.len() / 2;
-            let sum = |r: &[super::run::BoxRound]| r.iter().map(|r| r.decide_seconds).sum();
-            rows.insert(
-                key.clone(),
-                Final {
-                    cell: key.0.clone(),
-                    rule: key.1.clone(),
-                    seed: key.2,
-                    regret: regret_at(&t, job.cell.budget),
-                    decisions: t.rounds.len(),
-                    seconds_first_half: sum(&t.rounds[..half]),
-                    seconds_second_half: sum(&t.rounds[half..]),
-                },
-            );
-        }
-        order.push(key);
-    }
-    let mut out = Vec::new();
-    for key in &order {
-        if let Some(r) = rows.remove(key) {
-            out.push(r);
-        }
-    }
-    // Rows of cells or seeds the grid no longer has stay at the end, as they were.
-    out.extend(rows.into_values());
-    Ok(out)
-}
-
-/// Values of `rule` in `cell` by seed.
-fn by_seed(finals: &[Final], cell: &str, rule: &str, value: fn(&Final) -> f64) -> Vec<(u64, f64)> {
-    finals
-        .iter()
-        .filter(|f| f.cell == cell && f.rule == rule)
-        .map(|f| (f.seed, value(f)))
-        .collect()
 }
 
 /// Pairs, tests and corrects `wanted` (`(cell, first, second)`) on `value`.
@@ -452,7 +209,12 @@ fn time_comparisons(quick: bool) -> Vec<(String, &'static str, &'static str)> {
 
 /// Writes the report from the finals (and the finals file itself); returns the verdicts.
 pub fn report(options: &PandoraOptions) -> Result<Vec<Verdict>, String> {
-    let finals = gather(options)?;
+    let finals = super::finals::gather(
+        KEY,
+        &cells(options.quick),
+        &finals_path(&options.report),
+        options,
+    )?;
     let path = report_path(&options.report);
     let discussion = crate::reproduce::report::discussion(&path);
     let (md, verdicts) = render(&finals, options.quick, options.seeds, &discussion)?;
@@ -494,52 +256,7 @@ pub fn render(
          seconds per decision (refit and acquisition optimisation; the paper's Fig. 11 also \
          counts the objective's evaluation, which here is microseconds)."
     );
-    let all_cells = cells(quick);
-    for c in &all_cells {
-        let _ = write!(
-            md,
-            "\n**{}: {}, d = {}, {} costs, budget {}** (`{}`)",
-            c.figure,
-            c.objective,
-            c.dim,
-            c.cost.name(),
-            c.budget,
-            c.key
-        );
-        if !finals.iter().any(|f| f.cell == c.key) {
-            let _ = writeln!(md, ": no run yet (see \"Runs not finished\").");
-            continue;
-        }
-        let _ = writeln!(md, "\n");
-        let _ = writeln!(
-            md,
-            "| rule | median regret | 25 % | 75 % | seeds | s per decision |\n\
-             |---|---:|---:|---:|---:|---:|"
-        );
-        for &rule in &c.rules {
-            let runs: Vec<&Final> = finals
-                .iter()
-                .filter(|f| f.cell == c.key && f.rule == rule)
-                .collect();
-            if runs.is_empty() {
-                let _ = writeln!(md, "| {rule} | not run | | | 0 | |");
-                continue;
-            }
-            let mut v: Vec<f64> = runs.iter().map(|f| f.regret).collect();
-            v.sort_by(f64::total_cmp);
-            let decisions: usize = runs.iter().map(|f| f.decisions).sum();
-            let seconds: f64 = runs
-                .iter()
-                .map(|f| f.seconds_first_half + f.seconds_second_half)
-                .sum();
-            let _ = writeln!(
-                md,
-                "| {rule} | {} | {:.4} |",
-                super::grid::quartile_columns(&v),
-                seconds / decisions.max(1) as f64
-            );
-        }
-    }
+    super::finals::cell_tables(&mut md, &cells(quick), finals);
     let regret = compare(finals, &regret_comparisons(quick), |f| f.regret)?;
     let times = compare(
         finals,
@@ -570,7 +287,7 @@ pub fn render(
         md.push_str(&super::grid::verdict_row(v));
     }
     md.push_str(discussion);
-    md.push_str(&not_run(finals, quick, seeds));
+    md.push_str(&super::finals::not_run(KEY, &cells(quick), finals, seeds));
     Ok((md, verdicts))
 }
 
@@ -708,75 +425,6 @@ fn verdicts(finals: &[Final], regret: &[Paired], times: &[Paired], quick: bool) 
     out
 }
 
-/// The cells' rules with fewer finished seeds than the study's, priced from the runs that did
-/// finish (CPU seconds of their decisions).
-fn not_run(finals: &[Final], quick: bool, seeds: u64) -> String {
-    let mut s = String::from("\n## Runs not finished\n\n");
-    let mut any = false;
-    for c in cells(quick) {
-        if !finals.iter().any(|f| f.cell == c.key) {
-            any = true;
-            let _ = writeln!(
-                s,
-                "- `{}`: none of its {} rules has run (`costbo reproduce pandora --objectives \
-                 {KEY}/{}`).",
-                c.key,
-                c.rules.len(),
-                c.key
-            );
-            continue;
-        }
-        let mut counts = Vec::new();
-        let mut hours = 0.0;
-        let mut missing = 0;
-        let mut unpriced = Vec::new();
-        for &rule in &c.rules {
-            let runs: Vec<&Final> = finals
-                .iter()
-                .filter(|f| f.cell == c.key && f.rule == rule)
-                .collect();
-            let done = runs.len() as u64;
-            counts.push(format!("{rule} {done}"));
-            if done >= seeds {
-                continue;
-            }
-            missing += seeds - done;
-            if runs.is_empty() {
-                unpriced.push(rule);
-                continue;
-            }
-            let per = runs
-                .iter()
-                .map(|f| f.seconds_first_half + f.seconds_second_half)
-                .sum::<f64>()
-                / runs.len() as f64;
-            hours += per * (seeds - done) as f64 / 3600.0;
-        }
-        if missing == 0 {
-            continue;
-        }
-        any = true;
-        let _ = writeln!(
-            s,
-            "- `{}`: {} of {seeds} seeds; the other runs need about {hours:.2} h of CPU, priced \
-             at the mean of each rule's finished runs{} (`costbo reproduce pandora --objectives \
-             {KEY}/{}`).",
-            c.key,
-            counts.join(", "),
-            if unpriced.is_empty() {
-                String::new()
-            } else {
-                format!(", and {} not priced (none finished)", unpriced.join(", "))
-            },
-            c.key
-        );
-    }
-    if !any {
-        s.push_str("Every run of every cell has finished.\n");
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -791,17 +439,6 @@ mod tests {
             seconds_first_half: seconds,
             seconds_second_half: seconds,
         }
-    }
-
-    #[test]
-    fn finals_round_trip_bit_for_bit() {
-        let rows = vec![
-            row("a", "pbgi", 0, 0.1 + 0.2, 1e-7),
-            row("a", "kg", 3, f64::MIN_POSITIVE, 12.5),
-        ];
-        assert_eq!(parse(&to_csv(&rows)).unwrap(), rows);
-        assert!(parse("cell,rule\n").is_err());
-        assert!(parse(&format!("{HEADER}\na,b,x,1,2,3,4\n")).is_err());
     }
 
     #[test]

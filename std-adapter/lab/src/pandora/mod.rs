@@ -11,7 +11,9 @@
 //! `mfmes` and `bmsei` ([`lookahead`] runs them in the paper's cells).
 
 pub mod empirical;
+pub mod finals;
 pub mod grid;
+pub mod kernels;
 pub mod lookahead;
 pub mod onedim;
 pub mod paired;

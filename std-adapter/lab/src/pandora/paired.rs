@@ -110,27 +110,31 @@ pub fn table(md: &mut String, title: &str, what: &str, rows: &[Paired]) {
          |---|---|---|---:|---:|---:|---|---:|---:|---|"
     );
     for r in rows {
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {:.4} | {:.4} | {:+.4} [{:+.4}, {:+.4}] | {} | {} | {} |",
-            r.cell,
-            r.first,
-            r.second,
-            r.seeds,
-            r.medians.0,
-            r.medians.1,
-            r.shift.estimate,
-            r.shift.lower,
-            r.shift.upper,
-            stats::p_text(r.p),
-            stats::p_text(r.holm),
-            match r.sign() {
-                -1 => "first lower",
-                1 => "first higher",
-                _ => "no",
-            }
-        );
+        md.push_str(&row(r));
     }
+}
+
+/// A comparison as a row of [`table`]'s.
+pub fn row(r: &Paired) -> String {
+    format!(
+        "| {} | {} | {} | {} | {:.4} | {:.4} | {:+.4} [{:+.4}, {:+.4}] | {} | {} | {} |\n",
+        r.cell,
+        r.first,
+        r.second,
+        r.seeds,
+        r.medians.0,
+        r.medians.1,
+        r.shift.estimate,
+        r.shift.lower,
+        r.shift.upper,
+        stats::p_text(r.p),
+        stats::p_text(r.holm),
+        match r.sign() {
+            -1 => "first lower",
+            1 => "first higher",
+            _ => "no",
+        }
+    )
 }
 
 /// A verdict of the report `id`.

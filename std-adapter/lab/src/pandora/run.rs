@@ -8,7 +8,7 @@ use costbo_core::driver::{
 use costbo_core::expectation::SampleBank;
 use costbo_core::gp::{Gp, WhenFull};
 use costbo_core::inner::RestartConfig;
-use costbo_core::kernel::{Amplitude, Kernel};
+use costbo_core::kernel::{Amplitude, Kernel, Shape};
 use costbo_core::linalg::tri_len;
 use costbo_core::policy::{AnyPolicy, Maximiser, PolicySpec, RuleDefaults};
 use costbo_core::problem::{ControlSet, CostFunction, Costs, Problem, Variable};
@@ -111,11 +111,14 @@ pub enum BoxModel {
     /// Matérn-5/2 ARD refitted every round by MAP with BoTorch 0.9's priors, outputs
     /// standardised, noise fixed at 1e-4 (paper 002's synthetic and empirical problems).
     Fitted,
-    /// Matérn-5/2 with the objective's own isotropic lengthscale and unit outputscale, never
-    /// refitted, zero mean, noise 1e-4 (paper 002's Bayesian-regret study).
+    /// A kernel of the objective's own shape and isotropic lengthscale with unit outputscale,
+    /// never refitted, zero mean, noise 1e-4 (paper 002's Bayesian-regret study: Matérn-5/2,
+    /// and in App. D.6 Matérn-3/2 and the squared exponential).
     Fixed {
         /// Lengthscale.
         lengthscale: f64,
+        /// Kernel shape.
+        shape: Shape,
     },
     /// Paper 002's model of its 1-D constructions (Figs. 2 and 9; d = 1 only): the fixed
     /// Matérn-5/2 of [`Fixed`](Self::Fixed) modulated by the construction's amplitude,
@@ -363,7 +366,7 @@ fn run_dim<const D: usize>(
                 0.0,
             )
         }
-        BoxModel::Fixed { lengthscale } => (Kernel::matern52([lengthscale; D], 1.0), 0.0),
+        BoxModel::Fixed { lengthscale, shape } => (Kernel::new(shape, [lengthscale; D], 1.0), 0.0),
         BoxModel::Modulated {
             lengthscale,
             amplitude,

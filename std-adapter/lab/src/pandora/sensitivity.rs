@@ -22,6 +22,7 @@ use super::grid::{read_trace, regret_at, run_pending, run_traced, PandoraOptions
 use super::paired::{evidence, find, judge, Paired, ALPHA};
 use super::run::{BoxCost, BoxModel, BoxRun};
 use crate::study::{Status, Verdict};
+use costbo_core::kernel::Shape;
 
 /// The figure key `--objectives` selects this study by.
 pub const KEY: &str = "sensitivity";
@@ -175,7 +176,10 @@ impl TraceJob for Job {
             seed: self.seed,
             budget: self.cell.budget,
             cost: BoxCost::MeanLinear,
-            model: BoxModel::Fixed { lengthscale: 0.1 },
+            model: BoxModel::Fixed {
+                lengthscale: 0.1,
+                shape: Shape::Matern52,
+            },
             paper_optimiser: true,
         };
         run_traced("gp-matern52", self.cell.dim, true, &run, None)

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use super::run::{initial_points, BoxCost, BoxModel, BoxRun};
 use crate::plot::{Curve, Figure, Panel};
 use crate::study::{Outcome, Request, Setting, Status, Study, Verdict};
+use costbo_core::kernel::Shape;
 
 use super::grid::*;
 pub use super::grid::{FigureSpec, PandoraOptions, PanelSpec};
@@ -52,7 +53,10 @@ pub fn figures(quick: bool) -> Vec<FigureSpec> {
 }
 
 fn grid_figures(quick: bool) -> Vec<FigureSpec> {
-    let fixed = BoxModel::Fixed { lengthscale: 0.1 };
+    let fixed = BoxModel::Fixed {
+        lengthscale: 0.1,
+        shape: Shape::Matern52,
+    };
     let fitted = BoxModel::Fitted;
     let both = vec![BoxCost::Uniform, BoxCost::MeanLinear];
     if quick {
@@ -220,13 +224,14 @@ pub fn reproduce(options: &PandoraOptions) -> Result<Outcome, String> {
         super::empirical::run_missing(&super::empirical::jobs(options), options)?;
         super::lookahead::run_missing(&super::lookahead::jobs(options), options)?;
         super::sensitivity::run_missing(&super::sensitivity::jobs(options), options)?;
+        super::kernels::run_missing(&super::kernels::jobs(options), options)?;
     }
     if let Some(dir) = options.report.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     let mut outcome = Outcome::default();
-    // A selection of the lookahead comparison or the sensitivity study alone leaves the main
-    // report as it is: it would be rewritten from none of its runs.
+    // A selection of the lookahead comparison, the sensitivity study or the kernel sweep alone
+    // leaves the main report as it is: it would be rewritten from none of its runs.
     if !figs.is_empty() || super::empirical::selected(options) {
         let (report, verdicts) = report(&figs, &all, options)?;
         crate::experiment::write_atomic(&options.report, &report)?;
@@ -246,6 +251,12 @@ pub fn reproduce(options: &PandoraOptions) -> Result<Outcome, String> {
         outcome
             .written
             .push(super::sensitivity::report_path(&options.report));
+    }
+    if super::kernels::selected(options) {
+        outcome.verdicts.extend(super::kernels::report(options)?);
+        outcome
+            .written
+            .push(super::kernels::report_path(&options.report));
     }
     Ok(outcome)
 }
@@ -291,7 +302,16 @@ pub fn run_shard(options: &PandoraOptions, shard: crate::experiment::Shard) -> R
         .filter(|(i, _)| shard.owns(n + *i))
         .map(|(_, j)| j)
         .collect();
-    super::sensitivity::run_missing(&sensitivity, options)
+    super::sensitivity::run_missing(&sensitivity, options)?;
+    // Then the kernel sweep's (`super::kernels`).
+    let n = n + super::sensitivity::jobs(options).len();
+    let kernels: Vec<super::finals::Job> = super::kernels::jobs(options)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| shard.owns(n + *i))
+        .map(|(_, j)| j)
+        .collect();
+    super::kernels::run_missing(&kernels, options)
 }
 
 /// The figures selected by `options` and their jobs, in the grid's fixed order.
@@ -308,11 +328,12 @@ fn grid(options: &PandoraOptions) -> Result<(Vec<FigureSpec>, Vec<Job>), String>
         });
         let others = super::empirical::selected(options)
             || super::lookahead::selected(options)
-            || super::sensitivity::selected(options);
+            || super::sensitivity::selected(options)
+            || super::kernels::selected(options);
         if figs.is_empty() && !others {
             return Err(format!(
                 "no figure among {keep:?} (known: fig2, fig3, fig4, fig5, fig6, fig9, fig11, \
-                 lookahead, sensitivity, or a figure's cells such as \
+                 lookahead, sensitivity, kernels, or a figure's cells such as \
                  fig4/gp-matern52-d32-uniform)"
             ));
         }
@@ -805,9 +826,12 @@ fn missing(options: &PandoraOptions) -> String {
          - **Fig. 12** (PBGI-D's λ₀ and β) and **Fig. 3** on the paper's 256 seeds: in a \
          report of their own, [`pandora-sensitivity.md`](pandora-sensitivity.md) \
          (`--objectives sensitivity`), computed from committed per-seed finals.\n\
-         - The **kernel/lengthscale sweep** (App. D.6, Figs. 15–18), **Figs. 19–20** (the \
-         synthetic benchmarks at d = 4 and 8 beside Fig. 5's 16) and **Fig. 13** (Robot \
-         Pushing with a known cost beside the learned one): not in the grid.\n\
+         - The **kernel/lengthscale sweep** (App. D.6, Figs. 15–18) at d = 4: in \
+         [`pandora-kernels.md`](pandora-kernels.md) (`--objectives kernels`); at d = 8, 16 \
+         and 32 not run.\n\
+         - **Figs. 19–20** (the synthetic benchmarks at d = 4 and 8 beside Fig. 5's 16) and \
+         **Fig. 13** (Robot Pushing with a known cost beside the learned one): not in the \
+         grid.\n\
          - **Fig. 8** (EI's and PBGI's maximisers on one four-point posterior: an illustration, \
          no claim tested), **Fig. 10** (App. D.1: Unst. EI, Log(Unst. EI), Exp(LogEI) and \
          S-PBGI, variants not built) and **Fig. 14** (Figs. 4–6 as mean ± 2 SE instead of \
@@ -1099,7 +1123,8 @@ impl Study for Pandora {
          need tools/box2d/setup.sh; lookahead: PBGI against KG, MES, MSEI, MFMES and BMSEI \
          in Fig. 4's cells and Fig. 11's timing, its own report pandora-lookahead.md, \
          e.g. lookahead/fig4-gp-matern52-d8-uniform; sensitivity: PBGI's λ and PBGI-D's \
-         λ₀ and β on 256 seeds (Figs. 3 and 12), its own report pandora-sensitivity.md)"
+         λ₀ and β on 256 seeds (Figs. 3 and 12), its own report pandora-sensitivity.md; \
+         kernels: App. D.6's kernels and lengthscales at d = 4, pandora-kernels.md)"
     }
 
     fn takes(&self) -> &'static [Setting] {
