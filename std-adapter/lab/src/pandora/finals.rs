@@ -185,93 +185,79 @@ impl Final {
     }
 }
 
-/// A finals file: [`HEADER`], then one row per run. Numbers are written in Rust's shortest
-/// round-trip form, so [`parse`] reads back the same bits.
-pub fn to_csv(rows: &[Final]) -> String {
-    let mut s = String::from(HEADER);
+/// A run's cell, rule and seed: what a finals file is keyed by.
+pub type RunKey = (String, String, u64);
+
+/// A row of a finals file: one finished run, written in Rust's shortest round-trip form so
+/// that reading it back gives the same bits.
+pub trait Row: Sized {
+    /// The file's header line.
+    const HEADER: &'static str;
+    /// The run's cell, rule and seed.
+    fn key(&self) -> RunKey;
+    /// The row's fields after the key, comma-separated.
+    fn values(&self) -> String;
+    /// The row from its key and the fields after it, `None` when one does not parse.
+    fn from_fields(key: RunKey, fields: &[&str]) -> Option<Self>;
+}
+
+/// A finals file of `rows`: the header, then one line per row.
+pub fn write_rows<R: Row>(rows: &[R]) -> String {
+    let mut s = String::from(R::HEADER);
     s.push('\n');
     for r in rows {
-        let _ = writeln!(
-            s,
-            "{},{},{},{:?},{},{:?},{:?}",
-            r.cell,
-            r.rule,
-            r.seed,
-            r.regret,
-            r.decisions,
-            r.seconds_first_half,
-            r.seconds_second_half
-        );
+        let (cell, rule, seed) = r.key();
+        let _ = writeln!(s, "{cell},{rule},{seed},{}", r.values());
     }
     s
 }
 
-/// Reads a finals file; an error names the line.
-pub fn parse(text: &str) -> Result<Vec<Final>, String> {
+/// Reads a finals file of `R`; an error names the line.
+pub fn parse_rows<R: Row>(text: &str) -> Result<Vec<R>, String> {
     let mut lines = text.lines().enumerate();
     match lines.next() {
-        Some((_, h)) if h == HEADER => {}
-        _ => return Err(format!("the finals file does not start with `{HEADER}`")),
+        Some((_, h)) if h == R::HEADER => {}
+        _ => {
+            return Err(format!(
+                "the finals file does not start with `{}`",
+                R::HEADER
+            ))
+        }
     }
+    let columns = R::HEADER.split(',').count();
     let mut out = Vec::new();
     for (i, line) in lines {
         let f: Vec<&str> = line.split(',').collect();
         let bad = || format!("finals line {}: `{line}`", i + 1);
-        if f.len() != 7 {
+        if f.len() != columns {
             return Err(bad());
         }
-        out.push(Final {
-            cell: f[0].to_string(),
-            rule: f[1].to_string(),
-            seed: f[2].parse().map_err(|_| bad())?,
-            regret: f[3].parse().map_err(|_| bad())?,
-            decisions: f[4].parse().map_err(|_| bad())?,
-            seconds_first_half: f[5].parse().map_err(|_| bad())?,
-            seconds_second_half: f[6].parse().map_err(|_| bad())?,
-        });
+        let seed = f[2].parse().map_err(|_| bad())?;
+        let key = (f[0].to_string(), f[1].to_string(), seed);
+        out.push(R::from_fields(key, &f[3..]).ok_or_else(bad)?);
     }
     Ok(out)
 }
 
-/// The finals of the grid `key` over `cells`: the rows of the file at `path`, each replaced by
-/// its run's trace under `options.out` where that is on disk, and the rows of traces the file
-/// does not hold yet, in the grid's order; rows of cells or seeds the grid no longer has stay
-/// at the end, as they were.
-pub fn gather(
-    key: &'static str,
-    cells: &[CellSpec],
+/// The finals: the rows of the file at `path`, each replaced by the row of its run's trace
+/// where `fresh` has one, and the rows of traces the file does not hold yet, in `fresh`'s
+/// order (the grid's); rows of cells or seeds the grid no longer has stay at the end, as they
+/// were.
+pub fn merge<R: Row>(
     path: &Path,
-    options: &PandoraOptions,
-) -> Result<Vec<Final>, String> {
-    let mut rows: BTreeMap<(String, String, u64), Final> = BTreeMap::new();
+    fresh: impl IntoIterator<Item = (RunKey, Option<R>)>,
+) -> Result<Vec<R>, String> {
+    let mut rows: BTreeMap<RunKey, R> = BTreeMap::new();
     if path.exists() {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        for r in parse(&text)? {
-            rows.insert((r.cell.clone(), r.rule.clone(), r.seed), r);
+        for r in parse_rows::<R>(&text)? {
+            rows.insert(r.key(), r);
         }
     }
-    let everything = PandoraOptions {
-        figures: None,
-        ..options.clone()
-    };
     let mut order = Vec::new();
-    for job in jobs(key, cells, &everything) {
-        let k = (job.cell.key.clone(), job.rule.to_string(), job.seed);
-        if let Some(t) = read_trace(&job.path(&options.out)) {
-            let half = t.rounds.len() / 2;
-            let sum = |r: &[super::run::BoxRound]| r.iter().map(|r| r.decide_seconds).sum();
-            rows.insert(
-                k.clone(),
-                Final {
-                    cell: k.0.clone(),
-                    rule: k.1.clone(),
-                    seed: k.2,
-                    regret: regret_at(&t, job.cell.budget),
-                    decisions: t.rounds.len(),
-                    seconds_first_half: sum(&t.rounds[..half]),
-                    seconds_second_half: sum(&t.rounds[half..]),
-                },
-            );
+    for (k, row) in fresh {
+        if let Some(r) = row {
+            rows.insert(k.clone(), r);
         }
         order.push(k);
     }
@@ -283,6 +269,75 @@ pub fn gather(
     }
     out.extend(rows.into_values());
     Ok(out)
+}
+
+impl Row for Final {
+    const HEADER: &'static str = HEADER;
+
+    fn key(&self) -> RunKey {
+        (self.cell.clone(), self.rule.clone(), self.seed)
+    }
+
+    fn values(&self) -> String {
+        format!(
+            "{:?},{},{:?},{:?}",
+            self.regret, self.decisions, self.seconds_first_half, self.seconds_second_half
+        )
+    }
+
+    fn from_fields((cell, rule, seed): RunKey, f: &[&str]) -> Option<Self> {
+        Some(Final {
+            cell,
+            rule,
+            seed,
+            regret: f[0].parse().ok()?,
+            decisions: f[1].parse().ok()?,
+            seconds_first_half: f[2].parse().ok()?,
+            seconds_second_half: f[3].parse().ok()?,
+        })
+    }
+}
+
+/// A finals file: [`HEADER`], then one row per run.
+pub fn to_csv(rows: &[Final]) -> String {
+    write_rows(rows)
+}
+
+/// Reads a finals file; an error names the line.
+pub fn parse(text: &str) -> Result<Vec<Final>, String> {
+    parse_rows(text)
+}
+
+/// The finals of the grid `key` over `cells` ([`merge`]): the file at `path` updated by the
+/// traces under `options.out`.
+pub fn gather(
+    key: &'static str,
+    cells: &[CellSpec],
+    path: &Path,
+    options: &PandoraOptions,
+) -> Result<Vec<Final>, String> {
+    let everything = PandoraOptions {
+        figures: None,
+        ..options.clone()
+    };
+    let fresh = jobs(key, cells, &everything).into_iter().map(|job| {
+        let k = (job.cell.key.clone(), job.rule.to_string(), job.seed);
+        let row = read_trace(&job.path(&options.out)).map(|t| {
+            let half = t.rounds.len() / 2;
+            let sum = |r: &[super::run::BoxRound]| r.iter().map(|r| r.decide_seconds).sum();
+            Final {
+                cell: k.0.clone(),
+                rule: k.1.clone(),
+                seed: k.2,
+                regret: regret_at(&t, job.cell.budget),
+                decisions: t.rounds.len(),
+                seconds_first_half: sum(&t.rounds[..half]),
+                seconds_second_half: sum(&t.rounds[half..]),
+            }
+        });
+        (k, row)
+    });
+    merge(path, fresh)
 }
 
 /// Values of `rule` in `cell` by seed.
@@ -349,6 +404,56 @@ pub fn cell_tables(md: &mut String, cells: &[CellSpec], finals: &[Final]) {
     }
 }
 
+/// What is left of a cell's runs.
+pub struct Unfinished {
+    /// Each rule with its count of finished runs (`pbgi 12`).
+    pub counts: Vec<String>,
+    /// Runs missing.
+    pub missing: u64,
+    /// Their CPU hours, each priced at the mean of its rule's finished runs.
+    pub hours: f64,
+    /// `, and R, S not priced (none finished)`, or empty.
+    pub unpriced: String,
+}
+
+/// What is left of `rules` × `seeds` runs, `seconds(rule)` giving the CPU seconds of each
+/// finished run of a rule.
+pub fn unfinished<'a>(
+    rules: impl IntoIterator<Item = &'a str>,
+    seeds: u64,
+    seconds: impl Fn(&str) -> Vec<f64>,
+) -> Unfinished {
+    let mut counts = Vec::new();
+    let mut hours = 0.0;
+    let mut missing = 0;
+    let mut unpriced = Vec::new();
+    for rule in rules {
+        let runs = seconds(rule);
+        let done = runs.len() as u64;
+        counts.push(format!("{rule} {done}"));
+        if done >= seeds {
+            continue;
+        }
+        missing += seeds - done;
+        if runs.is_empty() {
+            unpriced.push(rule);
+            continue;
+        }
+        let per = runs.iter().sum::<f64>() / runs.len() as f64;
+        hours += per * (seeds - done) as f64 / 3600.0;
+    }
+    Unfinished {
+        counts,
+        missing,
+        hours,
+        unpriced: if unpriced.is_empty() {
+            String::new()
+        } else {
+            format!(", and {} not priced (none finished)", unpriced.join(", "))
+        },
+    }
+}
+
 /// The cells' rules with fewer finished seeds than `seeds`, priced from the runs that did
 /// finish (CPU seconds of their decisions).
 pub fn not_run(key: &str, cells: &[CellSpec], finals: &[Final], seeds: u64) -> String {
@@ -367,32 +472,18 @@ pub fn not_run(key: &str, cells: &[CellSpec], finals: &[Final], seeds: u64) -> S
             );
             continue;
         }
-        let mut counts = Vec::new();
-        let mut hours = 0.0;
-        let mut missing = 0;
-        let mut unpriced = Vec::new();
-        for &rule in &c.rules {
-            let runs: Vec<&Final> = finals
+        let Unfinished {
+            counts,
+            missing,
+            hours,
+            unpriced,
+        } = unfinished(c.rules.iter().copied(), seeds, |rule| {
+            finals
                 .iter()
                 .filter(|f| f.cell == c.key && f.rule == rule)
-                .collect();
-            let done = runs.len() as u64;
-            counts.push(format!("{rule} {done}"));
-            if done >= seeds {
-                continue;
-            }
-            missing += seeds - done;
-            if runs.is_empty() {
-                unpriced.push(rule);
-                continue;
-            }
-            let per = runs
-                .iter()
                 .map(|f| f.seconds_first_half + f.seconds_second_half)
-                .sum::<f64>()
-                / runs.len() as f64;
-            hours += per * (seeds - done) as f64 / 3600.0;
-        }
+                .collect()
+        });
         if missing == 0 {
             continue;
         }
@@ -404,11 +495,7 @@ pub fn not_run(key: &str, cells: &[CellSpec], finals: &[Final], seeds: u64) -> S
              {key}/{}`).",
             c.key,
             counts.join(", "),
-            if unpriced.is_empty() {
-                String::new()
-            } else {
-                format!(", and {} not priced (none finished)", unpriced.join(", "))
-            },
+            unpriced,
             c.key
         );
     }

@@ -212,54 +212,42 @@ pub struct Final {
     pub seconds: f64,
 }
 
-/// The finals file: [`HEADER`], then one row per run, numbers in Rust's shortest round-trip
-/// form.
-pub fn to_csv(rows: &[Final]) -> String {
-    let mut s = String::from(HEADER);
-    s.push('\n');
-    for r in rows {
-        let _ = writeln!(
-            s,
-            "{},{},{},{:?},{:?},{:?},{:?},{},{:?}",
-            r.cell,
-            r.rule,
-            r.seed,
-            r.regret[0],
-            r.regret[1],
-            r.regret[2],
-            r.regret[3],
-            r.decisions,
-            r.seconds
-        );
+impl super::finals::Row for Final {
+    const HEADER: &'static str = HEADER;
+
+    fn key(&self) -> super::finals::RunKey {
+        (self.cell.clone(), self.rule.clone(), self.seed)
     }
-    s
+
+    fn values(&self) -> String {
+        let [a, b, c, d] = self.regret;
+        format!(
+            "{a:?},{b:?},{c:?},{d:?},{},{:?}",
+            self.decisions, self.seconds
+        )
+    }
+
+    fn from_fields((cell, rule, seed): super::finals::RunKey, f: &[&str]) -> Option<Self> {
+        let number = |t: &str| t.parse::<f64>().ok();
+        Some(Final {
+            cell,
+            rule,
+            seed,
+            regret: [number(f[0])?, number(f[1])?, number(f[2])?, number(f[3])?],
+            decisions: f[4].parse().ok()?,
+            seconds: number(f[5])?,
+        })
+    }
+}
+
+/// The finals file: [`HEADER`], then one row per run.
+pub fn to_csv(rows: &[Final]) -> String {
+    super::finals::write_rows(rows)
 }
 
 /// Reads a finals file; an error names the line.
 pub fn parse(text: &str) -> Result<Vec<Final>, String> {
-    let mut lines = text.lines().enumerate();
-    match lines.next() {
-        Some((_, h)) if h == HEADER => {}
-        _ => return Err(format!("the finals file does not start with `{HEADER}`")),
-    }
-    let mut out = Vec::new();
-    for (i, line) in lines {
-        let f: Vec<&str> = line.split(',').collect();
-        let bad = || format!("finals line {}: `{line}`", i + 1);
-        if f.len() != 9 {
-            return Err(bad());
-        }
-        let number = |t: &str| t.parse::<f64>().map_err(|_| bad());
-        out.push(Final {
-            cell: f[0].to_string(),
-            rule: f[1].to_string(),
-            seed: f[2].parse().map_err(|_| bad())?,
-            regret: [number(f[3])?, number(f[4])?, number(f[5])?, number(f[6])?],
-            decisions: f[7].parse().map_err(|_| bad())?,
-            seconds: number(f[8])?,
-        });
-    }
-    Ok(out)
+    super::finals::parse_rows(text)
 }
 
 /// The report's path beside `pandora.md`.
@@ -272,49 +260,25 @@ pub fn finals_path(main_report: &Path) -> PathBuf {
     report_path(main_report).with_extension("finals.csv")
 }
 
-/// The committed rows, each replaced by its run's trace where that is on disk, and the rows
-/// of traces the file does not hold yet, in the grid's order.
+/// The committed rows updated by the traces on disk ([`super::finals::merge`]).
 fn gather(options: &PandoraOptions) -> Result<Vec<Final>, String> {
-    let path = finals_path(&options.report);
-    let mut rows: BTreeMap<(String, String, u64), Final> = BTreeMap::new();
-    if path.exists() {
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        for r in parse(&text)? {
-            rows.insert((r.cell.clone(), r.rule.clone(), r.seed), r);
-        }
-    }
     let everything = PandoraOptions {
         figures: None,
         ..options.clone()
     };
-    let mut order = Vec::new();
-    for job in jobs(&everything) {
+    let fresh = jobs(&everything).into_iter().map(|job| {
         let key = (job.cell.key.to_string(), job.rule.to_string(), job.seed);
-        if let Some(t) = read_trace(&job.path(&options.out)) {
-            let b = job.cell.budget;
-            rows.insert(
-                key.clone(),
-                Final {
-                    cell: key.0.clone(),
-                    rule: key.1.clone(),
-                    seed: key.2,
-                    regret: POINTS.map(|(f, _)| regret_at(&t, f * b)),
-                    decisions: t.rounds.len(),
-                    seconds: t.rounds.iter().map(|r| r.decide_seconds).sum(),
-                },
-            );
-        }
-        order.push(key);
-    }
-    let mut out = Vec::new();
-    for key in &order {
-        if let Some(r) = rows.remove(key) {
-            out.push(r);
-        }
-    }
-    out.extend(rows.into_values());
-    Ok(out)
+        let row = read_trace(&job.path(&options.out)).map(|t| Final {
+            cell: key.0.clone(),
+            rule: key.1.clone(),
+            seed: key.2,
+            regret: POINTS.map(|(f, _)| regret_at(&t, f * job.cell.budget)),
+            decisions: t.rounds.len(),
+            seconds: t.rounds.iter().map(|r| r.decide_seconds).sum(),
+        });
+        (key, row)
+    });
+    super::finals::merge(&finals_path(&options.report), fresh)
 }
 
 /// Writes the report from the finals (and the finals file itself); returns the verdicts.
@@ -656,28 +620,18 @@ fn verdicts(
 fn not_run(finals: &[Final], quick: bool, seeds: u64) -> String {
     let c = cell(quick);
     let mut s = String::from("\n## Runs not finished\n\n");
-    let mut counts = Vec::new();
-    let mut hours = 0.0;
-    let mut missing = 0;
-    let mut unpriced = Vec::new();
-    for rule in rules() {
-        let runs: Vec<&Final> = finals
+    let super::finals::Unfinished {
+        counts,
+        missing,
+        hours,
+        unpriced,
+    } = super::finals::unfinished(rules(), seeds, |rule| {
+        finals
             .iter()
             .filter(|f| f.cell == c.key && f.rule == rule)
-            .collect();
-        let done = runs.len() as u64;
-        counts.push(format!("{rule} {done}"));
-        if done >= seeds {
-            continue;
-        }
-        missing += seeds - done;
-        if runs.is_empty() {
-            unpriced.push(rule);
-            continue;
-        }
-        let per = runs.iter().map(|f| f.seconds).sum::<f64>() / runs.len() as f64;
-        hours += per * (seeds - done) as f64 / 3600.0;
-    }
+            .map(|f| f.seconds)
+            .collect()
+    });
     if missing == 0 {
         s.push_str("Every run has finished.\n");
         return s;
@@ -689,11 +643,7 @@ fn not_run(finals: &[Final], quick: bool, seeds: u64) -> String {
          reproduce pandora --objectives {KEY}`).",
         c.key,
         counts.join(", "),
-        if unpriced.is_empty() {
-            String::new()
-        } else {
-            format!(", and {} not priced (none finished)", unpriced.join(", "))
-        },
+        unpriced,
     );
     s
 }
