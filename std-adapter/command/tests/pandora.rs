@@ -326,6 +326,23 @@ fn kernels_report_regenerates_from_the_committed_finals() {
     );
 }
 
+/// The committed sensitivity report is what the committed finals give.
+#[test]
+fn sensitivity_report_regenerates_from_the_committed_finals() {
+    let (csv, md, discussion) = committed("pandora-sensitivity");
+    let (text, _) = sensitivity::render(
+        &sensitivity::parse(&csv).unwrap(),
+        false,
+        sensitivity::SEEDS,
+        &discussion,
+    )
+    .unwrap();
+    assert!(
+        text == md,
+        "docs/results/pandora-sensitivity.md differs from its finals"
+    );
+}
+
 fn costbo(args: &[&str]) -> (bool, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_costbo"))
         .args(args)
