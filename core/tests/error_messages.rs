@@ -370,6 +370,7 @@ fn an_unknown_rule_lists_the_rules() {
         let written = name
             .replace("EPS", "0.1")
             .replace("LAMBDA", "0.01")
+            .replace("BETA", "10")
             .replace("etc-N", "etc-7");
         let parsed = PolicySpec::<f64>::parse(&written, &RuleDefaults::new(0.0));
         assert!(parsed.is_ok(), "{written}: {:?}", parsed.err());

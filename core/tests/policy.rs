@@ -133,7 +133,8 @@ fn every_registered_name_parses_and_bad_names_are_refused() {
             .name
             .replace("EPS", "0.5")
             .replace("-N", "-7")
-            .replace("LAMBDA", "0.01");
+            .replace("LAMBDA", "0.01")
+            .replace("BETA", "10");
         let spec =
             PolicySpec::<f64>::parse(&name, &defaults).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         // Every rule builds, and starts on a problem with known costs.

@@ -154,8 +154,8 @@ pub const RULES: &[RuleName] = &[
     },
     #[cfg(feature = "policy-pbgi")]
     RuleName {
-        name: "pbgi-d:LAMBDA0:BETA",
-        summary: "PBGI-D from LAMBDA0 > 0, divided by BETA > 1 when the stopping rule fires",
+        name: "pbgi-d:LAMBDA:BETA",
+        summary: "PBGI-D from LAMBDA > 0, divided by BETA > 1 when the stopping rule fires",
     },
     #[cfg(feature = "policy-pbgi")]
     RuleName {
@@ -339,7 +339,7 @@ impl core::fmt::Display for PolicySpecError {
             Self::BadPlays => f.write_str("explore-then-commit needs at least one play per group"),
             Self::BadLambda => f.write_str(
                 "the lambda of pbgi:LAMBDA or gittins-cvs:LAMBDA is not a finite number > 0, or \
-                 pbgi-d:LAMBDA0:BETA lacks LAMBDA0 > 0 and BETA > 1",
+                 pbgi-d:LAMBDA:BETA lacks LAMBDA > 0 and BETA > 1",
             ),
         }
     }
