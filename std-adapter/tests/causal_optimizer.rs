@@ -309,3 +309,24 @@ fn the_largest_capacity_opens_and_decides() {
         assert_eq!(play(&mut opt, &spec, 0, 4).len(), 4);
     }
 }
+
+/// The largest capacity on a caller's thread of 256 KiB: the controller's eight models compute
+/// on a thread of their own, whatever the caller's stack (the test harness's 2 MiB, or less).
+#[test]
+fn the_largest_capacity_runs_on_a_small_caller_stack() {
+    let text = text().replace("capacity = 64", "capacity = 256");
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || {
+            let spec = costbo_experiment::toml::parse(&text).unwrap();
+            for precision in [Precision::F64, Precision::F32] {
+                let mut opt = CausalOptimizer::from_toml_str_with(&text, precision).unwrap();
+                assert_eq!(play(&mut opt, &spec, 0, 4).len(), 4);
+                let restored = CausalOptimizer::from_json(&opt.to_json()).unwrap();
+                assert_eq!(restored.spent(), opt.spent());
+            }
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}

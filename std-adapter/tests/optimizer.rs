@@ -885,3 +885,71 @@ fn the_python_packages_fixture_holds_the_rust_decisions() {
         "python/tests/fixtures/seven.json differs from the Rust optimizer's decisions"
     );
 }
+
+/// Every size the optimizer compiles in, opened and run to its budget, saved and restored, on
+/// a caller's thread of 256 KiB: the model computes on a thread of its own, so an outside
+/// program's thread (a test harness gives 2 MiB) needs no more stack for 4096 observations
+/// than for 64. Run in one process without `RUST_MIN_STACK` mattering: the stack is set here.
+#[test]
+fn every_size_runs_on_a_small_caller_stack() {
+    let experiment = |d: usize, capacity: usize, rule: &str| {
+        let mut t = format!(
+            "[experiment]\nname = \"sizes\"\nseed = 5\nbudget = 4\ncapacity = {capacity}\n\
+             bank = 16\nrule = \"{rule}\"\n[model]\nkernel = \"matern52\"\nlengthscale = 0.3\n\
+             outputscale = 1.0\nnoise = 1e-4\n"
+        );
+        for l in 0..d {
+            t.push_str(&format!(
+                "[[variable]]\nname = \"x{l}\"\nlower = 0\nupper = 1\n\
+                 distribution = {{ kind = \"uniform\" }}\n"
+            ));
+        }
+        let names = |k: usize| (0..k).map(|l| format!("\"x{l}\"")).collect::<Vec<_>>();
+        t + &format!(
+            "[[control_set]]\nvariables = [{}]\ncost = 1\n\
+             [[control_set]]\nvariables = [{}]\ncost = 0.5\n",
+            names(d).join(", "),
+            names(d / 2).join(", ")
+        )
+    };
+    let cases = [
+        (8, 64, Precision::F64, "ucb-cvs"),
+        (8, 256, Precision::F64, "ucb-cvs"),
+        (16, 256, Precision::F64, "ucb-cvs"),
+        (8, 300, Precision::F64, "ucb-cvs"),
+        (8, 300, Precision::F64, "mes"),
+        (8, 4000, Precision::F64, "ucb-cvs"),
+        (8, 64, Precision::F32, "ucb-cvs"),
+        (8, 256, Precision::F32, "ucb-cvs"),
+    ];
+    for (d, capacity, precision, rule) in cases {
+        let text = experiment(d, capacity, rule);
+        let rounds = std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(move || {
+                let mut opt = Optimizer::from_toml_str_with(&text, precision).unwrap();
+                let mut rng = Rng(9);
+                for _ in 0..5 {
+                    let (x, y) = play(&opt, &vec![None; d], &mut rng);
+                    opt.tell_prior(&x, y).unwrap();
+                }
+                let mut rounds = 0;
+                while let Some(ask) = opt.ask().unwrap() {
+                    let (x, y) = play(&opt, &ask.values, &mut rng);
+                    opt.tell(&x, y, ask.cost).unwrap();
+                    rounds += 1;
+                }
+                let mut restored = Optimizer::from_json(&opt.to_json()).unwrap();
+                assert_eq!(restored.rounds(), rounds);
+                assert!(restored.recommend().unwrap().expected.is_finite());
+                rounds
+            })
+            .unwrap()
+            .join()
+            .unwrap_or_else(|_| panic!("d = {d}, capacity {capacity}, {precision:?}, {rule}"));
+        assert!(
+            rounds >= 4,
+            "{rounds} rounds at d = {d}, capacity {capacity}"
+        );
+    }
+}

@@ -38,7 +38,7 @@ use costbo_experiment::{Spec, SpecError};
 use rand_core::SeedableRng;
 use serde::{Deserialize, Serialize};
 
-use super::engine::{Precision, MAX_DIM};
+use super::engine::{on_worker, Precision, MAX_DIM};
 use super::{Error, ErrorKind, VariableInfo};
 
 /// Most arms a causal experiment may have here (the core's controller holds a fixed number; a
@@ -150,6 +150,8 @@ trait CausalEngine: Send {
     fn spent(&self) -> f64;
     fn plays(&self, arm: usize) -> u32;
     fn mean_outcome(&self, arm: usize) -> Option<f64>;
+    /// Each arm's const model capacity `N`.
+    fn slots(&self) -> usize;
 }
 
 struct Typed<R: Real, const N: usize, const D: usize> {
@@ -227,6 +229,10 @@ impl<R: Real + Send, const N: usize, const D: usize> CausalEngine for Typed<R, N
 
     fn mean_outcome(&self, arm: usize) -> Option<f64> {
         self.ctl.mean_outcome(arm).map(|m| m.to_f64())
+    }
+
+    fn slots(&self) -> usize {
+        N
     }
 }
 
@@ -339,7 +345,9 @@ impl CausalOptimizer {
                 ),
             ));
         }
-        let engine = open_engine(&spec, precision).map_err(|e| {
+        let opened = on_worker(spec.capacity, || open_engine(&spec, precision))
+            .ok_or_else(Error::no_thread)?;
+        let engine = opened.map_err(|e| {
             Error::new(
                 ErrorKind::Experiment,
                 costbo_experiment::toml::explain(&spec, e),
@@ -448,7 +456,8 @@ impl CausalOptimizer {
             }
         };
         let unit = self.unit_contexts(&arm.contexts, contexts)?;
-        let (input, ucb) = self.engine.ask(&unit).map_err(|e| self.core_error(e))?;
+        let asked = self.on_engine(|e| e.ask(&unit))?;
+        let (input, ucb) = asked.map_err(|e| self.core_error(e))?;
         let actions = &self.arms[arm.arm].actions;
         let mut values = vec![None; self.variables.len()];
         for (k, &l) in actions.iter().enumerate() {
@@ -489,7 +498,8 @@ impl CausalOptimizer {
             ));
         }
         let (arm, cost, contexts) = (d.arm, d.cost, contexts.clone());
-        self.engine.tell(y, cost).map_err(|e| self.core_error(e))?;
+        let told = self.on_engine(|e| e.tell(y, cost))?;
+        told.map_err(|e| self.core_error(e))?;
         self.rounds.push(Round { arm, contexts, y });
         self.pending = None;
         Ok(())
@@ -576,8 +586,7 @@ impl CausalOptimizer {
                 .unit_contexts(&info.contexts, &r.contexts)
                 .map_err(|e| state(format!("round {i}: {}", e.message())))?;
             let cost = opt.costs[info.set];
-            opt.engine
-                .replay(r.arm, &unit, r.y, cost)
+            opt.on_engine(|e| e.replay(r.arm, &unit, r.y, cost))?
                 .map_err(|e| state(format!("round {i} cannot be replayed: {e}")))?;
             opt.rounds.push(r.clone());
         }
@@ -643,6 +652,16 @@ impl CausalOptimizer {
             Precision::F32 => f64::from(self.spec.from_unit(l, u as f32)),
             Precision::F64 => (v.lower + u * (v.upper - v.lower)).clamp(v.lower, v.upper),
         }
+    }
+
+    /// Runs `f` on the engine, on a thread with a stack sized for its models (the caller's
+    /// may be a test harness's 2 MiB; the controller holds [`MAX_ARMS`] of them).
+    fn on_engine<T: Send>(
+        &mut self,
+        f: impl FnOnce(&mut dyn CausalEngine) -> T + Send,
+    ) -> Result<T, Error> {
+        let engine = &mut *self.engine;
+        on_worker(engine.slots(), move || f(engine)).ok_or_else(Error::no_thread)
     }
 
     fn core_error(&self, e: CausalError) -> Error {

@@ -56,14 +56,15 @@ pub const CAPACITIES_F32: [usize; 2] = [64, 256];
 /// Random Fourier features of the sample-path rules (as the desktop runner's).
 const FEATURES: usize = 1024;
 
-/// From this capacity on, the core's stack temporaries (a few arrays of `N` scalars per
-/// prediction, `N` groups of eight in the vector paths) and the controller's inline arrays
-/// outgrow a default 2 MiB thread stack, so calls run on a thread of their own
-/// ([`on_big_stack`]).
-const BIG_STACK_FROM: usize = 1024;
-
-/// Stack of the thread that runs calls on large models.
-const BIG_STACK: usize = 256 << 20;
+/// Stack of the thread an engine's calls run on, per 1024 slots of its model (at least one
+/// unit). The core keeps its temporaries on the stack: a few arrays of `N` scalars per
+/// prediction, `N` groups of eight in the vector paths, the controller's inline arrays while
+/// it is built. Measured in the test profile (opt-level 1, `tests/optimizer.rs`'s probe of
+/// every bucket), a model of 1024 slots needs up to 4 MiB and one of 256 up to 2 MiB; a
+/// caller's build at opt-level 0 needs several times more. The caller's own thread may have
+/// as little as a test harness's 2 MiB, so no call runs on it: the reserve is address space,
+/// committed only as far as it is touched.
+const STACK_PER_1024_SLOTS: usize = 64 << 20;
 
 /// Numeric precision of the core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -143,6 +144,8 @@ pub(crate) trait Engine: Send {
     fn rounds(&self) -> usize;
     /// Slots in the model.
     fn observations(&self) -> usize;
+    /// The model's const capacity `N` (the bucket), which sizes the core's stack temporaries.
+    fn slots(&self) -> usize;
 }
 
 type Ctl<R, const N: usize, const D: usize> =
@@ -306,6 +309,10 @@ impl<R: Real + Send, const N: usize, const D: usize> Engine for Typed<R, N, D> {
     fn observations(&self) -> usize {
         self.controller.gp().len()
     }
+
+    fn slots(&self) -> usize {
+        N
+    }
 }
 
 /// An engine of `R` for `spec`'s dimension at capacity bucket `N`.
@@ -353,7 +360,7 @@ pub(crate) fn open(
     precision: Precision,
 ) -> Option<Result<Box<dyn Engine>, SpecError>> {
     let n = bucket(precision, spec.capacity).unwrap_or(0);
-    on_big_stack(spec.capacity, || match (precision, n) {
+    on_worker(n, || match (precision, n) {
         (Precision::F64, 64) => with_wide_dim::<f64, 64>(spec, precision),
         (Precision::F64, 256) => with_wide_dim::<f64, 256>(spec, precision),
         (Precision::F64, 1024) => with_dim::<f64, 1024>(spec, precision),
@@ -367,17 +374,16 @@ pub(crate) fn open(
     })
 }
 
-/// Runs `f` on the calling thread, or, for a model of at least [`BIG_STACK_FROM`] slots, on a
-/// thread with a [`BIG_STACK`] stack (the caller's thread may have as little as 2 MiB). `None`
-/// when no such thread can be started.
-pub(crate) fn on_big_stack<T: Send>(capacity: usize, f: impl FnOnce() -> T + Send) -> Option<T> {
-    if capacity < BIG_STACK_FROM {
-        return Some(f());
-    }
+/// Runs `f` on a thread of its own with a stack for a model of `slots` slots
+/// ([`STACK_PER_1024_SLOTS`]), whatever the caller's stack; `None` when no such thread can be
+/// started. A thread per call costs tens of microseconds against the milliseconds of a
+/// decision (docs/performance.md, the adapter's `ask` beside the core's).
+pub(crate) fn on_worker<T: Send>(slots: usize, f: impl FnOnce() -> T + Send) -> Option<T> {
+    let stack = STACK_PER_1024_SLOTS * slots.div_ceil(1024).max(1);
     std::thread::scope(|s| {
         let handle = std::thread::Builder::new()
             .name("costbo-optimizer".into())
-            .stack_size(BIG_STACK)
+            .stack_size(stack)
             .spawn_scoped(s, f)
             .ok()?;
         match handle.join() {

@@ -57,7 +57,7 @@ impl Error {
     pub(crate) fn no_thread() -> Self {
         Error::new(
             ErrorKind::Resources,
-            "cannot start a thread with a large stack for a model of 1024 or more observations",
+            "cannot start the thread the model computes on (its stack is reserved address space: 64 MiB per 1024 slots)",
         )
     }
 

@@ -246,14 +246,13 @@ impl Optimizer {
         })
     }
 
-    /// Runs `f` on the engine, on a thread with a large stack for large models.
+    /// Runs `f` on the engine, on a thread with a stack sized for its model.
     fn on_engine<T: Send>(
         &mut self,
         f: impl FnOnce(&mut dyn Engine) -> T + Send,
     ) -> Result<T, Error> {
         let engine = &mut *self.engine;
-        engine::on_big_stack(self.experiment.capacity, move || f(engine))
-            .ok_or_else(Error::no_thread)
+        engine::on_worker(engine.slots(), move || f(engine)).ok_or_else(Error::no_thread)
     }
 
     /// The next decision: `None` once the budget cannot pay for another round or the rule
