@@ -31,7 +31,8 @@ fn reproduce(study: &str, extra: &[&str], out: &Path) -> String {
     stderr
 }
 
-/// Every job file under `dir` (the CSVs outside `figures/`), sorted.
+/// Every job file under `dir` (the CSVs outside `figures/`, but for a report's finals file),
+/// sorted.
 fn job_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -42,7 +43,10 @@ fn job_files(dir: &Path) -> Vec<PathBuf> {
                 if p.file_name().is_some_and(|n| n != "figures") {
                     stack.push(p);
                 }
-            } else if p.extension().is_some_and(|x| x == "csv") {
+            } else if p.extension().is_some_and(|x| x == "csv")
+                // A finals file beside a report is the report's, rewritten by every run.
+                && !p.to_string_lossy().ends_with(".finals.csv")
+            {
                 out.push(p);
             }
         }

@@ -5,8 +5,13 @@
 //!
 //! Trials are resumable: each (ε, trial) writes one CSV of every method's result under the
 //! output directory (its name carries the grid's settings, so a changed setting never reuses a
-//! stale file); a rerun computes only what is missing.
+//! stale file); a rerun computes only what is missing. Every finished trial is gathered into
+//! the per-trial file beside the report (`costly-feedback.finals.csv`, committed), over the
+//! trials that file already held, and the report's numbers are computed from that file as
+//! written: `--no-run` on a clone without the trial files regenerates the report from it
+//! alone.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -600,10 +605,12 @@ pub fn reproduce_shard(
         return Err(format!("trials {} outside 1..=10000", options.trials));
     }
     let grid_spec = synthetic_grid(options.quick);
-    let dir = options.out.join(format!(
+    let grid_name = format!(
         "synthetic-m{}-t{}-l{}",
         grid_spec.points, grid_spec.rounds, options.lengthscale
-    ));
+    );
+    let dir = options.out.join(&grid_name);
+    let finals_file = finals_path(&options.report);
     // One grid per lengthscale: the study's and its changed settings'.
     let mut grids: Vec<(f64, Grid)> = Vec::new();
     for v in SettingChange::ALL {
@@ -681,12 +688,130 @@ pub fn reproduce_shard(
     if !shard.is_whole() {
         return Ok(Outcome::default());
     }
-    let mut rows = synthetic_rows(&grid_spec, &dir, options.trials);
+    // The trials the finals file holds (none if it is another grid's), with every finished
+    // trial file over them; then the rows from the file as written, so that the report is a
+    // function of the committed file alone.
+    let mut finals = match std::fs::read_to_string(&finals_file) {
+        Ok(text) => {
+            match parse_finals(&text).map_err(|e| format!("{}: {e}", finals_file.display()))? {
+                (grid, finals) if grid == grid_name => finals,
+                _ => Finals::new(),
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Finals::new(),
+        Err(e) => return Err(format!("{}: {e}", finals_file.display())),
+    };
+    for v in SettingChange::ALL {
+        let methods = v.methods(&grid_spec);
+        for &e in &grid_spec.epsilons {
+            for k in 0..options.trials {
+                if let Some(t) = sealed::read_finished(&trial_path(&v.dir(&dir), e, k), |t| {
+                    parse_trial(t, &methods)
+                }) {
+                    finals.insert(finals_key(&v, e, k), t);
+                }
+            }
+        }
+    }
+    let csv = finals_csv(&grid_name, &finals);
+    write_atomic(&finals_file, &csv)?;
+    let (_, finals) = parse_finals(&csv)?;
+    let mut rows = synthetic_rows(&grid_spec, &finals, SettingChange::ALL[0], options.trials);
     for v in &SettingChange::ALL[1..] {
-        rows.extend(sensitivity_rows(&grid_spec, *v, &dir, options.trials));
+        rows.extend(sensitivity_rows(&grid_spec, *v, &finals, options.trials));
     }
     rows.extend(bandit_rows(bandit_trials(options.quick))?);
-    write_outputs(options, &grid_spec, &rows)
+    let mut outcome = write_outputs(options, &grid_spec, &rows)?;
+    outcome.written.insert(1, finals_file);
+    Ok(outcome)
+}
+
+/// A trial's methods: `(method, R_T/T, C_T)`.
+type TrialRows = Vec<(String, f64, u32)>;
+
+/// Every finished synthetic trial of one grid by `(change, ε, trial)`: the change's slug
+/// (`study` for the study itself), ε as written.
+type Finals = BTreeMap<(String, String, usize), TrialRows>;
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map_or(String::new(), |f| f.to_string_lossy().into_owned())
+}
+
+/// The per-trial file beside the report (`costly-feedback.md` → `costly-feedback.finals.csv`).
+pub fn finals_path(report: &Path) -> PathBuf {
+    report.with_extension("finals.csv")
+}
+
+const FINALS_HEADER: &str = "change,epsilon,trial,method,regret_per_round,queries";
+
+/// The finals file's first line names its grid (the directory of its trial files: points,
+/// rounds, lengthscale).
+const GRID_LINE: &str = "# grid: ";
+
+fn finals_key(change: &SettingChange, epsilon: f64, trial: usize) -> (String, String, usize) {
+    let slug = if change.is_study() {
+        "study"
+    } else {
+        change.slug
+    };
+    (slug.to_string(), format!("{epsilon}"), trial)
+}
+
+/// A trial's rows if it has every one of `methods`.
+fn complete<'a>(rows: Option<&'a TrialRows>, methods: &[Method]) -> Option<&'a TrialRows> {
+    rows.filter(|rows| methods.iter().all(|m| rows.iter().any(|r| r.0 == key(*m))))
+}
+
+/// The finals file's text: one line per (trial, method), in key order. `R_T/T` is written
+/// with Rust's shortest round-trip formatting, so it parses back to the same bits.
+fn finals_csv(grid: &str, finals: &Finals) -> String {
+    let mut out = format!("{GRID_LINE}{grid}\n{FINALS_HEADER}\n");
+    for ((change, epsilon, trial), rows) in finals {
+        for (method, regret, queries) in rows {
+            let _ = writeln!(
+                out,
+                "{change},{epsilon},{trial},{method},{regret},{queries}"
+            );
+        }
+    }
+    out
+}
+
+/// Reads a finals file: its grid and trials; a malformed line is an error that names it.
+fn parse_finals(text: &str) -> Result<(String, Finals), String> {
+    let mut lines = text.lines();
+    let grid = lines
+        .next()
+        .and_then(|l| l.strip_prefix(GRID_LINE))
+        .ok_or_else(|| format!("the first line is not `{GRID_LINE}<grid>`"))?
+        .to_string();
+    if lines.next() != Some(FINALS_HEADER) {
+        return Err(format!("the second line is not `{FINALS_HEADER}`"));
+    }
+    let mut finals = Finals::new();
+    for (i, line) in lines.enumerate() {
+        let bad = || format!("line {}: `{line}` is not {FINALS_HEADER}", i + 3);
+        let f: Vec<&str> = line.split(',').collect();
+        let [change, epsilon, trial, method, regret, queries] = f[..] else {
+            return Err(bad());
+        };
+        let regret: f64 = regret.parse().map_err(|_| bad())?;
+        if !regret.is_finite() || epsilon.parse::<f64>().is_err() {
+            return Err(bad());
+        }
+        let key = (
+            change.to_string(),
+            epsilon.to_string(),
+            trial.parse().map_err(|_| bad())?,
+        );
+        finals.entry(key).or_default().push((
+            method.to_string(),
+            regret,
+            queries.parse().map_err(|_| bad())?,
+        ));
+    }
+    Ok((grid, finals))
 }
 
 /// Seeds of every bandit learner on every curve (the paper: 100).
@@ -1007,7 +1132,7 @@ fn paper_series(label: &str, spec: &SyntheticGrid) -> String {
 fn sensitivity_rows(
     spec: &SyntheticGrid,
     change: SettingChange,
-    dir: &Path,
+    finals: &Finals,
     trials: usize,
 ) -> Vec<Row> {
     let methods = change.methods(spec);
@@ -1015,7 +1140,7 @@ fn sensitivity_rows(
         methods,
         ..spec.clone()
     };
-    synthetic_rows(&sub, &change.dir(dir), trials)
+    synthetic_rows(&sub, finals, change, trials)
         .into_iter()
         .map(|mut r| {
             r.experiment = format!("sensitivity-{}", change.slug);
@@ -1024,15 +1149,17 @@ fn sensitivity_rows(
         .collect()
 }
 
-fn synthetic_rows(spec: &SyntheticGrid, dir: &Path, trials: usize) -> Vec<Row> {
+/// The rows of `change`'s trials `0..trials` that have every method of `spec`.
+fn synthetic_rows(
+    spec: &SyntheticGrid,
+    finals: &Finals,
+    change: SettingChange,
+    trials: usize,
+) -> Vec<Row> {
     let mut rows = Vec::new();
     for &epsilon in &spec.epsilons {
-        let finished: Vec<Vec<(String, f64, u32)>> = (0..trials)
-            .filter_map(|k| {
-                sealed::read_finished(&trial_path(dir, epsilon, k), |t| {
-                    parse_trial(t, &spec.methods)
-                })
-            })
+        let finished: Vec<&TrialRows> = (0..trials)
+            .filter_map(|k| complete(finals.get(&finals_key(&change, epsilon, k)), &spec.methods))
             .collect();
         for &m in &spec.methods {
             let k = key(m);
@@ -1274,12 +1401,12 @@ fn report(
         md,
         "Produced by `{command}` (resumable; per-trial files under `{}`). Every number below \
          is what the run gave; the paper's are beside them. The machine-readable rows are in \
-         `{}`.\n",
+         `{}`. Every synthetic trial's R_T/T and C_T per method is in `{}`: the synthetic \
+         sections are computed from that file as written, so they regenerate from it alone (the \
+         bandit, tuning and query-count sections rerun from their seeds in seconds).\n",
         options.out.display(),
-        options
-            .json
-            .file_name()
-            .map_or(String::new(), |f| f.to_string_lossy().into_owned())
+        file_name(&options.json),
+        file_name(&finals_path(&options.report)),
     );
     let _ = writeln!(md, "## Setting\n");
     let _ = writeln!(
@@ -2222,5 +2349,49 @@ impl Study for CostlyFeedback {
         };
         let shard = request.share();
         reproduce_shard(&options, shard)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_finals_file_reads_back_to_the_same_bits_and_names_a_bad_line() {
+        let mut finals = Finals::new();
+        let study = SettingChange::ALL[0];
+        let half = SettingChange::ALL[1];
+        finals.insert(
+            finals_key(&study, 0.003, 7),
+            vec![
+                ("ce-0.95".into(), 0.1 + 0.2, 6),
+                ("r-gp-ucb".into(), 1.0 / 3.0, 500),
+            ],
+        );
+        finals.insert(
+            finals_key(&half, 0.05, 0),
+            vec![("ber-0.2".into(), f64::MIN_POSITIVE, 98)],
+        );
+        let csv = finals_csv("synthetic-m1000-t500-l0.2", &finals);
+        assert!(csv.starts_with("# grid: synthetic-m1000-t500-l0.2\n"));
+        assert!(
+            csv.contains("\nstudy,0.003,7,ce-0.95,0.30000000000000004,6\n"),
+            "{csv}"
+        );
+        assert!(csv.contains("\nlengthscale-half,0.05,0,ber-0.2,"), "{csv}");
+        let (grid, back) = parse_finals(&csv).unwrap();
+        assert_eq!(grid, "synthetic-m1000-t500-l0.2");
+        assert_eq!(back.len(), 2);
+        for (k, rows) in &finals {
+            let read = &back[k];
+            for (a, b) in rows.iter().zip(read) {
+                assert_eq!((&a.0, a.1.to_bits(), a.2), (&b.0, b.1.to_bits(), b.2));
+            }
+        }
+        let e = parse_finals(&csv.replace(",500\n", ",x\n")).unwrap_err();
+        assert!(e.contains("line 5") && e.contains("r-gp-ucb"), "{e}");
+        let e = parse_finals(&csv.replace("0.30000000000000004", "NaN")).unwrap_err();
+        assert!(e.contains("line 4"), "{e}");
+        assert!(parse_finals(FINALS_HEADER).is_err());
     }
 }
