@@ -14,14 +14,14 @@
 //! per-seed finals (`pandora-kernels.finals.csv`, [`super::finals`]).
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 
 use costbo_core::kernel::Shape;
 
-use super::finals::{by_seed, CellSpec, Final, Job};
+use super::finals::{by_seed, CellSpec, Final};
 use super::grid::{PandoraOptions, COST_RULES, UNIFORM_RULES};
 use super::paired::{evidence, judge, Paired, ALPHA};
 use super::run::{BoxCost, BoxModel};
+use super::side::{kept, SideStudy};
 use crate::study::{Status, Verdict};
 
 /// The figure key `--objectives` selects this sweep by (`kernels`, or one cell:
@@ -115,44 +115,41 @@ pub fn cells(quick: bool) -> Vec<CellSpec> {
     out
 }
 
-/// Whether `options` select the sweep.
-pub fn selected(options: &PandoraOptions) -> bool {
-    super::finals::selected(KEY, options)
-}
+/// The sweep, as the main study runs it ([`SideStudy`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Kernels;
 
-/// The selected jobs in a fixed order (cells, rules, seeds).
-pub fn jobs(options: &PandoraOptions) -> Vec<Job> {
-    super::finals::jobs(KEY, &cells(options.quick), options)
-}
+impl SideStudy for Kernels {
+    fn key(&self) -> &'static str {
+        KEY
+    }
 
-/// Runs the jobs whose traces are missing, seed by seed.
-pub fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> {
-    super::finals::run_missing("pandora kernels", all, options)
-}
+    fn job_count(&self, options: &PandoraOptions) -> usize {
+        super::finals::jobs(KEY, &cells(options.quick), options).len()
+    }
 
-/// The report's path beside `pandora.md`.
-pub fn report_path(main_report: &Path) -> PathBuf {
-    main_report.with_file_name("pandora-kernels.md")
-}
+    fn run_missing(
+        &self,
+        options: &PandoraOptions,
+        keep: &dyn Fn(usize) -> bool,
+    ) -> Result<(), String> {
+        let jobs = kept(
+            super::finals::jobs(KEY, &cells(options.quick), options),
+            keep,
+        );
+        super::finals::run_missing("pandora kernels", &jobs, options)
+    }
 
-/// The finals file beside the report.
-pub fn finals_path(main_report: &Path) -> PathBuf {
-    report_path(main_report).with_extension("finals.csv")
-}
-
-/// Writes the report from the finals (and the finals file itself); returns the verdicts.
-pub fn report(options: &PandoraOptions) -> Result<Vec<Verdict>, String> {
-    let all = cells(options.quick);
-    let finals = super::finals::gather(KEY, &all, &finals_path(&options.report), options)?;
-    let path = report_path(&options.report);
-    let discussion = crate::reproduce::report::discussion(&path);
-    let (md, verdicts) = render(&finals, options.quick, options.seeds, &discussion)?;
-    crate::experiment::write_atomic(
-        &finals_path(&options.report),
-        &super::finals::to_csv(&finals),
-    )?;
-    crate::experiment::write_atomic(&path, &md)?;
-    Ok(verdicts)
+    fn report(&self, options: &PandoraOptions) -> Result<Vec<Verdict>, String> {
+        let finals_file = self.finals_path(&options.report);
+        let finals = super::finals::gather(KEY, &cells(options.quick), &finals_file, options)?;
+        let path = self.report_path(&options.report);
+        let discussion = crate::reproduce::report::discussion(&path);
+        let (md, verdicts) = render(&finals, options.quick, options.seeds, &discussion)?;
+        crate::experiment::write_atomic(&finals_file, &super::finals::to_csv(&finals))?;
+        crate::experiment::write_atomic(&path, &md)?;
+        Ok(verdicts)
+    }
 }
 
 /// The comparisons of a cell: PBGI and PBGI-D against each baseline.

@@ -14,7 +14,6 @@
 //! comparison of the report's regret table (times have their own table and correction).
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 
 use costbo_core::kernel::Shape;
 use costbo_eval::stats;
@@ -24,6 +23,7 @@ pub use super::finals::{parse, to_csv, CellSpec, Final, Job, HEADER};
 use super::grid::{PandoraOptions, COST_RULES, UNIFORM_RULES};
 use super::paired::{evidence, find, judge, Paired, ALPHA, MIN_SEEDS};
 use super::run::{BoxCost, BoxModel};
+use super::side::{kept, SideStudy};
 use crate::study::{Status, Verdict};
 
 fn verdict(claim: &str, scope: &str, status: Status, evidence: String) -> Verdict {
@@ -142,29 +142,41 @@ pub fn cells(quick: bool) -> Vec<CellSpec> {
     out
 }
 
-/// Whether `options` select the comparison (`lookahead` or one of its cells).
-pub fn selected(options: &PandoraOptions) -> bool {
-    super::finals::selected(KEY, options)
-}
+/// The comparison, as the main study runs it ([`SideStudy`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Lookahead;
 
-/// The selected jobs in a fixed order (cells, rules, seeds).
-pub fn jobs(options: &PandoraOptions) -> Vec<Job> {
-    super::finals::jobs(KEY, &cells(options.quick), options)
-}
+impl SideStudy for Lookahead {
+    fn key(&self) -> &'static str {
+        KEY
+    }
 
-/// Runs the jobs whose traces are missing, seed by seed.
-pub fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> {
-    super::finals::run_missing("pandora lookahead", all, options)
-}
+    fn job_count(&self, options: &PandoraOptions) -> usize {
+        super::finals::jobs(KEY, &cells(options.quick), options).len()
+    }
 
-/// The report's path beside `pandora.md`.
-pub fn report_path(main_report: &Path) -> PathBuf {
-    main_report.with_file_name("pandora-lookahead.md")
-}
+    fn run_missing(
+        &self,
+        options: &PandoraOptions,
+        keep: &dyn Fn(usize) -> bool,
+    ) -> Result<(), String> {
+        let jobs = kept(
+            super::finals::jobs(KEY, &cells(options.quick), options),
+            keep,
+        );
+        super::finals::run_missing("pandora lookahead", &jobs, options)
+    }
 
-/// The finals file beside the report.
-pub fn finals_path(main_report: &Path) -> PathBuf {
-    report_path(main_report).with_extension("finals.csv")
+    fn report(&self, options: &PandoraOptions) -> Result<Vec<Verdict>, String> {
+        let finals_file = self.finals_path(&options.report);
+        let finals = super::finals::gather(KEY, &cells(options.quick), &finals_file, options)?;
+        let path = self.report_path(&options.report);
+        let discussion = crate::reproduce::report::discussion(&path);
+        let (md, verdicts) = render(&finals, options.quick, options.seeds, &discussion)?;
+        crate::experiment::write_atomic(&finals_file, &to_csv(&finals))?;
+        crate::experiment::write_atomic(&path, &md)?;
+        Ok(verdicts)
+    }
 }
 
 /// Pairs, tests and corrects `wanted` (`(cell, first, second)`) on `value`.
@@ -205,23 +217,6 @@ fn time_comparisons(quick: bool) -> Vec<(String, &'static str, &'static str)> {
         }
     }
     out
-}
-
-/// Writes the report from the finals (and the finals file itself); returns the verdicts.
-pub fn report(options: &PandoraOptions) -> Result<Vec<Verdict>, String> {
-    let finals = super::finals::gather(
-        KEY,
-        &cells(options.quick),
-        &finals_path(&options.report),
-        options,
-    )?;
-    let path = report_path(&options.report);
-    let discussion = crate::reproduce::report::discussion(&path);
-    let (md, verdicts) = render(&finals, options.quick, options.seeds, &discussion)?;
-    let finals_file = finals_path(&options.report);
-    crate::experiment::write_atomic(&finals_file, &to_csv(&finals))?;
-    crate::experiment::write_atomic(&path, &md)?;
-    Ok(verdicts)
 }
 
 /// The report's text and verdicts from the finals alone and the hand-written discussion's
@@ -459,8 +454,9 @@ mod tests {
             figures: Some(vec!["lookahead/fig4-gp-matern52-d8-linear".into()]),
             no_run: true,
         };
-        let jobs = jobs(&options);
+        let jobs = super::super::finals::jobs(KEY, &cells(false), &options);
         assert_eq!(jobs.len(), (COST_RULES.len() + COST_LOOKAHEAD.len()) * 3);
+        assert_eq!(Lookahead.job_count(&options), jobs.len());
         assert!(jobs
             .iter()
             .all(|j| j.cell.cost == BoxCost::MeanLinear && j.cell.dim == 8));

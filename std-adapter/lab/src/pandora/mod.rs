@@ -19,6 +19,7 @@ pub mod onedim;
 pub mod paired;
 pub mod run;
 pub mod sensitivity;
+pub mod side;
 pub mod study;
 
 pub use run::{

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use super::grid::{read_trace, regret_at, run_pending, run_traced, PandoraOptions, TraceJob};
 use super::paired::{evidence, find, judge, Paired, ALPHA};
 use super::run::{BoxCost, BoxModel, BoxRun};
+use super::side::{kept, SideStudy};
 use crate::study::{Status, Verdict};
 use costbo_core::kernel::Shape;
 
@@ -131,8 +132,8 @@ impl Job {
     }
 }
 
-/// Whether `options` select the study.
-pub fn selected(options: &PandoraOptions) -> bool {
+/// Whether `options` select the study (it has one cell: its key selects it whole).
+fn selected(options: &PandoraOptions) -> bool {
     match &options.figures {
         None => true,
         Some(keep) => keep.iter().any(|k| k == KEY),
@@ -140,7 +141,7 @@ pub fn selected(options: &PandoraOptions) -> bool {
 }
 
 /// The study's jobs in a fixed order (rules, seeds); none when it is not selected.
-pub fn jobs(options: &PandoraOptions) -> Vec<Job> {
+fn jobs(options: &PandoraOptions) -> Vec<Job> {
     if !selected(options) {
         return Vec::new();
     }
@@ -184,14 +185,6 @@ impl TraceJob for Job {
         };
         run_traced("gp-matern52", self.cell.dim, true, &run, None)
     }
-}
-
-/// Runs the jobs whose traces are missing, seed by seed.
-pub fn run_missing(all: &[Job], options: &PandoraOptions) -> Result<(), String> {
-    if all.is_empty() {
-        return Ok(());
-    }
-    run_pending("pandora sensitivity", all, options)
 }
 
 /// One finished run as the finals file holds it.
@@ -250,18 +243,50 @@ pub fn parse(text: &str) -> Result<Vec<Final>, String> {
     super::finals::parse_rows(text)
 }
 
-/// The report's path beside `pandora.md`.
-pub fn report_path(main_report: &Path) -> PathBuf {
-    main_report.with_file_name("pandora-sensitivity.md")
+/// The study, as the main study runs it ([`SideStudy`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Sensitivity;
+
+impl SideStudy for Sensitivity {
+    fn key(&self) -> &'static str {
+        KEY
+    }
+
+    fn selected(&self, options: &PandoraOptions) -> bool {
+        selected(options)
+    }
+
+    fn job_count(&self, options: &PandoraOptions) -> usize {
+        jobs(options).len()
+    }
+
+    fn run_missing(
+        &self,
+        options: &PandoraOptions,
+        keep: &dyn Fn(usize) -> bool,
+    ) -> Result<(), String> {
+        let jobs = kept(jobs(options), keep);
+        if jobs.is_empty() {
+            return Ok(());
+        }
+        run_pending("pandora sensitivity", &jobs, options)
+    }
+
+    fn report(&self, options: &PandoraOptions) -> Result<Vec<Verdict>, String> {
+        let finals_file = self.finals_path(&options.report);
+        let finals = gather(options, &finals_file)?;
+        let path = self.report_path(&options.report);
+        let discussion = crate::reproduce::report::discussion(&path);
+        let (md, verdicts) = render(&finals, options.quick, seeds(options), &discussion)?;
+        crate::experiment::write_atomic(&finals_file, &to_csv(&finals))?;
+        crate::experiment::write_atomic(&path, &md)?;
+        Ok(verdicts)
+    }
 }
 
-/// The finals file beside the report.
-pub fn finals_path(main_report: &Path) -> PathBuf {
-    report_path(main_report).with_extension("finals.csv")
-}
-
-/// The committed rows updated by the traces on disk ([`super::finals::merge`]).
-fn gather(options: &PandoraOptions) -> Result<Vec<Final>, String> {
+/// The committed rows of `finals_file` updated by the traces on disk
+/// ([`super::finals::merge`]).
+fn gather(options: &PandoraOptions, finals_file: &Path) -> Result<Vec<Final>, String> {
     let everything = PandoraOptions {
         figures: None,
         ..options.clone()
@@ -278,18 +303,7 @@ fn gather(options: &PandoraOptions) -> Result<Vec<Final>, String> {
         });
         (key, row)
     });
-    super::finals::merge(&finals_path(&options.report), fresh)
-}
-
-/// Writes the report from the finals (and the finals file itself); returns the verdicts.
-pub fn report(options: &PandoraOptions) -> Result<Vec<Verdict>, String> {
-    let finals = gather(options)?;
-    let path = report_path(&options.report);
-    let discussion = crate::reproduce::report::discussion(&path);
-    let (md, verdicts) = render(&finals, options.quick, seeds(options), &discussion)?;
-    crate::experiment::write_atomic(&finals_path(&options.report), &to_csv(&finals))?;
-    crate::experiment::write_atomic(&path, &md)?;
-    Ok(verdicts)
+    super::finals::merge(finals_file, fresh)
 }
 
 /// Final regret of `rule` at point `k` of the budget, by seed.

@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::run::{initial_points, BoxCost, BoxModel, BoxRun};
+use super::side::SIDE_STUDIES;
 use crate::plot::{Curve, Figure, Panel};
 use crate::study::{Outcome, Request, Setting, Status, Study, Verdict};
 use costbo_core::kernel::Shape;
@@ -222,9 +223,9 @@ pub fn reproduce(options: &PandoraOptions) -> Result<Outcome, String> {
     if !options.no_run {
         run_missing(&all, options)?;
         super::empirical::run_missing(&super::empirical::jobs(options), options)?;
-        super::lookahead::run_missing(&super::lookahead::jobs(options), options)?;
-        super::sensitivity::run_missing(&super::sensitivity::jobs(options), options)?;
-        super::kernels::run_missing(&super::kernels::jobs(options), options)?;
+        for side in SIDE_STUDIES {
+            side.run_missing(options, &|_| true)?;
+        }
     }
     if let Some(dir) = options.report.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -238,25 +239,9 @@ pub fn reproduce(options: &PandoraOptions) -> Result<Outcome, String> {
         outcome.verdicts = verdicts;
         outcome.written.push(options.report.clone());
     }
-    if super::lookahead::selected(options) {
-        outcome.verdicts.extend(super::lookahead::report(options)?);
-        outcome
-            .written
-            .push(super::lookahead::report_path(&options.report));
-    }
-    if super::sensitivity::selected(options) {
-        outcome
-            .verdicts
-            .extend(super::sensitivity::report(options)?);
-        outcome
-            .written
-            .push(super::sensitivity::report_path(&options.report));
-    }
-    if super::kernels::selected(options) {
-        outcome.verdicts.extend(super::kernels::report(options)?);
-        outcome
-            .written
-            .push(super::kernels::report_path(&options.report));
+    for side in SIDE_STUDIES.iter().filter(|s| s.selected(options)) {
+        outcome.verdicts.extend(side.report(options)?);
+        outcome.written.push(side.report_path(&options.report));
     }
     Ok(outcome)
 }
@@ -285,33 +270,13 @@ pub fn run_shard(options: &PandoraOptions, shard: crate::experiment::Shard) -> R
         .map(|(_, j)| j)
         .collect();
     super::empirical::run_missing(&fig6, options)?;
-    // Then the lookahead comparison's (`super::lookahead`).
-    let n = n + super::empirical::jobs(options).len();
-    let lookahead: Vec<super::lookahead::Job> = super::lookahead::jobs(options)
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| shard.owns(n + *i))
-        .map(|(_, j)| j)
-        .collect();
-    super::lookahead::run_missing(&lookahead, options)?;
-    // Then the sensitivity study's (`super::sensitivity`).
-    let n = n + super::lookahead::jobs(options).len();
-    let sensitivity: Vec<super::sensitivity::Job> = super::sensitivity::jobs(options)
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| shard.owns(n + *i))
-        .map(|(_, j)| j)
-        .collect();
-    super::sensitivity::run_missing(&sensitivity, options)?;
-    // Then the kernel sweep's (`super::kernels`).
-    let n = n + super::sensitivity::jobs(options).len();
-    let kernels: Vec<super::finals::Job> = super::kernels::jobs(options)
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| shard.owns(n + *i))
-        .map(|(_, j)| j)
-        .collect();
-    super::kernels::run_missing(&kernels, options)
+    // Then each side study's, in SIDE_STUDIES's order.
+    let mut n = n + super::empirical::jobs(options).len();
+    for side in SIDE_STUDIES {
+        side.run_missing(options, &|i| shard.owns(n + i))?;
+        n += side.job_count(options);
+    }
+    Ok(())
 }
 
 /// The figures selected by `options` and their jobs, in the grid's fixed order.
@@ -326,10 +291,8 @@ fn grid(options: &PandoraOptions) -> Result<(Vec<FigureSpec>, Vec<Job>), String>
             keep.iter()
                 .any(|k| k == f.key || k.starts_with(&format!("{}/", f.key)))
         });
-        let others = super::empirical::selected(options)
-            || super::lookahead::selected(options)
-            || super::sensitivity::selected(options)
-            || super::kernels::selected(options);
+        let others =
+            super::empirical::selected(options) || SIDE_STUDIES.iter().any(|s| s.selected(options));
         if figs.is_empty() && !others {
             return Err(format!(
                 "no figure among {keep:?} (known: fig2, fig3, fig4, fig5, fig6, fig9, fig11, \
