@@ -101,6 +101,15 @@ pub struct InnerResult<R, const D: usize> {
     pub evaluations: usize,
 }
 
+/// Pool candidates scored together by [`maximize`]: one group of the model's vector lanes
+/// ([`crate::gp::PREDICT_BLOCK`]) on a desktop; one at a time on a device, whose stack has no
+/// room for the batched solve's interleaved columns.
+const POOL_GROUP: usize = if cfg!(target_arch = "arm") {
+    1
+} else {
+    crate::gp::PREDICT_BLOCK
+};
+
 /// Maximises the acquisition `f` over the coordinates of `set` in `[0, 1]` (the others stay at
 /// ½ and mean nothing). `seed` scrambles the candidate pool. Returns `None` when `f` fails at
 /// every candidate.
@@ -125,24 +134,48 @@ where
     let mut evaluations = 0;
     let fixed = R::HALF;
     let mut candidates = Candidates::<D>::new(seed);
-    for _ in 0..config.pool_for(set.len(), D) {
-        let u: [R; D] = candidates.next_point();
-        let x = core::array::from_fn(|l| if set.contains(l) { u[l] } else { fixed });
-        evaluations += 1;
-        // A full list of starts ignores anything at or below its worst entry; with no starts
-        // only the best so far matters.
-        let floor = match (starts, overall) {
-            (0, Some((b, _))) => b,
-            (0, None) => -R::INFINITY,
-            _ => best[starts - 1].map_or(-R::INFINITY, |(b, _)| b),
-        };
-        let Some((v, _)) = f.evaluate(&x, Need::Value { floor }) else {
-            continue;
-        };
-        if overall.is_none_or(|(b, _)| v > b) {
-            overall = Some((v, x));
+    let pool = config.pool_for(set.len(), D);
+    let mut scored = 0;
+    while scored < pool {
+        // The pool in groups whose values come from one call ([`Acquisition::values`]: one
+        // pass of the model's triangular solve for several points), in the pool's order.
+        let k = (pool - scored).min(POOL_GROUP);
+        let mut xs = [[R::ZERO; D]; POOL_GROUP];
+        for x in &mut xs[..k] {
+            let u: [R; D] = candidates.next_point();
+            *x = core::array::from_fn(|l| if set.contains(l) { u[l] } else { fixed });
         }
-        insert_top(&mut best[..starts], v, x, set);
+        let mut values = [-R::INFINITY; POOL_GROUP];
+        if POOL_GROUP > 1 {
+            f.values(&xs[..k], &mut values[..k]);
+        }
+        for (x, &exact) in xs[..k].iter().zip(&values[..k]) {
+            evaluations += 1;
+            // A full list of starts ignores anything at or below its worst entry; with no
+            // starts only the best so far matters.
+            let floor = match (starts, overall) {
+                (0, Some((b, _))) => b,
+                (0, None) => -R::INFINITY,
+                _ => best[starts - 1].map_or(-R::INFINITY, |(b, _)| b),
+            };
+            // `values` gives what `evaluate` gives with no floor; a value at or below the
+            // floor is ignored below, so the exact value serves where `evaluate` could have
+            // answered a bound. Where `values` has no finite value (a failure, −∞ or NaN),
+            // `evaluate` says which, as before.
+            let v = if exact > -R::INFINITY {
+                exact
+            } else {
+                match f.evaluate(x, Need::Value { floor }) {
+                    Some((v, _)) => v,
+                    None => continue,
+                }
+            };
+            if overall.is_none_or(|(b, _)| v > b) {
+                overall = Some((v, *x));
+            }
+            insert_top(&mut best[..starts], v, *x, set);
+        }
+        scored += k;
     }
     let lower: [R; D] = core::array::from_fn(|l| if set.contains(l) { R::ZERO } else { fixed });
     let upper: [R; D] = core::array::from_fn(|l| if set.contains(l) { R::ONE } else { fixed });
