@@ -18,10 +18,10 @@ use std::fmt::Write as _;
 use costbo_core::kernel::Shape;
 
 use super::finals::{by_seed, CellSpec, Final};
-use super::grid::{PandoraOptions, COST_RULES, UNIFORM_RULES};
+use super::grid::{COST_RULES, UNIFORM_RULES};
 use super::paired::{evidence, judge, Paired, ALPHA};
 use super::run::{BoxCost, BoxModel};
-use super::side::{kept, SideStudy};
+use super::side::CellStudy;
 use crate::study::{Status, Verdict};
 
 /// The figure key `--objectives` selects this sweep by (`kernels`, or one cell:
@@ -115,42 +115,12 @@ pub fn cells(quick: bool) -> Vec<CellSpec> {
     out
 }
 
-/// The sweep, as the main study runs it ([`SideStudy`]).
-#[derive(Debug, Clone, Copy)]
-pub struct Kernels;
-
-impl SideStudy for Kernels {
-    fn key(&self) -> &'static str {
-        KEY
-    }
-
-    fn job_count(&self, options: &PandoraOptions) -> usize {
-        super::finals::jobs(KEY, &cells(options.quick), options).len()
-    }
-
-    fn run_missing(
-        &self,
-        options: &PandoraOptions,
-        keep: &dyn Fn(usize) -> bool,
-    ) -> Result<(), String> {
-        let jobs = kept(
-            super::finals::jobs(KEY, &cells(options.quick), options),
-            keep,
-        );
-        super::finals::run_missing("pandora kernels", &jobs, options)
-    }
-
-    fn report(&self, options: &PandoraOptions) -> Result<Vec<Verdict>, String> {
-        let finals_file = self.finals_path(&options.report);
-        let finals = super::finals::gather(KEY, &cells(options.quick), &finals_file, options)?;
-        let path = self.report_path(&options.report);
-        let discussion = crate::reproduce::report::discussion(&path);
-        let (md, verdicts) = render(&finals, options.quick, options.seeds, &discussion)?;
-        crate::experiment::write_atomic(&finals_file, &super::finals::to_csv(&finals))?;
-        crate::experiment::write_atomic(&path, &md)?;
-        Ok(verdicts)
-    }
-}
+/// The sweep, as the main study runs it.
+pub const STUDY: CellStudy = CellStudy {
+    key: KEY,
+    cells,
+    render,
+};
 
 /// The comparisons of a cell: PBGI and PBGI-D against each baseline.
 fn comparisons(c: &CellSpec) -> Vec<(String, &'static str, &'static str)> {

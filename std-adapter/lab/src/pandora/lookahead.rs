@@ -20,10 +20,10 @@ use costbo_eval::stats;
 
 use super::finals::by_seed;
 pub use super::finals::{parse, to_csv, CellSpec, Final, Job, HEADER};
-use super::grid::{PandoraOptions, COST_RULES, UNIFORM_RULES};
+use super::grid::{COST_RULES, UNIFORM_RULES};
 use super::paired::{evidence, find, judge, Paired, ALPHA, MIN_SEEDS};
 use super::run::{BoxCost, BoxModel};
-use super::side::{kept, SideStudy};
+use super::side::CellStudy;
 use crate::study::{Status, Verdict};
 
 fn verdict(claim: &str, scope: &str, status: Status, evidence: String) -> Verdict {
@@ -142,42 +142,12 @@ pub fn cells(quick: bool) -> Vec<CellSpec> {
     out
 }
 
-/// The comparison, as the main study runs it ([`SideStudy`]).
-#[derive(Debug, Clone, Copy)]
-pub struct Lookahead;
-
-impl SideStudy for Lookahead {
-    fn key(&self) -> &'static str {
-        KEY
-    }
-
-    fn job_count(&self, options: &PandoraOptions) -> usize {
-        super::finals::jobs(KEY, &cells(options.quick), options).len()
-    }
-
-    fn run_missing(
-        &self,
-        options: &PandoraOptions,
-        keep: &dyn Fn(usize) -> bool,
-    ) -> Result<(), String> {
-        let jobs = kept(
-            super::finals::jobs(KEY, &cells(options.quick), options),
-            keep,
-        );
-        super::finals::run_missing("pandora lookahead", &jobs, options)
-    }
-
-    fn report(&self, options: &PandoraOptions) -> Result<Vec<Verdict>, String> {
-        let finals_file = self.finals_path(&options.report);
-        let finals = super::finals::gather(KEY, &cells(options.quick), &finals_file, options)?;
-        let path = self.report_path(&options.report);
-        let discussion = crate::reproduce::report::discussion(&path);
-        let (md, verdicts) = render(&finals, options.quick, options.seeds, &discussion)?;
-        crate::experiment::write_atomic(&finals_file, &to_csv(&finals))?;
-        crate::experiment::write_atomic(&path, &md)?;
-        Ok(verdicts)
-    }
-}
+/// The comparison, as the main study runs it.
+pub const STUDY: CellStudy = CellStudy {
+    key: KEY,
+    cells,
+    render,
+};
 
 /// Pairs, tests and corrects `wanted` (`(cell, first, second)`) on `value`.
 fn compare(
@@ -423,6 +393,7 @@ fn verdicts(finals: &[Final], regret: &[Paired], times: &[Paired], quick: bool) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pandora::grid::PandoraOptions;
 
     fn row(cell: &str, rule: &str, seed: u64, regret: f64, seconds: f64) -> Final {
         Final {
@@ -456,7 +427,10 @@ mod tests {
         };
         let jobs = super::super::finals::jobs(KEY, &cells(false), &options);
         assert_eq!(jobs.len(), (COST_RULES.len() + COST_LOOKAHEAD.len()) * 3);
-        assert_eq!(Lookahead.job_count(&options), jobs.len());
+        assert_eq!(
+            super::super::side::SideStudy::job_count(&STUDY, &options),
+            jobs.len()
+        );
         assert!(jobs
             .iter()
             .all(|j| j.cell.cost == BoxCost::MeanLinear && j.cell.dim == 8));

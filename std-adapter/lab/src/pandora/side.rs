@@ -1,11 +1,12 @@
 //! The studies beside paper 002's main report, each with a report and a per-seed finals file
 //! of its own (`pandora-<key>.md`, `pandora-<key>.finals.csv`): the lookahead comparison
 //! ([`super::lookahead`]), the sensitivity study ([`super::sensitivity`]) and the kernel sweep
-//! ([`super::kernels`]). The main study ([`super::study`]) runs, shards and reports every one
-//! of [`SIDE_STUDIES`] through this trait, in that order.
+//! ([`super::kernels`]). The main study ([`super::study`]) runs, shards and reports each
+//! through this trait, in its list `SIDE_STUDIES`.
 
 use std::path::{Path, PathBuf};
 
+use super::finals::{CellSpec, Final};
 use super::grid::PandoraOptions;
 use crate::study::Verdict;
 
@@ -45,12 +46,54 @@ pub trait SideStudy: Sync {
     }
 }
 
-/// Every side study, in the order the main study runs and shards them.
-pub const SIDE_STUDIES: [&dyn SideStudy; 3] = [
-    &super::lookahead::Lookahead,
-    &super::sensitivity::Sensitivity,
-    &super::kernels::Kernels,
-];
+/// A side study of cells of rules and seeds ([`super::finals`]): its cells and how its
+/// report is written from the finals.
+#[derive(Debug, Clone, Copy)]
+pub struct CellStudy {
+    /// The key ([`SideStudy::key`]).
+    pub key: &'static str,
+    /// The cells, of the quick grid or the paper's.
+    pub cells: fn(bool) -> Vec<CellSpec>,
+    /// The report's text and verdicts from the finals, the quick flag, the seeds per rule and
+    /// the hand-written discussion's section.
+    pub render: Render,
+}
+
+/// How a [`CellStudy`] writes its report: the finals, the quick flag, the seeds per rule and
+/// the discussion's section in; the text and the verdicts out.
+pub type Render = fn(&[Final], bool, u64, &str) -> Result<(String, Vec<Verdict>), String>;
+
+impl SideStudy for CellStudy {
+    fn key(&self) -> &'static str {
+        self.key
+    }
+
+    fn job_count(&self, options: &PandoraOptions) -> usize {
+        super::finals::jobs(self.key, &(self.cells)(options.quick), options).len()
+    }
+
+    fn run_missing(
+        &self,
+        options: &PandoraOptions,
+        keep: &dyn Fn(usize) -> bool,
+    ) -> Result<(), String> {
+        let all = super::finals::jobs(self.key, &(self.cells)(options.quick), options);
+        let name = format!("pandora {}", self.key);
+        super::finals::run_missing(&name, &kept(all, keep), options)
+    }
+
+    fn report(&self, options: &PandoraOptions) -> Result<Vec<Verdict>, String> {
+        let finals_file = self.finals_path(&options.report);
+        let cells = (self.cells)(options.quick);
+        let finals = super::finals::gather(self.key, &cells, &finals_file, options)?;
+        let path = self.report_path(&options.report);
+        let discussion = crate::reproduce::report::discussion(&path);
+        let (md, verdicts) = (self.render)(&finals, options.quick, options.seeds, &discussion)?;
+        crate::experiment::write_atomic(&finals_file, &super::finals::to_csv(&finals))?;
+        crate::experiment::write_atomic(&path, &md)?;
+        Ok(verdicts)
+    }
+}
 
 /// The jobs whose place in `jobs` `keep` accepts.
 pub fn kept<J>(jobs: Vec<J>, keep: &dyn Fn(usize) -> bool) -> Vec<J> {

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::run::{initial_points, BoxCost, BoxModel, BoxRun};
-use super::side::SIDE_STUDIES;
+use super::side::SideStudy;
 use crate::plot::{Curve, Figure, Panel};
 use crate::study::{Outcome, Request, Setting, Status, Study, Verdict};
 use costbo_core::kernel::Shape;
@@ -215,6 +215,13 @@ fn run_job(job: &Job) -> Result<Trace, String> {
         initial.as_deref(),
     )
 }
+
+/// Every side study ([`super::side`]), in the order this study runs and shards them.
+const SIDE_STUDIES: [&dyn SideStudy; 3] = [
+    &super::lookahead::STUDY,
+    &super::sensitivity::Sensitivity,
+    &super::kernels::STUDY,
+];
 
 /// Runs the missing jobs of the study and writes the report; returns the report's path and
 /// the verdicts in it.
