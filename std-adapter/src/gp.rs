@@ -254,7 +254,7 @@ fn dispatch(job: Job, precision: Precision, n: usize, d: usize) -> Result<Outcom
             Precision::F32 => with_capacity!(job, f32, n, d),
             Precision::F64 => with_capacity!(job, f64, n, d),
         })
-        .map_err(|_| Error::no_thread())?;
+        .map_err(Error::no_thread)?;
     thread
         .join()
         .unwrap_or_else(|_| Err(Error::new(ErrorKind::Model, "the GP thread stopped")))

@@ -345,8 +345,8 @@ impl CausalOptimizer {
                 ),
             ));
         }
-        let opened = on_worker(spec.capacity, || open_engine(&spec, precision))
-            .ok_or_else(Error::no_thread)?;
+        let opened =
+            on_worker(spec.capacity, || open_engine(&spec, precision)).map_err(Error::no_thread)?;
         let engine = opened.map_err(|e| {
             Error::new(
                 ErrorKind::Experiment,
@@ -661,7 +661,7 @@ impl CausalOptimizer {
         f: impl FnOnce(&mut dyn CausalEngine) -> T + Send,
     ) -> Result<T, Error> {
         let engine = &mut *self.engine;
-        on_worker(engine.slots(), move || f(engine)).ok_or_else(Error::no_thread)
+        on_worker(engine.slots(), move || f(engine)).map_err(Error::no_thread)
     }
 
     fn core_error(&self, e: CausalError) -> Error {

@@ -59,11 +59,12 @@ const FEATURES: usize = 1024;
 /// Stack of the thread an engine's calls run on, per 1024 slots of its model (at least one
 /// unit). The core keeps its temporaries on the stack: a few arrays of `N` scalars per
 /// prediction, `N` groups of eight in the vector paths, the controller's inline arrays while
-/// it is built. Measured in the test profile (opt-level 1, `tests/optimizer.rs`'s probe of
-/// every bucket), a model of 1024 slots needs up to 4 MiB and one of 256 up to 2 MiB; a
-/// caller's build at opt-level 0 needs several times more. The caller's own thread may have
-/// as little as a test harness's 2 MiB, so no call runs on it: the reserve is address space,
-/// committed only as far as it is touched.
+/// it is built. Measured on 2026-11-30 in the test profile (opt-level 1: each bucket's worst
+/// case run on threads of 1, 2, 4, … MiB), a model of 1024 slots needs up to 4 MiB and one of
+/// 256 up to 2 MiB; an unoptimised caller's build was not measured and keeps more on the
+/// stack, hence the 16-fold margin. The caller's own thread may have as little as a test
+/// harness's 2 MiB, so no call runs on it: the reserve is address space, committed only as
+/// far as it is touched.
 const STACK_PER_1024_SLOTS: usize = 64 << 20;
 
 /// Numeric precision of the core.
@@ -353,12 +354,13 @@ pub(crate) fn bucket(precision: Precision, capacity: usize) -> Option<usize> {
     buckets.iter().copied().find(|&n| n >= capacity)
 }
 
-/// The engine for `spec` in `precision`; `None` when no thread could be started for a large
-/// model. The caller has validated the spec and checked its sizes ([`bucket`], [`MAX_DIM`]).
+/// The engine for `spec` in `precision`; the outer error when no thread could be started for
+/// the model. The caller has validated the spec and checked its sizes ([`bucket`],
+/// [`MAX_DIM`]).
 pub(crate) fn open(
     spec: &Spec<'_>,
     precision: Precision,
-) -> Option<Result<Box<dyn Engine>, SpecError>> {
+) -> std::io::Result<Result<Box<dyn Engine>, SpecError>> {
     let n = bucket(precision, spec.capacity).unwrap_or(0);
     on_worker(n, || match (precision, n) {
         (Precision::F64, 64) => with_wide_dim::<f64, 64>(spec, precision),
@@ -375,19 +377,18 @@ pub(crate) fn open(
 }
 
 /// Runs `f` on a thread of its own with a stack for a model of `slots` slots
-/// ([`STACK_PER_1024_SLOTS`]), whatever the caller's stack; `None` when no such thread can be
-/// started. A thread per call costs tens of microseconds against the milliseconds of a
-/// decision (docs/performance.md, the adapter's `ask` beside the core's).
-pub(crate) fn on_worker<T: Send>(slots: usize, f: impl FnOnce() -> T + Send) -> Option<T> {
+/// ([`STACK_PER_1024_SLOTS`]), whatever the caller's stack; the system's error when no such
+/// thread can be started. The thread costs 0.2–0.3 ms of a 9.5 ms `ask` at n = 100
+/// (docs/performance.md, the adapter's `ask` beside the core's).
+pub(crate) fn on_worker<T: Send>(slots: usize, f: impl FnOnce() -> T + Send) -> std::io::Result<T> {
     let stack = STACK_PER_1024_SLOTS * slots.div_ceil(1024).max(1);
     std::thread::scope(|s| {
         let handle = std::thread::Builder::new()
             .name("costbo-optimizer".into())
             .stack_size(stack)
-            .spawn_scoped(s, f)
-            .ok()?;
+            .spawn_scoped(s, f)?;
         match handle.join() {
-            Ok(v) => Some(v),
+            Ok(v) => Ok(v),
             Err(panic) => std::panic::resume_unwind(panic),
         }
     })

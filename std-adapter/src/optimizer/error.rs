@@ -54,10 +54,15 @@ impl Error {
         Error { kind, message }
     }
 
-    pub(crate) fn no_thread() -> Self {
+    pub(crate) fn no_thread(e: std::io::Error) -> Self {
         Error::new(
             ErrorKind::Resources,
-            "cannot start the thread the model computes on (its stack is reserved address space: 64 MiB per 1024 slots)",
+            format!(
+                "cannot start the thread the model computes on ({e}): its stack reserves 64 MiB \
+                 of address space or more (64 MiB per 1024 slots of an optimizer's capacity, \
+                 256 MiB for a GP); raise the process's limits on threads or virtual memory \
+                 (ulimit -u, ulimit -v) or lower the capacity"
+            ),
         )
     }
 

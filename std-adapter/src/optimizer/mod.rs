@@ -229,7 +229,7 @@ impl Optimizer {
     fn open(text: &str, spec: &Spec<'_>, precision: Precision) -> Result<Self, Error> {
         let experiment = Experiment::of(text, spec, precision)?;
         let engine = engine::open(spec, precision)
-            .ok_or_else(Error::no_thread)?
+            .map_err(Error::no_thread)?
             .map_err(|e| {
                 Error::new(
                     ErrorKind::Experiment,
@@ -252,7 +252,7 @@ impl Optimizer {
         f: impl FnOnce(&mut dyn Engine) -> T + Send,
     ) -> Result<T, Error> {
         let engine = &mut *self.engine;
-        engine::on_worker(engine.slots(), move || f(engine)).ok_or_else(Error::no_thread)
+        engine::on_worker(engine.slots(), move || f(engine)).map_err(Error::no_thread)
     }
 
     /// The next decision: `None` once the budget cannot pay for another round or the rule

@@ -21,6 +21,7 @@ use super::envs::{Environment, A2, A3, FIG1, PSA_1, PSA_2};
 use super::paired;
 use crate::experiment::write_atomic;
 use crate::plot::{Curve, Figure, Panel};
+pub use crate::reproduce::report::finals_path;
 use crate::sealed;
 use crate::study::{Outcome, Request, Setting, Status, Study, Verdict, VerdictCounts};
 
@@ -532,11 +533,6 @@ fn stem(o: &CausalStudyOptions) -> String {
     o.report
         .file_stem()
         .map_or("causal".into(), |s| s.to_string_lossy().into_owned())
-}
-
-/// The per-seed finals file beside the report (`causal.md` → `causal.finals.csv`).
-pub fn finals_path(report: &Path) -> PathBuf {
-    report.with_extension("finals.csv")
 }
 
 fn write_outputs(

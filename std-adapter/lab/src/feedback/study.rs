@@ -24,6 +24,7 @@ use super::synthetic::{reset_period, run_trial_with_beta, Grid, Method};
 use super::temporal;
 use crate::experiment::write_atomic;
 use crate::plot::{Curve, Figure, Panel};
+pub use crate::reproduce::report::finals_path;
 use crate::sealed;
 use crate::study::{Outcome, Request, Setting, Status, Study, Verdict, VerdictCounts};
 use costbo_core::feedback::controller::Beta;
@@ -736,11 +737,6 @@ type Finals = BTreeMap<(String, String, usize), TrialRows>;
 fn file_name(path: &Path) -> String {
     path.file_name()
         .map_or(String::new(), |f| f.to_string_lossy().into_owned())
-}
-
-/// The per-trial file beside the report (`costly-feedback.md` → `costly-feedback.finals.csv`).
-pub fn finals_path(report: &Path) -> PathBuf {
-    report.with_extension("finals.csv")
 }
 
 const FINALS_HEADER: &str = "change,epsilon,trial,method,regret_per_round,queries";

@@ -42,7 +42,7 @@ pub trait SideStudy: Sync {
 
     /// The finals file beside the report.
     fn finals_path(&self, main_report: &Path) -> PathBuf {
-        self.report_path(main_report).with_extension("finals.csv")
+        crate::reproduce::report::finals_path(&self.report_path(main_report))
     }
 }
 

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::run::{initial_points, BoxCost, BoxModel, BoxRun};
-use super::side::SideStudy;
+use super::side::{kept, SideStudy};
 use crate::plot::{Curve, Figure, Panel};
 use crate::study::{Outcome, Request, Setting, Status, Study, Verdict};
 use costbo_core::kernel::Shape;
@@ -262,20 +262,9 @@ pub fn reproduce(options: &PandoraOptions) -> Result<Outcome, String> {
 pub fn run_shard(options: &PandoraOptions, shard: crate::experiment::Shard) -> Result<(), String> {
     let (_, all) = grid(options)?;
     let n = all.len();
-    let mine: Vec<Job> = all
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| shard.owns(*i))
-        .map(|(_, j)| j)
-        .collect();
-    run_missing(&mine, options)?;
+    run_missing(&kept(all, &|i| shard.owns(i)), options)?;
     // Fig. 6's jobs (`super::empirical`) follow the grid's in the fixed order.
-    let fig6: Vec<super::empirical::Job> = super::empirical::jobs(options)
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| shard.owns(n + *i))
-        .map(|(_, j)| j)
-        .collect();
+    let fig6 = kept(super::empirical::jobs(options), &|i| shard.owns(n + i));
     super::empirical::run_missing(&fig6, options)?;
     // Then each side study's, in SIDE_STUDIES's order.
     let mut n = n + super::empirical::jobs(options).len();

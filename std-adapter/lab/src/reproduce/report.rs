@@ -649,6 +649,12 @@ pub(crate) fn discussion(report: &Path) -> String {
     }
 }
 
+/// The per-seed finals file beside a report (`causal.md` → `causal.finals.csv`): the data a
+/// report's numbers are computed from, committed beside it.
+pub fn finals_path(report: &Path) -> PathBuf {
+    report.with_extension("finals.csv")
+}
+
 /// The discussion's section as a report holds it: `text`, the hand-written file shown as
 /// `shown_as`.
 pub fn discussion_section(shown_as: &str, text: &str) -> String {
