@@ -61,7 +61,8 @@
     feature = "policy-gittins-cvs",
     feature = "policy-mes",
     feature = "policy-kg",
-    feature = "policy-msei"
+    feature = "policy-msei",
+    feature = "policy-textbook"
 )))]
 compile_error!(
     "costbo-core needs at least one decision rule: enable a `policy-*` feature or `all-policies`"

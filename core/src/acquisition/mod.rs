@@ -24,7 +24,9 @@
 //! - [`knowledge_gradient`]: the one-shot knowledge gradient, `x` optimised jointly with one
 //!   point per fantasy (paper 002's KG baseline);
 //! - [`max_value_entropy`]: max-value entropy search over Gumbel samples of the maximum, and
-//!   its information gain per unit cost (paper 002's MES and MFMES baselines).
+//!   its information gain per unit cost (paper 002's MES and MFMES baselines);
+//! - [`textbook`]: EI and the Gittins index from their textbook formulas, EI's log and exp
+//!   (paper 002's App. D.1 ablation of scale against stability).
 //!
 //! A closure `FnMut(&[R; D], Need<R>) -> Option<(R, [R; D])>` is an acquisition too.
 
@@ -40,6 +42,7 @@ pub mod multi_step;
 mod posterior;
 #[cfg(test)]
 mod test_support;
+pub mod textbook;
 pub mod ucb;
 
 pub use crate::optimize::Need;

@@ -30,6 +30,8 @@ use super::per_unit_cost::UcbPerUnitCost;
 use super::random_search::RandomSearch;
 #[cfg(any(feature = "policy-thompson", feature = "policy-ei"))]
 use super::select::Selection;
+#[cfg(feature = "policy-textbook")]
+use super::textbook::{Form, TextbookRule};
 #[cfg(feature = "policy-thompson")]
 use super::thompson_psq::ThompsonPsq;
 #[cfg(feature = "policy-ucb-cvs")]
@@ -42,7 +44,8 @@ use super::unknown_cost::{UnknownCost, UnknownCostConfig};
     feature = "policy-log-ei",
     feature = "policy-mes",
     feature = "policy-msei",
-    feature = "policy-pbgi"
+    feature = "policy-pbgi",
+    feature = "policy-textbook"
 ))]
 use super::Maximiser;
 
@@ -212,6 +215,26 @@ pub const RULES: &[RuleName] = &[
         name: "bmsei",
         summary: "MSEI within a lookahead budget, known costs (paper 002's BMSEI)",
     },
+    #[cfg(feature = "policy-textbook")]
+    RuleName {
+        name: "ei-unstable",
+        summary: "EI from the textbook formula (paper 002's App. D.1 ablation, Unst. EI)",
+    },
+    #[cfg(feature = "policy-textbook")]
+    RuleName {
+        name: "log-ei-unstable",
+        summary: "ln(EI + 1e-6) of the textbook EI (paper 002's ablation, Log(Unst. EI))",
+    },
+    #[cfg(feature = "policy-textbook")]
+    RuleName {
+        name: "exp-log-ei",
+        summary: "exp(LogEI): EI to full precision, not log-scaled (paper 002's ablation)",
+    },
+    #[cfg(feature = "policy-textbook")]
+    RuleName {
+        name: "pbgi-unstable",
+        summary: "PBGI by the paper code's bisection of the textbook EI (its PBGI; ours is S-PBGI)",
+    },
 ];
 
 /// Parameters that rule names leave open, supplied by the caller (an experiment's settings).
@@ -224,7 +247,8 @@ pub struct RuleDefaults<R> {
         feature = "policy-log-ei",
         feature = "policy-mes",
         feature = "policy-msei",
-        feature = "policy-pbgi"
+        feature = "policy-pbgi",
+        feature = "policy-textbook"
     ))]
     maximiser: Maximiser,
     #[cfg(feature = "policy-unknown-cost")]
@@ -243,7 +267,8 @@ impl<R: Real> RuleDefaults<R> {
                 feature = "policy-log-ei",
                 feature = "policy-mes",
                 feature = "policy-msei",
-                feature = "policy-pbgi"
+                feature = "policy-pbgi",
+                feature = "policy-textbook"
             ))]
             maximiser: Maximiser::Pool,
             #[cfg(feature = "policy-unknown-cost")]
@@ -289,7 +314,8 @@ impl<R: Real> RuleDefaults<R> {
         feature = "policy-log-ei",
         feature = "policy-mes",
         feature = "policy-msei",
-        feature = "policy-pbgi"
+        feature = "policy-pbgi",
+        feature = "policy-textbook"
     ))]
     pub fn with_maximiser(self, maximiser: Maximiser) -> Self {
         RuleDefaults { maximiser, ..self }
@@ -393,6 +419,9 @@ pub enum PolicySpec<R> {
     /// Multi-step lookahead EI (budgeted or not), climbed by the maximiser's restarts.
     #[cfg(feature = "policy-msei")]
     Msei(bool, Maximiser),
+    /// One of paper 002's App. D.1 ablation rules.
+    #[cfg(feature = "policy-textbook")]
+    Textbook(Form, Maximiser),
     #[doc(hidden)]
     _Never(core::convert::Infallible, core::marker::PhantomData<R>),
 }
@@ -460,6 +489,14 @@ impl<R: Real> PolicySpec<R> {
             "msei" => PolicySpec::Msei(false, defaults.maximiser),
             #[cfg(feature = "policy-msei")]
             "bmsei" => PolicySpec::Msei(true, defaults.maximiser),
+            #[cfg(feature = "policy-textbook")]
+            "ei-unstable" => PolicySpec::Textbook(Form::Ei, defaults.maximiser),
+            #[cfg(feature = "policy-textbook")]
+            "log-ei-unstable" => PolicySpec::Textbook(Form::LogOfEi, defaults.maximiser),
+            #[cfg(feature = "policy-textbook")]
+            "exp-log-ei" => PolicySpec::Textbook(Form::ExpOfLogEi, defaults.maximiser),
+            #[cfg(feature = "policy-textbook")]
+            "pbgi-unstable" => PolicySpec::Textbook(Form::BisectedGittins, defaults.maximiser),
             other => {
                 #[cfg(feature = "policy-pbgi")]
                 for (prefix, stop) in [("pbgi:", false), ("pbgi-stop:", true)] {
@@ -609,6 +646,8 @@ impl<R: Real> PolicySpec<R> {
             PolicySpec::Kg(m) => PolicySpec::Kg(m),
             #[cfg(feature = "policy-msei")]
             PolicySpec::Msei(b, m) => PolicySpec::Msei(b, m),
+            #[cfg(feature = "policy-textbook")]
+            PolicySpec::Textbook(f, m) => PolicySpec::Textbook(f, m),
             PolicySpec::_Never(never, _) => match never {},
         }
     }
@@ -674,6 +713,8 @@ impl<R: Real> PolicySpec<R> {
             PolicySpec::Kg(m) => AnyPolicy::Kg(KnowledgeGradientSearch::new(m)),
             #[cfg(feature = "policy-msei")]
             PolicySpec::Msei(b, m) => AnyPolicy::Msei(MultiStepLookahead::new(b, m)),
+            #[cfg(feature = "policy-textbook")]
+            PolicySpec::Textbook(f, m) => AnyPolicy::Textbook(TextbookRule::new(f, m)),
             PolicySpec::_Never(never, _) => match never {},
         }
     }
@@ -725,6 +766,9 @@ pub enum AnyPolicy<R, const D: usize, const M: usize, const F: usize, const H: u
     /// Multi-step lookahead EI.
     #[cfg(feature = "policy-msei")]
     Msei(MultiStepLookahead),
+    /// One of paper 002's App. D.1 ablation rules.
+    #[cfg(feature = "policy-textbook")]
+    Textbook(TextbookRule),
     #[doc(hidden)]
     _Never(core::convert::Infallible, core::marker::PhantomData<R>),
 }
@@ -789,6 +833,8 @@ macro_rules! dispatch {
             AnyPolicy::Kg($p) => $body,
             #[cfg(feature = "policy-msei")]
             AnyPolicy::Msei($p) => $body,
+            #[cfg(feature = "policy-textbook")]
+            AnyPolicy::Textbook($p) => $body,
             AnyPolicy::_Never(never, _) => match *never {},
         }
     };

@@ -35,6 +35,8 @@
 //!   baseline);
 //! - [`mes`] (`policy-mes`): MES and MES per unit cost over a box (paper 002's MES and MFMES
 //!   baselines);
+//! - [`textbook`] (`policy-textbook`): EI and PBGI from their textbook formulas (paper 002's
+//!   App. D.1 ablation of LogEI's scale against its stability);
 //! - [`gittins_cvs`] (`policy-gittins-cvs`): a Gittins-index rule for control sets (ours,
 //!   issue 20: PBGI-D's index of each set, the outcome a mixture over the bank).
 //!
@@ -68,6 +70,8 @@ pub mod pbgi;
 pub mod per_unit_cost;
 #[cfg(feature = "policy-random-search")]
 pub mod random_search;
+#[cfg(feature = "policy-textbook")]
+pub mod textbook;
 #[cfg(feature = "policy-thompson")]
 pub mod thompson_psq;
 #[cfg(feature = "policy-ucb-cvs")]

@@ -6,7 +6,8 @@
 //! expected-improvement function `h`, its log and the inverse of its log (EI, LogEI and the
 //! Pandora's Box Gittins index); [`entropy`] max-value entropy search's terms and their
 //! slope; [`gumbel`] the Gumbel approximation its samples of the maximum are drawn from;
-//! `quadrature` the fixed Gauss–Legendre rule that short intervals are integrated with.
+//! `quadrature` the fixed Gauss–Legendre rule that short intervals are integrated with;
+//! [`textbook`] EI and the Gittins index from their textbook formulas, for paper 002's ablation.
 //! Everything is generic over [`Real`] and free of allocation.
 
 use crate::real::Real;
@@ -16,6 +17,7 @@ pub mod gumbel;
 pub mod improvement;
 pub mod normal;
 pub(crate) mod quadrature;
+pub mod textbook;
 
 pub use normal::{normal_cdf, normal_pdf, normal_quantile, normal_sf};
 

@@ -95,11 +95,12 @@ fn quick_study_writes_its_report_and_resumes() {
     let outcome = reproduce(&options).unwrap();
     let text = std::fs::read_to_string(&outcome.written[0]).unwrap();
     // The verdicts handed back are the reports' rows (claim, panel, ..., evidence): the main
-    // report's, the lookahead comparison's and the sensitivity study's.
+    // report's and the side studies'.
     let both = text.clone()
         + &std::fs::read_to_string(out.join("pandora-lookahead.md")).unwrap()
         + &std::fs::read_to_string(out.join("pandora-sensitivity.md")).unwrap()
-        + &std::fs::read_to_string(out.join("pandora-kernels.md")).unwrap();
+        + &std::fs::read_to_string(out.join("pandora-kernels.md")).unwrap()
+        + &std::fs::read_to_string(out.join("pandora-stability.md")).unwrap();
     assert!(!outcome.verdicts.is_empty());
     for v in &outcome.verdicts {
         assert!(
@@ -285,6 +286,14 @@ fn quick_study_writes_its_report_and_resumes() {
     })
     .unwrap();
     assert_eq!(std::fs::read_to_string(&kernels).unwrap(), kernels_text);
+    // Runs the finals file holds are done: a run without their traces runs none of them.
+    reproduce(&PandoraOptions {
+        figures: Some(vec!["kernels".into()]),
+        ..options.clone()
+    })
+    .unwrap();
+    assert!(!out.join("kernels").exists());
+    assert_eq!(std::fs::read_to_string(&kernels).unwrap(), kernels_text);
     let _ = std::fs::remove_dir_all(out);
 }
 
@@ -323,6 +332,23 @@ fn kernels_report_regenerates_from_the_committed_finals() {
     assert!(
         text == md,
         "docs/results/pandora-kernels.md differs from its finals"
+    );
+}
+
+/// The committed ablation's report is what the committed finals give.
+#[test]
+fn stability_report_regenerates_from_the_committed_finals() {
+    let (csv, md, discussion) = committed("pandora-stability");
+    let (text, _) = costbo_lab::pandora::stability::render(
+        &finals::parse(&csv).unwrap(),
+        false,
+        16,
+        &discussion,
+    )
+    .unwrap();
+    assert!(
+        text == md,
+        "docs/results/pandora-stability.md differs from its finals"
     );
 }
 

@@ -8,7 +8,8 @@
 //! The rules are the core's ([`costbo_core::policy`]): `pbgi`, `pbgi-d`, `log-ei`,
 //! `log-eipc`, `log-eicc`, `gp-ucb`, `ts-psq` (Thompson sampling by a pathwise sample),
 //! `random-search`, and the lookahead rules the paper compares PBGI with, `kg`, `mes`, `msei`,
-//! `mfmes` and `bmsei` ([`lookahead`] runs them in the paper's cells).
+//! `mfmes` and `bmsei` ([`lookahead`] runs them in the paper's cells), and the textbook forms of
+//! EI and PBGI that App. D.1's ablation compares them with ([`stability`]).
 
 pub mod empirical;
 pub mod finals;
@@ -20,6 +21,7 @@ pub mod paired;
 pub mod run;
 pub mod sensitivity;
 pub mod side;
+pub mod stability;
 pub mod study;
 
 pub use run::{

@@ -1,7 +1,7 @@
 //! The studies beside paper 002's main report, each with a report and a per-seed finals file
 //! of its own (`pandora-<key>.md`, `pandora-<key>.finals.csv`): the lookahead comparison
-//! ([`super::lookahead`]), the sensitivity study ([`super::sensitivity`]) and the kernel sweep
-//! ([`super::kernels`]). The main study ([`super::study`]) runs, shards and reports each
+//! ([`super::lookahead`]), the sensitivity study ([`super::sensitivity`]), the kernel sweep
+//! ([`super::kernels`]) and App. D.1's ablation ([`super::stability`]). The main study ([`super::study`]) runs, shards and reports each
 //! through this trait, in its list `SIDE_STUDIES`.
 
 use std::path::{Path, PathBuf};
@@ -78,8 +78,25 @@ impl SideStudy for CellStudy {
         keep: &dyn Fn(usize) -> bool,
     ) -> Result<(), String> {
         let all = super::finals::jobs(self.key, &(self.cells)(options.quick), options);
+        // A run the finals file already holds is done, whether or not its trace is under
+        // `--out`: a fresh clone adds seeds without redoing the committed ones.
+        let finals_file = self.finals_path(&options.report);
+        let done: std::collections::BTreeSet<(String, String, u64)> = if finals_file.exists() {
+            let text = std::fs::read_to_string(&finals_file)
+                .map_err(|e| format!("{}: {e}", finals_file.display()))?;
+            super::finals::parse(&text)?
+                .into_iter()
+                .map(|f| (f.cell, f.rule, f.seed))
+                .collect()
+        } else {
+            Default::default()
+        };
+        let missing: Vec<_> = kept(all, keep)
+            .into_iter()
+            .filter(|j| !done.contains(&(j.cell.key.clone(), j.rule.to_string(), j.seed)))
+            .collect();
         let name = format!("pandora {}", self.key);
-        super::finals::run_missing(&name, &kept(all, keep), options)
+        super::finals::run_missing(&name, &missing, options)
     }
 
     fn report(&self, options: &PandoraOptions) -> Result<Vec<Verdict>, String> {

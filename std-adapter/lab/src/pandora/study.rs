@@ -217,10 +217,11 @@ fn run_job(job: &Job) -> Result<Trace, String> {
 }
 
 /// Every side study ([`super::side`]), in the order this study runs and shards them.
-const SIDE_STUDIES: [&dyn SideStudy; 3] = [
+const SIDE_STUDIES: [&dyn SideStudy; 4] = [
     &super::lookahead::STUDY,
     &super::sensitivity::Sensitivity,
     &super::kernels::STUDY,
+    &super::stability::STUDY,
 ];
 
 /// Runs the missing jobs of the study and writes the report; returns the report's path and
@@ -292,7 +293,7 @@ fn grid(options: &PandoraOptions) -> Result<(Vec<FigureSpec>, Vec<Job>), String>
         if figs.is_empty() && !others {
             return Err(format!(
                 "no figure among {keep:?} (known: fig2, fig3, fig4, fig5, fig6, fig9, fig11, \
-                 lookahead, sensitivity, kernels, or a figure's cells such as \
+                 lookahead, sensitivity, kernels, stability, or a figure's cells such as \
                  fig4/gp-matern52-d32-uniform)"
             ));
         }
@@ -791,10 +792,12 @@ fn missing(options: &PandoraOptions) -> String {
          - **Figs. 19–20** (the synthetic benchmarks at d = 4 and 8 beside Fig. 5's 16) and \
          **Fig. 13** (Robot Pushing with a known cost beside the learned one): not in the \
          grid.\n\
+         - **Fig. 10** (App. D.1: textbook EI, its log, exp(LogEI), LogEI, the paper code's \
+         PBGI and the stable one, S-PBGI): in [`pandora-stability.md`](pandora-stability.md) \
+         (`--objectives stability`), computed from committed per-seed finals.\n\
          - **Fig. 8** (EI's and PBGI's maximisers on one four-point posterior: an illustration, \
-         no claim tested), **Fig. 10** (App. D.1: Unst. EI, Log(Unst. EI), Exp(LogEI) and \
-         S-PBGI, variants not built) and **Fig. 14** (Figs. 4–6 as mean ± 2 SE instead of \
-         medians and quartiles: not drawn, though the per-seed traces give it).\n\
+         no claim tested) and **Fig. 14** (Figs. 4–6 as mean ± 2 SE instead of medians and \
+         quartiles: not drawn, though the per-seed traces give it).\n\
          - **Costs**: the code's `1 + 20·mean(u)` (the paper's text says `1 + 20‖S(x)‖₁`), as \
          the paper's experiments ran.\n\
          - **Model details that differ**: MAP refits start from one fixed point (BoTorch \
@@ -1083,7 +1086,9 @@ impl Study for Pandora {
          in Fig. 4's cells and Fig. 11's timing, its own report pandora-lookahead.md, \
          e.g. lookahead/fig4-gp-matern52-d8-uniform; sensitivity: PBGI's λ and PBGI-D's \
          λ₀ and β on 256 seeds (Figs. 3 and 12), its own report pandora-sensitivity.md; \
-         kernels: App. D.6's kernels and lengthscales at d = 4, pandora-kernels.md)"
+         kernels: App. D.6's kernels and lengthscales at d = 4, pandora-kernels.md; \
+         stability: App. D.1's textbook EI and PBGI against LogEI and ours (Fig. 10), \
+         pandora-stability.md)"
     }
 
     fn takes(&self) -> &'static [Setting] {
