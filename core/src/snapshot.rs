@@ -9,10 +9,12 @@
 //! are configuration: restore with the same ones. Restoring replays the observations into an empty
 //! GP, so every value is validated again and a damaged snapshot yields a typed error instead of
 //! a broken model. A restored controller decides bit for bit as the saved one would have, with
-//! one exception: once a drop-oldest GP has forgotten observations, its live factor is the
-//! O(n²)-downdated one while the restored one is factorised afresh; they agree to rounding
-//! (about 3e-13 relative in f64 in `core/tests/measurement.rs`), so later decisions may differ
-//! in the last bits. Journal replay repeats the downdates and stays exact.
+//! one exception: once a drop-oldest GP has forgotten observations (or merged a repeated input
+//! into a slot older than its newest), its live factor is the O(n²)-downdated one while the
+//! restored one is factorised afresh; they agree to rounding (about 3e-13 relative in f64 in
+//! `core/tests/measurement.rs`), so later decisions may differ in the last bits. Journal replay
+//! repeats the downdates and stays exact. A text format must read every float back to its bits
+//! (serde_json with its `float_roundtrip` feature; its default parser may miss the last bit).
 //!
 //! Arrays whose length is a const generic have no serde implementation of their own, so
 //! [`FixedArray`] carries them (as a sequence of exactly `K` values), and bounded lists are

@@ -265,6 +265,15 @@ fn causal_errors_name_arms_and_variables() {
         assert!(message(&e).contains("4711"), "{e:?}");
     }
     all_distinct(&[ArmTableError::TooManyArms, ArmTableError::TooManyInputs].map(|e| message(&e)));
+    all_distinct(
+        &[
+            CausalError::InvalidSnapshot,
+            CausalError::NotFresh,
+            CausalError::InvalidSetting,
+            CausalError::RoundOpen,
+        ]
+        .map(|e| message(&e)),
+    );
 }
 
 #[cfg(feature = "bandit-baselines")]

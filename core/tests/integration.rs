@@ -14,6 +14,8 @@ mod botorch_gumbel;
 mod causal;
 #[cfg(all(feature = "causal", feature = "refit"))]
 mod causal_fitted;
+#[cfg(all(feature = "causal", feature = "refit", feature = "serde"))]
+mod causal_snapshot;
 #[cfg(feature = "policy-random-search")]
 mod cost_model;
 #[cfg(all(feature = "all-policies", feature = "test-functions"))]

@@ -19,15 +19,21 @@ use rand_core::Rng;
 
 use super::arms::{Arm, ArmTable};
 use super::schedule::Schedule;
+#[cfg(feature = "serde")]
+use super::snapshot::{ArmRecord, CausalSnapshot};
 use crate::acquisition::ucb::ascend_ucb;
 pub use crate::acquisition::ucb::UcbMaximum;
 #[cfg(feature = "refit")]
 use crate::gp::FitConfig;
 use crate::gp::{Gp, GpError, Prediction};
+#[cfg(feature = "serde")]
+use crate::kernel::Kernel;
 use crate::ledger::Ledger;
 use crate::optimize::QuasiNewtonConfig;
 use crate::random::uniform_open;
 use crate::real::Real;
+#[cfg(feature = "serde")]
+use crate::snapshot::ModelRecord;
 
 /// The most starting points of the UCB's ascent.
 pub const MAX_STARTS: usize = 16;
@@ -218,6 +224,12 @@ pub enum CausalError {
     NoAction,
     /// The arm's GP refused the observation (full, not positive definite).
     Model(GpError),
+    /// A snapshot was taken from a controller of another arm table or GP capacity, or holds a
+    /// value no controller can reach (non-finite statistics, more observations than plays,
+    /// plays that do not add up to the rounds, an input outside its arm's box).
+    InvalidSnapshot,
+    /// A snapshot is restored into a controller that has closed or opened a round.
+    NotFresh,
 }
 
 impl core::fmt::Display for CausalError {
@@ -240,6 +252,13 @@ impl core::fmt::Display for CausalError {
             Self::NoRound => f.write_str("no round is open"),
             Self::NoAction => f.write_str("no starting point gave a finite ucb"),
             Self::Model(e) => write!(f, "the arm's gp refused the observation: {e}"),
+            Self::InvalidSnapshot => f.write_str(
+                "the snapshot is of another arm table or capacity, or holds a value no \
+                 controller can reach",
+            ),
+            Self::NotFresh => {
+                f.write_str("the controller already ran rounds: restore into a freshly built one")
+            }
         }
     }
 }
@@ -419,6 +438,32 @@ where
         best = Some(a);
     }
     best
+}
+
+/// Sets the empty `gp` to `record`: its hyperparameters, then its observations one slot at a
+/// time (the inputs in the arm's own units, checked against its box by the caller).
+#[cfg(feature = "serde")]
+fn restore_model<R, const N: usize, const D: usize, S>(
+    gp: &mut Gp<R, N, D, S>,
+    record: &ModelRecord<R, N, D>,
+) -> Result<(), CausalError>
+where
+    R: Real,
+    S: AsRef<[R]> + AsMut<[R]>,
+{
+    let kernel = Kernel::new(
+        gp.kernel().shape(),
+        record.lengthscales.0,
+        record.outputscale,
+    )
+    .map_err(|_| CausalError::InvalidSnapshot)?;
+    gp.set_hyperparameters(kernel, record.mean, record.noise)
+        .map_err(|_| CausalError::InvalidSnapshot)?;
+    for o in record.observations.as_slice() {
+        gp.push_merged(&o.x.0, o.y, o.count, o.spread)
+            .map_err(CausalError::Model)?;
+    }
+    Ok(())
 }
 
 /// Per-arm bandit state.
@@ -758,6 +803,112 @@ where
         }
         self.chosen = None;
         self.open = None;
+        Ok(())
+    }
+
+    /// The state to save, between rounds ([`CausalError::RoundOpen`] while an arm is chosen or
+    /// a decision asked: tell, abandon, or save before); see [`super::snapshot`].
+    #[cfg(feature = "serde")]
+    pub fn snapshot(&self) -> Result<CausalSnapshot<R, A, N, D, G>, CausalError> {
+        if self.chosen.is_some() || self.open.is_some() {
+            return Err(CausalError::RoundOpen);
+        }
+        let mut arms = heapless::Vec::new();
+        for (gp, s) in self.gps.iter().zip(&self.state).take(self.table.len()) {
+            // Cannot fail: the table holds at most A arms.
+            let _ = arms.push(ArmRecord {
+                model: ModelRecord::of(gp),
+                plays: s.plays,
+                mean_ucb: s.mean_ucb,
+                mean_outcome: s.mean_outcome,
+                fits: s.fits,
+            });
+        }
+        Ok(CausalSnapshot {
+            arms,
+            rounds: self.closed,
+            spent: self.ledger.parts(),
+            rng: self.rng.clone(),
+        })
+    }
+
+    /// Restores `snapshot` into this controller, which must be freshly built (no round closed
+    /// or open, every GP empty) with the arm table, settings, budget and GPs' kernel shapes
+    /// and capacities of the one saved. Every value is checked and every observation pushed
+    /// again; on any error ([`CausalError::InvalidSnapshot`], [`CausalError::NotFresh`], or
+    /// [`CausalError::Model`] for a model its GP refuses) the controller is as it was.
+    #[cfg(feature = "serde")]
+    pub fn restore(&mut self, snapshot: &CausalSnapshot<R, A, N, D, G>) -> Result<(), CausalError> {
+        let fresh = self.closed == 0
+            && self.chosen.is_none()
+            && self.open.is_none()
+            && self.gps.iter().all(|g| g.is_empty());
+        if !fresh {
+            return Err(CausalError::NotFresh);
+        }
+        let bad = CausalError::InvalidSnapshot;
+        let m = self.table.len();
+        let (spent, error) = snapshot.spent;
+        let plays: u64 = snapshot.arms.iter().map(|a| u64::from(a.plays)).sum();
+        if snapshot.arms.len() != m
+            || plays != u64::from(snapshot.rounds)
+            || !(spent.is_finite() && error.is_finite() && spent >= R::ZERO)
+        {
+            return Err(bad);
+        }
+        for (i, a) in snapshot.arms.iter().enumerate() {
+            let held: u64 = a
+                .model
+                .observations
+                .iter()
+                .map(|o| u64::from(o.count))
+                .sum();
+            let arm = self.arm(i);
+            let in_box = |x: &[R; D]| {
+                x.iter().enumerate().all(|(l, v)| {
+                    if l < arm.inputs() {
+                        *v >= arm.lower()[l] && *v <= arm.upper()[l]
+                    } else {
+                        *v == R::ZERO
+                    }
+                })
+            };
+            if !(a.mean_ucb.is_finite() && a.mean_outcome.is_finite())
+                || held > u64::from(a.plays)
+                || a.model.observations.len() > self.gps[i].capacity()
+                || a.fits > a.plays
+                || !a.model.observations.iter().all(|o| in_box(&o.x.0))
+            {
+                return Err(bad);
+            }
+        }
+        // Each arm's GP is set to its record; the first refusal puts back every GP touched.
+        let saved: [(Kernel<R, D>, R, R); A] = core::array::from_fn(|i| {
+            let gp = &self.gps[i];
+            (*gp.kernel(), gp.prior_mean(), gp.noise())
+        });
+        for i in 0..m {
+            let outcome = restore_model(&mut self.gps[i], &snapshot.arms[i].model);
+            if let Err(e) = outcome {
+                for (gp, (kernel, mean, noise)) in self.gps.iter_mut().zip(saved).take(i + 1) {
+                    gp.clear();
+                    // An empty GP takes back the hyperparameters it was built with.
+                    let _ = gp.set_hyperparameters(kernel, mean, noise);
+                }
+                return Err(e);
+            }
+        }
+        for (s, a) in self.state.iter_mut().zip(&snapshot.arms) {
+            *s = ArmState {
+                plays: a.plays,
+                mean_ucb: a.mean_ucb,
+                mean_outcome: a.mean_outcome,
+                fits: a.fits,
+            };
+        }
+        self.closed = snapshot.rounds;
+        self.ledger = Ledger::from_parts(spent, error);
+        self.rng = snapshot.rng.clone();
         Ok(())
     }
 

@@ -12,7 +12,9 @@
 //!   values ([`maximize_ucb`]), the arm rules (Algorithm 2, the public
 //!   code's UCB1 on rewards, CaBO's best acquisition value, a fixed arm for CoBO and the oracle,
 //!   uniform random) and the ask/tell [`CausalController`] with a
-//!   checked round protocol.
+//!   checked round protocol;
+//! - [`snapshot`] (feature `serde`): the controller's state saved in the dosing controller's
+//!   records, and restored bit for bit.
 //!
 //! Every arm's GP predicts the target in its own units, so the UCB values Algorithm 2 averages
 //! and CaBO compares are comparable across arms (`docs/notes/seed-004.md`'s pitfall 2). Its
@@ -25,6 +27,8 @@
 pub mod arms;
 pub mod controller;
 pub mod schedule;
+#[cfg(feature = "serde")]
+pub mod snapshot;
 
 pub use arms::{Arm, ArmTable, ArmTableError};
 #[cfg(feature = "refit")]
