@@ -138,13 +138,93 @@ fn quick_study_writes_report_figures_and_resumes() {
     // A third seed runs only the new seed's files.
     reproduce(&CausalStudyOptions {
         seeds: 3,
-        ..options
+        ..options.clone()
     })
     .unwrap();
     assert_eq!(std::fs::metadata(&run).unwrap().modified().unwrap(), stamp);
     assert!(dir.join("runs/fig1-t24/cocabo/seed-2.csv").exists());
     let md = std::fs::read_to_string(dir.join("causal.md")).unwrap();
     assert!(md.contains("| fig1 | CoBO | 3 |"), "{md}");
+    // Without the runs, `--no-run` writes every output again from the JSON summary and the
+    // finals file alone, byte for byte, figures included.
+    let outputs = [
+        "causal.md",
+        "causal.json",
+        "causal.finals.csv",
+        "figures/causal-fig3-regret.png",
+        "figures/causal-fig5-noise.png",
+        "figures/causal-fig6b-frequencies.png",
+        "figures/causal-fig6b-a3.png",
+        "figures/causal-fig7-ablations.png",
+    ];
+    let bytes = |name: &str| std::fs::read(dir.join(name)).unwrap();
+    let before: Vec<Vec<u8>> = outputs.iter().map(|n| bytes(n)).collect();
+    std::fs::remove_dir_all(dir.join("runs")).unwrap();
+    for name in &outputs[3..] {
+        std::fs::remove_file(dir.join(name)).unwrap();
+    }
+    reproduce(&CausalStudyOptions {
+        seeds: 3,
+        no_run: true,
+        ..options
+    })
+    .unwrap();
+    for (name, was) in outputs.iter().zip(&before) {
+        assert!(
+            &bytes(name) == was,
+            "{name} differs when written from the summary"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The committed report, its JSON summary and the figures drawn from the regret curves are
+/// what `--no-run` writes from the committed summary and finals alone (a clone has no
+/// `results/`). The two figures of selection frequencies need the per-arm windows, which the
+/// summary holds only from the next full run on.
+#[test]
+fn causal_report_regenerates_from_the_committed_summary() {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results");
+    // A clone's layout without `results/`: the command's default paths, relative to it.
+    let dir = std::env::temp_dir().join(format!("costbo-causal-regen-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let copy = dir.join("docs/results");
+    std::fs::create_dir_all(copy.join("figures")).unwrap();
+    for name in ["causal.json", "causal.finals.csv", "causal.discussion.md"] {
+        std::fs::copy(docs.join(name), copy.join(name)).unwrap();
+    }
+    let md = std::fs::read_to_string(docs.join("causal.md")).unwrap();
+    // The command the committed report was made with, as its second paragraph quotes it.
+    let command = md
+        .split("Produced by `")
+        .nth(1)
+        .and_then(|t| t.split('`').next())
+        .unwrap();
+    let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_costbo"))
+        .args(&args)
+        .arg("--no-run")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in [
+        "causal.md",
+        "causal.json",
+        "causal.finals.csv",
+        "figures/causal-fig3-regret.png",
+        "figures/causal-fig5-noise.png",
+        "figures/causal-fig7-ablations.png",
+    ] {
+        assert!(
+            std::fs::read(copy.join(name)).unwrap() == std::fs::read(docs.join(name)).unwrap(),
+            "docs/results/{name} differs from what its summary gives"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

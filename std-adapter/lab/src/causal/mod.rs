@@ -19,6 +19,7 @@ pub mod arms;
 pub mod bandit;
 pub mod dag;
 pub mod envs;
+pub mod exact;
 pub mod graph;
 pub mod nodeset;
 pub mod paired;

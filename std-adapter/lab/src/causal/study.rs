@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::bandit::{run, Backend, BanditOptions, Method, CAPACITY};
 use super::envs::{Environment, A2, A3, FIG1, PSA_1, PSA_2};
@@ -288,8 +288,11 @@ fn run_one(c: &Cell, rounds: usize, seed: u64, path: &Path) -> Result<(), String
     sealed::write_sealed(path, &text)
 }
 
-/// Summary of one cell over its finished seeds.
-#[derive(Clone, Debug, Serialize)]
+/// Summary of one cell over its finished seeds: what the report, its figures and the JSON
+/// summary are written from, and what the JSON summary holds, so that `--no-run` rewrites them
+/// from the committed JSON where no run is present ([`exact`](super::exact) reads its numbers
+/// back to their bits).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CellSummary {
     /// Environment name.
     pub env: String,
@@ -302,6 +305,7 @@ pub struct CellSummary {
     pub key: String,
     /// The standard deviation of the noise term of `Y` in the sweep (A.2's own 0.01 for the
     /// main cells of every environment).
+    #[serde(deserialize_with = "super::exact::f64")]
     pub y_noise_sd: f64,
     /// Finished seeds.
     pub seeds: usize,
@@ -310,16 +314,25 @@ pub struct CellSummary {
     /// Arm labels.
     pub arms: Vec<String>,
     /// Mean time-normalised cumulative regret at each round.
+    #[serde(deserialize_with = "super::exact::list")]
     pub mean: Vec<f64>,
     /// Its standard error over seeds.
+    #[serde(deserialize_with = "super::exact::list")]
     pub stderr: Vec<f64>,
     /// Fraction of (seed, round) pairs playing each arm, over all rounds.
+    #[serde(deserialize_with = "super::exact::list")]
     pub frequency: Vec<f64>,
     /// The same over the last quarter of the rounds.
+    #[serde(deserialize_with = "super::exact::list")]
     pub frequency_last_quarter: Vec<f64>,
-    /// Per arm and round: the fraction of seeds playing the arm at that round.
-    #[serde(skip)]
-    pub per_round: Vec<Vec<f64>>,
+    /// Per arm, the fraction of seeds playing it in each window of [`FREQUENCY_WINDOW`]
+    /// rounds (Fig. 6b's curves); empty for a cell of one arm, which the figures skip.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "super::exact::lists"
+    )]
+    pub frequency_windows: Vec<Vec<f64>>,
     /// Why the cell has no runs, if it failed.
     pub error: Option<String>,
 }
@@ -376,6 +389,21 @@ fn summarise(c: &Cell, runs: &[RunFile], rounds: usize, error: Option<String>) -
     for m in &mut mean {
         *m /= nf.max(1.0);
     }
+    // The fraction of seeds playing each arm, averaged over windows: single rounds are 0/1
+    // per seed and too ragged to read with few seeds.
+    let w = FREQUENCY_WINDOW.min(rounds).max(1);
+    let frequency_windows = if arms.len() < 2 {
+        Vec::new()
+    } else {
+        per_round
+            .iter()
+            .map(|f| {
+                (0..rounds / w)
+                    .map(|k| f[k * w..(k + 1) * w].iter().sum::<f64>() / w as f64)
+                    .collect()
+            })
+            .collect()
+    };
     CellSummary {
         env: c.env.name.into(),
         method: method_label(c.method, c.backend),
@@ -389,7 +417,7 @@ fn summarise(c: &Cell, runs: &[RunFile], rounds: usize, error: Option<String>) -
         stderr,
         frequency,
         frequency_last_quarter: last,
-        per_round,
+        frequency_windows,
         error,
     }
 }
@@ -466,6 +494,11 @@ pub fn reproduce(o: &CausalStudyOptions) -> Result<Outcome, String> {
     if let Some(f) = failures.iter().find(|f| f.0 == usize::MAX) {
         return Err(f.1.clone());
     }
+    if o.no_run && !any_run(o, &grid) {
+        if let Some(committed) = committed(o)? {
+            return write_outputs(o, &committed.0, &committed.1);
+        }
+    }
     let mut finals = Vec::new();
     let summaries: Vec<CellSummary> = grid
         .iter()
@@ -514,6 +547,40 @@ pub fn reproduce(o: &CausalStudyOptions) -> Result<Outcome, String> {
     write_outputs(o, &summaries, &finals)
 }
 
+/// Whether any cell has a finished run under `o.out`.
+fn any_run(o: &CausalStudyOptions, grid: &[Cell]) -> bool {
+    grid.iter().any(|c| {
+        (0..o.seeds).any(|s| {
+            sealed::read_finished(&seed_path(&o.out, c, o.rounds, s), |t| {
+                parse_run(t, o.rounds)
+            })
+            .is_some()
+        })
+    })
+}
+
+/// The cells of the JSON summary beside the report and the finals file's rows, when both
+/// exist: what `--no-run` writes from where no run is present (a clone without `results/`).
+#[allow(clippy::type_complexity)]
+fn committed(
+    o: &CausalStudyOptions,
+) -> Result<Option<(Vec<CellSummary>, Vec<paired::Final>)>, String> {
+    let json = o.report.with_extension("json");
+    let finals_file = finals_path(&o.report);
+    if !json.exists() || !finals_file.exists() {
+        return Ok(None);
+    }
+    let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
+    #[derive(Deserialize)]
+    struct Cells {
+        cells: Vec<CellSummary>,
+    }
+    let cells: Cells =
+        serde_json::from_str(&read(&json)?).map_err(|e| format!("{}: {e}", json.display()))?;
+    let finals = paired::parse(&read(&finals_file)?)?;
+    Ok(Some((cells.cells, finals)))
+}
+
 /// The JSON summary: the verdict counts of each model, then every cell.
 #[derive(Serialize)]
 struct Summary<'a> {
@@ -545,18 +612,27 @@ fn write_outputs(
     let mut written = Vec::new();
     let stem = stem(o);
     let mut fig_names = Vec::new();
-    for (name, fig) in [
-        ("fig3-regret", regret_figure(o, s)),
-        ("fig5-noise", noise_figure(o, s)),
-        ("fig6b-frequencies", frequency_figure(o, s)),
-        ("fig6b-a3", a3_figure(s)),
-        ("fig7-ablations", ablation_figure(s)),
+    // A summary written before the per-arm windows were kept (the committed one of a run
+    // older than them) cannot draw the selection frequencies: those figures are left as
+    // they are.
+    let windows = s
+        .iter()
+        .all(|c| c.arms.len() < 2 || c.seeds == 0 || !c.frequency_windows.is_empty());
+    for (name, fig, drawable) in [
+        ("fig3-regret", regret_figure(o, s), true),
+        ("fig5-noise", noise_figure(o, s), true),
+        ("fig6b-frequencies", frequency_figure(o, s), windows),
+        ("fig6b-a3", a3_figure(s), windows),
+        ("fig7-ablations", ablation_figure(s), true),
     ] {
         let path = figs.join(format!("{stem}-{name}.png"));
+        fig_names.push(format!("figures/{stem}-{name}.png"));
+        if !drawable {
+            continue;
+        }
         fig.write_png(&path)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         written.push(path.clone());
-        fig_names.push(format!("figures/{stem}-{name}.png"));
     }
     let fixed = verdicts(s, Backend::default());
     let fitted = verdicts(s, Backend::Fitted);
@@ -663,17 +739,19 @@ fn is_default(c: &CellSummary) -> bool {
     c.backend == Backend::default().name()
 }
 
-/// Per-arm selection frequencies of a cell, averaged over windows of 10 rounds.
+/// Rounds per window of [`CellSummary::frequency_windows`].
+const FREQUENCY_WINDOW: usize = 10;
+
+/// Per-arm selection frequencies of a cell, averaged over windows of
+/// [`FREQUENCY_WINDOW`] rounds.
 fn frequency_curves(c: &CellSummary) -> Vec<Curve> {
-    let w = 10.min(c.rounds).max(1);
+    let w = FREQUENCY_WINDOW.min(c.rounds).max(1);
     c.arms
         .iter()
-        .zip(&c.per_round)
-        .map(|(label, f)| {
-            let x: Vec<f64> = (0..c.rounds / w).map(|k| ((k + 1) * w) as f64).collect();
-            let mean: Vec<f64> = (0..c.rounds / w)
-                .map(|k| f[k * w..(k + 1) * w].iter().sum::<f64>() / w as f64)
-                .collect();
+        .zip(&c.frequency_windows)
+        .map(|(label, windows)| {
+            let x: Vec<f64> = (0..windows.len()).map(|k| ((k + 1) * w) as f64).collect();
+            let mean = windows.clone();
             Curve {
                 label: label.clone(),
                 stderr: vec![0.0; x.len()],
@@ -900,8 +978,10 @@ fn report(
     let mut md = format!(
         "# Paper 004 (contextual causal BO): reproduction\n\n\
          Produced by `{}` (resumable: one CSV per environment, method and seed under `{}`; \
-         `--seeds N` adds seeds; `results/` is not in git, so a fresh checkout reruns the \
-         existing seeds too: the whole grid at 110 seeds × 700 rounds, 8 140 runs, took about \
+         `--seeds N` adds seeds; `results/` is not in git: on a fresh checkout the same \
+         command with `--no-run` writes this report, the JSON summary and the figures from \
+         the committed summary and finals file, and without it reruns the existing seeds \
+         too: the whole grid at 110 seeds × 700 rounds, 8 140 runs, took about \
          2 h 45 min on 2 cores, at times shared with CI runs and builds). Summary JSON: `{}`; \
          every run's final regret: `{}`.\n\n",
         o.command,
