@@ -416,7 +416,8 @@ fn index_from_root<R: Real>(mean: R, std: R, price: R, u: R) -> (R, R) {
     ((-std).mul_add(u, mean), u)
 }
 
-fn check<R: Real>(mean: R, std: R, other: R) -> Result<(), ImprovementError> {
+/// Finite arguments and a non-negative standard deviation.
+pub(super) fn check<R: Real>(mean: R, std: R, other: R) -> Result<(), ImprovementError> {
     if !(mean.is_finite() && std.is_finite() && other.is_finite()) {
         return Err(ImprovementError::NonFinite);
     }

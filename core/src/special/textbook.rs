@@ -9,8 +9,8 @@
 
 use core::cmp::Ordering::{Equal, Greater, Less};
 
-use super::improvement::ImprovementError;
-use super::{cst, is_nan};
+use super::cst;
+use super::improvement::{check, ImprovementError};
 use crate::real::Real;
 
 const FRAC_1_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
@@ -110,19 +110,6 @@ pub fn bisected_gittins_index<R: Real>(
         return Err(ImprovementError::NonFinite);
     }
     Ok((index, (mean - index) / std))
-}
-
-fn check<R: Real>(mean: R, std: R, other: R) -> Result<(), ImprovementError> {
-    if is_nan(mean) || is_nan(std) || is_nan(other) {
-        return Err(ImprovementError::NonFinite);
-    }
-    if !(mean.is_finite() && std.is_finite() && other.is_finite()) {
-        return Err(ImprovementError::NonFinite);
-    }
-    if std < R::ZERO {
-        return Err(ImprovementError::NegativeStd);
-    }
-    Ok(())
 }
 
 #[cfg(test)]
