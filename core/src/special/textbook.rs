@@ -161,6 +161,15 @@ mod tests {
     }
 
     #[test]
+    fn in_f32_the_bisected_index_is_the_stable_one_to_f32_rounding() {
+        for &(mean, std, price) in &[(0.3f32, 1.0f32, 1e-4f32), (1.5, 0.7, 0.1), (0.0, 3.0, 2.0)] {
+            let (g, _) = bisected_gittins_index(mean, std, price).unwrap();
+            let (g0, _) = gittins_index_with_root(mean, std, price).unwrap();
+            assert!((g - g0).abs() <= 1e-5 * (1.0 + g0.abs()), "{g} vs {g0}");
+        }
+    }
+
+    #[test]
     fn bad_arguments_are_refused() {
         assert_eq!(
             bisected_gittins_index(0.0, 1.0, 0.0),
