@@ -602,6 +602,13 @@ fn stem(o: &CausalStudyOptions) -> String {
         .map_or("causal".into(), |s| s.to_string_lossy().into_owned())
 }
 
+/// Whether every cell that has a choice of arms holds its per-round arm windows (a summary
+/// written before they were kept does not).
+fn has_frequency_windows(s: &[CellSummary]) -> bool {
+    s.iter()
+        .all(|c| c.arms.len() < 2 || c.seeds == 0 || !c.frequency_windows.is_empty())
+}
+
 fn write_outputs(
     o: &CausalStudyOptions,
     s: &[CellSummary],
@@ -615,9 +622,7 @@ fn write_outputs(
     // A summary written before the per-arm windows were kept (the committed one of a run
     // older than them) cannot draw the selection frequencies: those figures are left as
     // they are.
-    let windows = s
-        .iter()
-        .all(|c| c.arms.len() < 2 || c.seeds == 0 || !c.frequency_windows.is_empty());
+    let windows = has_frequency_windows(s);
     for (name, fig, drawable) in [
         ("fig3-regret", regret_figure(o, s), true),
         ("fig5-noise", noise_figure(o, s), true),
@@ -975,12 +980,18 @@ fn report(
     paired: &str,
 ) -> String {
     let seeds = s.iter().map(|c| c.seeds).max().unwrap_or(0);
+    let figures_written = if has_frequency_windows(s) {
+        "the figures"
+    } else {
+        "the figures other than Fig. 6b's arm frequencies (the summary holds no per-round \
+         arm windows yet: the next full run records them)"
+    };
     let mut md = format!(
         "# Paper 004 (contextual causal BO): reproduction\n\n\
          Produced by `{}` (resumable: one CSV per environment, method and seed under `{}`; \
          `--seeds N` adds seeds; `results/` is not in git: on a fresh checkout the same \
-         command with `--no-run` writes this report, the JSON summary and the figures from \
-         the committed summary and finals file, and without it reruns the existing seeds \
+         command with `--no-run` writes this report, the JSON summary and {figures_written} \
+         from the committed summary and finals file, and without it reruns the existing seeds \
          too: the whole grid at 110 seeds × 700 rounds, 8 140 runs, took about \
          2 h 45 min on 2 cores, at times shared with CI runs and builds). Summary JSON: `{}`; \
          every run's final regret: `{}`.\n\n",
