@@ -147,8 +147,9 @@ class Optimizer:
     def tell(self, x: _Vector, y: float, cost: Optional[float] = None) -> None:
         """Tells the pending decision's outcome: the full measured point, the outcome and
         the cost paid (the asked cost if omitted; required when the costs are learned)."""
-    def tell_prior(self, x: _Vector, y: float) -> None:
-        """An observation made outside the rounds, not charged to the budget."""
+    def tell_prior(self, x: _Vector, y: float, cost: Optional[float] = None) -> None:
+        """An observation made outside the rounds, not charged to the budget (with its cost
+        where the costs are learned as a function of the values)."""
     def query(self, x: _Vector) -> QueryAnswer:
         """With a costly measurement: whether to pay for measuring this round's outcome."""
     def skip(self, x: _Vector, cost: Optional[float] = None) -> None:
@@ -170,6 +171,9 @@ class Optimizer:
     @property
     def learns_costs(self) -> bool:
         """True when the costs are learned from the costs told."""
+    @property
+    def learns_cost_function(self) -> bool:
+        """True when a model of ln(cost) over the box learns the costs told."""
     @property
     def capacity(self) -> int: ...
     @property

@@ -608,16 +608,26 @@ impl Optimizer {
 
     /// An observation made outside the rounds (earlier data, an initial design): the full
     /// point `x` and its outcome `y`, not charged to the budget. Not while a decision is
-    /// pending.
+    /// pending. Where the costs are learned as a function of the values
+    /// (`learns_cost_function`), `cost` is what measuring `x` cost, which the model of
+    /// ln(cost) learns from; elsewhere it may be left out (given, it is checked, not used).
+    #[pyo3(signature = (x, y, cost = None))]
     fn tell_prior(
         &self,
         py: Python<'_>,
         x: &Bound<'_, PyAny>,
         y: &Bound<'_, PyAny>,
+        cost: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let x = vector(x, "x")?;
         let y = number(y, "y")?;
-        self.run(py, |o| o.tell_prior(&x, y))
+        match cost.filter(|c| !c.is_none()) {
+            Some(c) => {
+                let c = number(c, "cost")?;
+                self.run(py, |o| o.tell_prior_with_cost(&x, y, c))
+            }
+            None => self.run(py, |o| o.tell_prior(&x, y)),
+        }
     }
 
     /// With a costly measurement (the file's `[measurement]`, paper 003's pay-or-skip):
@@ -715,6 +725,15 @@ impl Optimizer {
     #[getter]
     fn learns_costs(&self) -> bool {
         self.lock().opt.learns_costs()
+    }
+
+    /// True when the costs are learned as a function of the values (`costs = "learned"` with
+    /// a rule that prices each point, paper 002's unknown costs): a GP of ln(cost) learns
+    /// from every cost told, `tell_prior` needs each point's `cost`, and an ask's `cost` is
+    /// that model's estimate at the asked values.
+    #[getter]
+    fn learns_cost_function(&self) -> bool {
+        self.lock().opt.learns_cost_function()
     }
 
     /// Most distinct points the model holds; beyond it the oldest are dropped.

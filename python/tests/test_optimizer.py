@@ -253,6 +253,39 @@ def test_a_fitted_model_and_learned_costs_by_keywords():
         told.setdefault(ask.set, []).append(0.1 + 0.01 * k)
 
 
+def test_a_cost_function_is_learned_over_a_box():
+    variables = [dict(name=f"x{l}", lower=0.0, upper=1.0) for l in range(3)]
+    opt = costbo.Optimizer.build("box", 40.0, variables, [(["x0", "x1", "x2"], None)],
+                                 rule="pbgi", seed=3, fit="botorch", refit_every=1,
+                                 budget_rule="while-below")
+    assert opt.learns_costs and opt.learns_cost_function
+
+    def cost(x):
+        return 1.0 + 4.0 * x[0]
+
+    rng = SplitMix64(8)
+    x, y = play(opt, [None] * 3, rng)
+    before = opt.to_json()
+    with pytest.raises(costbo.CostboError, match="tell_prior_with_cost"):
+        opt.tell_prior(x, y)  # the model of ln(cost) needs what the point cost
+    with pytest.raises(costbo.CostboError, match="cost"):
+        opt.tell_prior(x, y, float("nan"))
+    assert opt.to_json() == before
+    opt.tell_prior(x, y, cost(x))
+    for _ in range(7):  # 2(d + 1) points in all
+        x, y = play(opt, [None] * 3, rng)
+        opt.tell_prior(x, y, cost(x))
+    for _ in range(4):
+        ask = opt.ask()
+        x, y = play(opt, ask.values, rng)
+        # The asked cost is the learned model's estimate at the asked values (within a factor
+        # 2 here, where the rule plays corners the eight random points are far from).
+        assert abs(math.log(ask.cost / cost(x))) < math.log(2.0)
+        opt.tell(x, y, cost(x))
+    resumed = costbo.Optimizer.from_json(opt.to_json())
+    assert run(resumed, SplitMix64(9), 4) == run(opt, SplitMix64(9), 4)
+
+
 @pytest.mark.parametrize("kwargs,named", [
     (dict(fit="magic"), "fit"),
     (dict(refit_every=3), "refit_every"),

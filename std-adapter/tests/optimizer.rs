@@ -953,3 +953,124 @@ fn every_size_runs_on_a_small_caller_stack() {
         );
     }
 }
+
+/// A box of three variables, one control set of all of them, its costs learned, refitted
+/// before every decision: paper 002's loop with unknown costs.
+fn learned_box(rule: &str) -> String {
+    let mut t = format!(
+        "[experiment]\nname = \"learned-box\"\nseed = 8\nbudget = 40\ncapacity = 24\nbank = 1\n\
+         rule = \"{rule}\"\nbudget_rule = \"while-below\"\ncosts = \"learned\"\n\
+         [model]\nkernel = \"matern52\"\nlengthscale = 0.4\noutputscale = 1.0\nnoise = 1e-4\n\
+         fit = \"botorch\"\nrefit_every = 1\n"
+    );
+    for l in 0..3 {
+        t.push_str(&format!(
+            "[[variable]]\nname = \"x{l}\"\nlower = 0\nupper = {}\n\
+             distribution = {{ kind = \"uniform\" }}\n",
+            l + 1
+        ));
+    }
+    t + "[[control_set]]\nvariables = [\"x0\", \"x1\", \"x2\"]\n"
+}
+
+/// What a round at `x` costs in [`learned_box`]'s lab: 1 + 2·x0 (cheap near x0 = 0).
+fn box_cost(x: &[f64]) -> f64 {
+    1.0 + 2.0 * x[0]
+}
+
+/// Runs `rounds` rounds of a learned-cost box, telling each round's true cost; the decisions.
+fn run_box(opt: &mut Optimizer, rng: &mut Rng, rounds: usize) -> Vec<Vec<Option<u64>>> {
+    let mut seen = Vec::new();
+    for _ in 0..rounds {
+        let Some(ask) = opt.ask().unwrap() else { break };
+        seen.push(ask.values.iter().map(|v| v.map(f64::to_bits)).collect());
+        let (x, y) = play(opt, &ask.values, rng);
+        opt.tell(&x, y, box_cost(&x)).unwrap();
+    }
+    seen
+}
+
+#[test]
+fn a_cost_function_is_learned_over_a_box_and_resumed_bit_for_bit() {
+    for (precision, rule) in [(Precision::F64, "pbgi"), (Precision::F32, "log-eipc")] {
+        let text = learned_box(rule);
+        let mut live = Optimizer::from_toml_str_with(&text, precision).unwrap();
+        assert!(live.learns_costs() && live.learns_cost_function());
+        let mut rng = Rng(4);
+        for _ in 0..4 {
+            let (x, y) = play(&live, &[None; 3], &mut rng);
+            // Refused whole: the cost model needs the point's cost.
+            let before = live.to_json();
+            let e = live.tell_prior(&x, y).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::Sequence, "{e}");
+            let e = live.tell_prior_with_cost(&x, y, f64::NAN).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::Input, "{e}");
+            assert_eq!(live.to_json(), before);
+            live.tell_prior_with_cost(&x, y, box_cost(&x)).unwrap();
+        }
+        run_box(&mut live, &mut rng, 5);
+        let pending = live.ask().unwrap().expect("budget left");
+        let saved = live.to_json();
+        let mut restored = Optimizer::from_json(&saved).unwrap();
+        assert_eq!(restored.to_json(), saved);
+        assert_eq!(restored.ask().unwrap(), Some(pending));
+        let mut twin = Rng(rng.0);
+        let a = run_box(&mut live, &mut rng, 6);
+        let b = run_box(&mut restored, &mut twin, 6);
+        assert!(!a.is_empty(), "{rule}");
+        assert_eq!(a, b, "{rule}");
+        assert_eq!(live.spent().to_bits(), restored.spent().to_bits());
+    }
+}
+
+#[test]
+fn a_learned_cost_function_steers_a_cost_aware_rule_to_cheap_points() {
+    // An outcome that does not depend on x0 and a cost e^(3·x0) (1 to 20 over x0's range):
+    // PBGI priced by the learned cost plays lower x0 than PBGI where every round costs 1,
+    // on each of six seeds (measured: 0.21–0.29 against 0.37–0.56).
+    let cost = |x: &[f64]| (3.0 * x[0]).exp();
+    let mean_x0 = |text: &str, learned: bool, seed: u64| {
+        let mut opt = Optimizer::from_toml_str(text).unwrap();
+        let mut rng = Rng(seed);
+        for _ in 0..4 {
+            let (x, _) = play(&opt, &[None; 3], &mut rng);
+            opt.tell_prior_with_cost(&x, flat_in_x0(&x), cost(&x))
+                .unwrap();
+        }
+        let mut x0 = Vec::new();
+        for _ in 0..12 {
+            let Some(ask) = opt.ask().unwrap() else { break };
+            let (x, _) = play(&opt, &ask.values, &mut rng);
+            x0.push(x[0]);
+            opt.tell(&x, flat_in_x0(&x), if learned { cost(&x) } else { 1.0 })
+                .unwrap();
+        }
+        assert_eq!(x0.len(), 12);
+        x0.iter().sum::<f64>() / x0.len() as f64
+    };
+    let learned_text = learned_box("pbgi").replace("budget = 40", "budget = 4000");
+    let uniform_text = learned_box("pbgi")
+        .replace("costs = \"learned\"\n", "")
+        .replace("\"x2\"]\n", "\"x2\"]\ncost = 1\n")
+        .replace("budget = 40", "budget = 400");
+    let (mut sum_learned, mut sum_uniform) = (0.0, 0.0);
+    for seed in 0..6 {
+        let learned = mean_x0(&learned_text, true, seed);
+        let uniform = mean_x0(&uniform_text, false, seed);
+        assert!(
+            learned < uniform,
+            "seed {seed}: mean x0 {learned} with the learned cost, {uniform} with uniform costs"
+        );
+        sum_learned += learned;
+        sum_uniform += uniform;
+    }
+    assert!(
+        sum_learned < 0.7 * sum_uniform,
+        "{sum_learned} {sum_uniform}"
+    );
+}
+
+/// An outcome with its optimum inside the box that does not depend on x0.
+fn flat_in_x0(x: &[f64]) -> f64 {
+    -((x[1] / 2.0 - 0.3).powi(2) + (x[2] / 3.0 - 0.3).powi(2))
+}

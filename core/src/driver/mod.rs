@@ -152,17 +152,21 @@ where
 
     /// The controller with a model of the logarithm of the costs paid, for rules that learn
     /// costs as functions of the values (paper 002's unknown costs): every observation's cost
-    /// enters it, and rules see its posterior ([`Round::cost_model`]). Only for a problem whose
-    /// costs are learned ([`Costs::Unknown`](crate::problem::Costs::Unknown)) and an empty
-    /// model ([`DriverError::InvalidCostModel`] otherwise).
+    /// enters it, and rules see its posterior ([`Round::cost_model`]). `model` is a GP of the
+    /// controller's sizes, or any other [`CostModel`] (one that keeps its GP elsewhere, or
+    /// none: [`NoCostModel`], or a caller's choice made at run time). A model is only for a
+    /// problem whose costs are learned ([`Costs::Unknown`](crate::problem::Costs::Unknown)),
+    /// and it and the controller must be empty ([`DriverError::InvalidCostModel`] otherwise).
     #[allow(clippy::type_complexity)]
-    pub fn with_cost_model(
+    pub fn with_cost_model<C: CostModel<R, N, D, S>>(
         self,
-        model: Gp<R, N, D, S>,
-    ) -> Result<Controller<R, N, D, M, S, B, P, Gp<R, N, D, S>>, DriverError> {
+        model: C,
+    ) -> Result<Controller<R, N, D, M, S, B, P, C>, DriverError> {
         let learned = matches!(self.problem.costs(), crate::problem::Costs::Unknown);
-        if !learned || !model.is_empty() || !self.gp.is_empty() {
-            return Err(DriverError::InvalidCostModel);
+        if let Some(m) = model.model() {
+            if !learned || !m.is_empty() || !self.gp.is_empty() {
+                return Err(DriverError::InvalidCostModel);
+            }
         }
         Ok(Controller {
             problem: self.problem,

@@ -738,7 +738,7 @@ pub fn explain(spec: &Spec<'_>, e: SpecError) -> String {
             )
         }
         SpecError::Driver(costbo_core::driver::DriverError::RuleNeedsKnownCosts) => format!(
-            "[experiment] rule = \"{}\" compares the control sets' costs, so they must be known: give every [[control_set]] its cost (with costs = \"learned\", use rule = \"unknown-cost\")",
+            "[experiment] rule = \"{}\" compares the control sets' costs, so they must be known: give every [[control_set]] its cost (with costs = \"learned\", use rule = \"unknown-cost\", or over a [[control_set]] of every variable a rule that prices each point: log-eipc, log-eicc, pbgi, pbgi-d, mfmes)",
             spec.rule
         ),
         SpecError::Driver(costbo_core::driver::DriverError::RuleNeedsFullSet) => format!(

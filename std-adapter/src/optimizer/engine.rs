@@ -12,7 +12,8 @@
 //! the same observations at the same rounds as a controller of that const capacity.
 
 use costbo_core::driver::BuildError;
-use costbo_core::driver::{Controller, DriverError, Step};
+use costbo_core::driver::{Controller, CostModel, DriverError, Step};
+use costbo_core::gp::Gp;
 use costbo_core::linalg::tri_len;
 use costbo_core::policy::{AnyPolicy, Memo};
 use costbo_core::real::Real;
@@ -118,8 +119,11 @@ pub(crate) trait Engine: Send {
     fn observe(&mut self, x: &[f64], y: f64, cost: f64) -> Result<Vec<f64>, DriverError>;
     /// Ends the pending round without a measurement; returns the memo's scalars.
     fn skip(&mut self, x: &[f64], cost: f64) -> Result<Vec<f64>, DriverError>;
-    /// An observation outside the rounds (earlier data, an initial design).
-    fn initial(&mut self, x: &[f64], y: f64) -> Result<(), DriverError>;
+    /// An observation outside the rounds (earlier data, an initial design), with what it
+    /// cost where the costs are learned as a function of the values.
+    fn initial(&mut self, x: &[f64], y: f64, cost: Option<f64>) -> Result<(), DriverError>;
+    /// Whether the costs are learned as a function of the values (a model of ln(cost)).
+    fn learns_cost_function(&self) -> bool;
     /// Replays a measured round.
     fn replay(
         &mut self,
@@ -149,8 +153,33 @@ pub(crate) trait Engine: Send {
     fn slots(&self) -> usize;
 }
 
-type Ctl<R, const N: usize, const D: usize> =
-    Controller<R, N, D, MAX_SETS, Vec<R>, Vec<[R; D]>, AnyPolicy<R, D, MAX_SETS, FEATURES, N>>;
+type Ctl<R, const N: usize, const D: usize> = Controller<
+    R,
+    N,
+    D,
+    MAX_SETS,
+    Vec<R>,
+    Vec<[R; D]>,
+    AnyPolicy<R, D, MAX_SETS, FEATURES, N>,
+    HeapCostModel<R, N, D>,
+>;
+
+/// The model of ln(cost) of an experiment that learns its costs as a function of the values
+/// (the file's `costs = "learned"` with a rule that prices each point, paper 002's unknown
+/// costs), on the heap; none for the others. Chosen when the experiment is opened, so one
+/// controller type serves both (a second type would compile every size twice).
+pub(crate) struct HeapCostModel<R, const N: usize, const D: usize>(
+    Option<Box<Gp<R, N, D, Vec<R>>>>,
+);
+
+impl<R, const N: usize, const D: usize> CostModel<R, N, D, Vec<R>> for HeapCostModel<R, N, D> {
+    fn model(&self) -> Option<&Gp<R, N, D, Vec<R>>> {
+        self.0.as_deref()
+    }
+    fn model_mut(&mut self) -> Option<&mut Gp<R, N, D, Vec<R>>> {
+        self.0.as_deref_mut()
+    }
+}
 
 /// The core's controller at one choice of sizes, with its workspace.
 ///
@@ -202,9 +231,24 @@ impl<R: Real + Send, const N: usize, const D: usize> Typed<R, N, D> {
             .map_err(build_error)?;
         let policy = description.policy.build::<D, MAX_SETS, FEATURES, N>();
         let needs_workspace = description.policy.needs_workspace();
+        // Learned costs that the rule does not learn per control set itself (paper 001's
+        // rule does) are learned as a function of the values: a GP of ln(cost) of the same
+        // kind and capacity as the model, which every cost told enters.
+        let cost_model = if spec.learns_costs() && !description.policy.learns_costs() {
+            let model = description
+                .model::<N, _>(vec![R::ZERO; tri_len(N)])
+                .map_err(build_error)?
+                .with_capacity(spec.capacity)
+                .map_err(SpecError::Gp)?;
+            Some(Box::new(model))
+        } else {
+            None
+        };
         let mut controller = description
             .controller(gp, bank, policy)
-            .map_err(build_error)?;
+            .map_err(build_error)?
+            .with_cost_model(HeapCostModel(cost_model))
+            .map_err(SpecError::Driver)?;
         if let Some(m) = spec.measurement {
             controller = controller.with_measurement(m.rule::<R>()?);
         }
@@ -224,16 +268,29 @@ impl<R: Real + Send, const N: usize, const D: usize> Typed<R, N, D> {
     }
 
     fn raw(&self, d: &costbo_core::driver::Decision<R, D>) -> RawDecision {
+        let problem = self.controller.problem();
         RawDecision {
             set: d.set,
             values: d.values.iter().map(|v| v.map(|v| v.to_f64())).collect(),
             score: d.score.to_f64(),
-            cost: self
-                .controller
-                .problem()
+            cost: problem
                 .decision_cost(d.set, &d.values)
+                .or_else(|| self.learned_cost(&d.values))
                 .map(|c| c.to_f64()),
         }
+    }
+
+    /// The cost model's estimate of what a round at `values` costs, `exp` of its posterior
+    /// mean of ln(cost) (the median of its log-normal belief); `None` without a cost model,
+    /// before its first cost or for a point with a variable left to chance.
+    fn learned_cost(&self, values: &[Option<R>; D]) -> Option<R> {
+        let model = self.controller.cost_model().filter(|m| !m.is_empty())?;
+        let mut x = [R::ZERO; D];
+        for (x, v) in x.iter_mut().zip(values) {
+            *x = (*v)?;
+        }
+        let unit = self.controller.problem().to_unit(&x);
+        model.predict_mean(&unit).ok().map(Real::exp)
     }
 }
 
@@ -265,8 +322,18 @@ impl<R: Real + Send, const N: usize, const D: usize> Engine for Typed<R, N, D> {
         Ok(memo_scalars(&self.controller.memo()))
     }
 
-    fn initial(&mut self, x: &[f64], y: f64) -> Result<(), DriverError> {
-        self.controller.observe_initial(&point(x), R::from_f64(y))
+    fn initial(&mut self, x: &[f64], y: f64, cost: Option<f64>) -> Result<(), DriverError> {
+        match cost {
+            Some(c) => {
+                self.controller
+                    .observe_initial_with_cost(&point(x), R::from_f64(y), R::from_f64(c))
+            }
+            None => self.controller.observe_initial(&point(x), R::from_f64(y)),
+        }
+    }
+
+    fn learns_cost_function(&self) -> bool {
+        self.controller.cost_model().is_some()
     }
 
     fn replay(

@@ -83,8 +83,12 @@ pub struct Ask {
     /// `[[variable]] price`) each dosed variable's price times its value, as the core prices
     /// it in the optimizer's precision (a costly measurement's cost comes on top on the
     /// rounds that measure). When the costs are learned (the file's `[experiment] costs =
-    /// "learned"`), the mean of the costs told for this set so far, 0 before its first round:
-    /// the round costs what it costs, and [`Optimizer::tell`] reports it.
+    /// "learned"`), an estimate: the round costs what it costs, and [`Optimizer::tell`]
+    /// reports it. With paper 001's rule, which learns each control set's cost, the mean of
+    /// the costs told for this set so far, 0 before its first round; with a rule that prices
+    /// each point, whose costs are learned as a function of the values (a GP of ln(cost) over
+    /// the box, see [`Optimizer::learns_cost_function`]), that model's median, `exp` of its
+    /// posterior mean at the asked values, once it has a cost.
     pub cost: f64,
     /// The rule's score of the decision (the expected upper bound for the UCB rules, an index
     /// or an improvement for others): for logs, and for checking a device's decision bit for
@@ -274,7 +278,7 @@ impl Optimizer {
                     set,
                     // Priced per unit dosed: the core's price of these values.
                     cost: match cost {
-                        Some(c) if self.priced() => c,
+                        Some(c) if self.priced() || self.learns_cost_function() => c,
                         _ => self.cost_of(set),
                     },
                     values,
@@ -320,20 +324,53 @@ impl Optimizer {
 
     /// An observation made outside the rounds (earlier data, an initial design): the full
     /// point `x` and its outcome `y`, not charged to the budget. Not while a decision is
-    /// pending.
+    /// pending. Where the costs are learned as a function of the values
+    /// ([`learns_cost_function`](Self::learns_cost_function)) the cost model needs what the
+    /// point cost: [`tell_prior_with_cost`](Self::tell_prior_with_cost).
     pub fn tell_prior(&mut self, x: &[f64], y: f64) -> Result<(), Error> {
+        if self.learns_cost_function() {
+            return Err(Error::new(
+                ErrorKind::Sequence,
+                "tell_prior: this experiment learns its costs as a function of the values;                  tell what the point cost with tell_prior_with_cost",
+            ));
+        }
+        self.prior("tell_prior", x, y, None)
+    }
+
+    /// [`tell_prior`](Self::tell_prior) with what measuring `x` cost, which the model of
+    /// ln(cost) learns from where the costs are learned as a function of the values (not
+    /// charged to the budget; elsewhere the cost is checked and not used).
+    pub fn tell_prior_with_cost(&mut self, x: &[f64], y: f64, cost: f64) -> Result<(), Error> {
+        self.check_cost("tell_prior_with_cost", cost)?;
+        self.prior("tell_prior_with_cost", x, y, Some(cost))
+    }
+
+    fn prior(&mut self, call: &str, x: &[f64], y: f64, cost: Option<f64>) -> Result<(), Error> {
         if self.pending.is_some() {
             return Err(Error::new(
                 ErrorKind::Sequence,
-                "tell_prior: a decision is pending; tell its outcome first",
+                format!("{call}: a decision is pending; tell its outcome first"),
             ));
         }
-        self.check_point("tell_prior", x)?;
-        self.check_outcome("tell_prior", y)?;
-        self.on_engine(|e| e.initial(x, y))?
+        self.check_point(call, x)?;
+        self.check_outcome(call, y)?;
+        self.on_engine(|e| e.initial(x, y, cost))?
             .map_err(|e| self.core_error(e))?;
-        self.events.push(Event::Prior { x: x.to_vec(), y });
+        self.events.push(Event::Prior {
+            x: x.to_vec(),
+            y,
+            cost,
+        });
         Ok(())
+    }
+
+    /// True when the costs are learned as a function of the values: the file's `costs =
+    /// "learned"` with a rule that prices each point (pbgi, log-eipc, mfmes, ...; paper
+    /// 002's unknown costs). A GP of ln(cost), of the model's kernel and capacity, learns
+    /// from every cost told and the rule prices points by its posterior. (Paper 001's rule,
+    /// `unknown-cost`, learns one cost per control set instead.)
+    pub fn learns_cost_function(&self) -> bool {
+        self.engine.learns_cost_function()
     }
 
     /// With a costly measurement (the file's `[measurement]`): whether to pay for measuring
@@ -414,7 +451,7 @@ impl Optimizer {
         let replayed = opt.on_engine(|e| {
             for (i, event) in events.iter().enumerate() {
                 let r = match event {
-                    Event::Prior { x, y } => e.initial(x, *y),
+                    Event::Prior { x, y, cost } => e.initial(x, *y, *cost),
                     Event::Measured {
                         set,
                         x,
@@ -696,9 +733,11 @@ impl Optimizer {
     /// that the calls would have refused is not a state this optimizer wrote).
     fn check_event(&self, event: &Event) -> Result<(), Error> {
         match event {
-            Event::Prior { x, y } => {
+            Event::Prior { x, y, cost } => {
                 self.check_point("state", x)?;
-                self.check_outcome("state", *y)
+                self.check_outcome("state", *y)?;
+                // Without a cost, the core's replay has refused it where a cost model needs one.
+                cost.map_or(Ok(()), |c| self.check_cost("state", c))
             }
             Event::Measured { x, y, cost, .. } => {
                 self.check_point("state", x)?;

@@ -22,12 +22,19 @@ const VERSION: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub(crate) enum Event {
-    /// Data from outside the rounds (`tell_prior`).
+    /// Data from outside the rounds (`tell_prior`), with its cost where the costs are learned
+    /// as a function of the values (`tell_prior_with_cost`).
     Prior {
         #[serde(with = "exact::list")]
         x: Vec<f64>,
         #[serde(with = "exact")]
         y: f64,
+        #[serde(
+            with = "exact::option",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
+        cost: Option<f64>,
     },
     /// A measured round: the set played, the point, outcome and cost told, and the rule's
     /// memo after it.
@@ -76,6 +83,22 @@ pub(crate) mod exact {
             .ok()
             .filter(|v| format!("{v:?}") == text)
             .ok_or_else(|| format!("\"{text}\" is not a number as this format writes one"))
+    }
+
+    /// A number that may be absent (the field left out).
+    pub mod option {
+        use super::*;
+
+        pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+            match v {
+                Some(x) => super::serialize(x, s),
+                None => s.serialize_none(),
+            }
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+            super::deserialize(d).map(Some)
+        }
     }
 
     /// Lists with gaps (`None` as JSON `null`).
