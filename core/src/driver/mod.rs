@@ -92,6 +92,21 @@ impl<R, const N: usize, const D: usize, S> CostModel<R, N, D, S> for Gp<R, N, D,
     }
 }
 
+/// A cost model chosen at run time, kept behind a pointer (a `Box` on the desktop, a
+/// `&mut` to a static elsewhere): the same controller type with a model or without, and a
+/// controller no larger for it.
+impl<R, const N: usize, const D: usize, S, P> CostModel<R, N, D, S> for Option<P>
+where
+    P: core::ops::DerefMut<Target = Gp<R, N, D, S>>,
+{
+    fn model(&self) -> Option<&Gp<R, N, D, S>> {
+        self.as_deref()
+    }
+    fn model_mut(&mut self) -> Option<&mut Gp<R, N, D, S>> {
+        self.as_deref_mut()
+    }
+}
+
 /// An ask/tell controller for `problem` with a GP of capacity `N` (factor storage `S`), a
 /// sample bank in storage `B`, the decision rule `P`, and a model of ln(cost) `C` (none by
 /// default; see [`with_cost_model`](Controller::with_cost_model)).

@@ -12,7 +12,7 @@
 //! the same observations at the same rounds as a controller of that const capacity.
 
 use costbo_core::driver::BuildError;
-use costbo_core::driver::{Controller, CostModel, DriverError, Step};
+use costbo_core::driver::{Controller, DriverError, Step};
 use costbo_core::gp::Gp;
 use costbo_core::linalg::tri_len;
 use costbo_core::policy::{AnyPolicy, Memo};
@@ -168,18 +168,7 @@ type Ctl<R, const N: usize, const D: usize> = Controller<
 /// (the file's `costs = "learned"` with a rule that prices each point, paper 002's unknown
 /// costs), on the heap; none for the others. Chosen when the experiment is opened, so one
 /// controller type serves both (a second type would compile every size twice).
-pub(crate) struct HeapCostModel<R, const N: usize, const D: usize>(
-    Option<Box<Gp<R, N, D, Vec<R>>>>,
-);
-
-impl<R, const N: usize, const D: usize> CostModel<R, N, D, Vec<R>> for HeapCostModel<R, N, D> {
-    fn model(&self) -> Option<&Gp<R, N, D, Vec<R>>> {
-        self.0.as_deref()
-    }
-    fn model_mut(&mut self) -> Option<&mut Gp<R, N, D, Vec<R>>> {
-        self.0.as_deref_mut()
-    }
-}
+type HeapCostModel<R, const N: usize, const D: usize> = Option<Box<Gp<R, N, D, Vec<R>>>>;
 
 /// The core's controller at one choice of sizes, with its workspace.
 ///
@@ -247,7 +236,7 @@ impl<R: Real + Send, const N: usize, const D: usize> Typed<R, N, D> {
         let mut controller = description
             .controller(gp, bank, policy)
             .map_err(build_error)?
-            .with_cost_model(HeapCostModel(cost_model))
+            .with_cost_model(cost_model)
             .map_err(SpecError::Driver)?;
         if let Some(m) = spec.measurement {
             controller = controller.with_measurement(m.rule::<R>()?);

@@ -19,7 +19,7 @@ use costbo_core::kernel::Shape;
 
 use super::finals::{by_seed, CellSpec, Final};
 use super::grid::{COST_RULES, UNIFORM_RULES};
-use super::paired::{evidence, judge, Paired, ALPHA};
+use super::paired::{evidence, judge, Paired};
 use super::run::{BoxCost, BoxModel};
 use super::side::CellStudy;
 use crate::study::{Status, Verdict};
@@ -170,22 +170,12 @@ pub fn render(
         })?;
         tested.push((c.clone(), rows));
     }
-    let _ = writeln!(
-        md,
-        "\n## Paired comparisons within each cell\n\n\
-         Final regret, first rule minus second (negative: the first is better): the \
-         Hodges–Lehmann estimate with its 95 % interval, Wilcoxon's exact two-sided p-value and \
-         that p-value corrected by Holm's method over the cell's comparisons (made on {} or \
-         more paired seeds). A difference is shown at corrected p ≤ {ALPHA}.\n\n\
-         | cell | first | second | seeds | median, first | median, second | difference [95 % interval] | p | Holm p | shown |\n\
-         |---|---|---|---:|---:|---:|---|---:|---:|---|",
-        super::paired::MIN_SEEDS
+    super::paired::regret_section(
+        &mut md,
+        "Paired comparisons within each cell",
+        "the cell's comparisons",
+        tested.iter().flat_map(|(_, rows)| rows),
     );
-    for (_, rows) in &tested {
-        for r in rows {
-            md.push_str(&super::paired::row(r));
-        }
-    }
     for (c, rows) in &tested {
         let wanted: Vec<Option<&Paired>> = comparisons(c)
             .iter()

@@ -114,6 +114,29 @@ pub fn table(md: &mut String, title: &str, what: &str, rows: &[Paired]) {
     }
 }
 
+/// A section of final-regret comparisons whose Holm correction runs over `family` (e.g. "the
+/// cell's comparisons"), then one row per comparison.
+pub fn regret_section<'a>(
+    md: &mut String,
+    title: &str,
+    family: &str,
+    rows: impl IntoIterator<Item = &'a Paired>,
+) {
+    let _ = writeln!(
+        md,
+        "\n## {title}\n\n\
+         Final regret, first rule minus second (negative: the first is better): the \
+         Hodges–Lehmann estimate with its 95 % interval, Wilcoxon's exact two-sided p-value and \
+         that p-value corrected by Holm's method over {family} (made on {MIN_SEEDS} or \
+         more paired seeds). A difference is shown at corrected p ≤ {ALPHA}.\n\n\
+         | cell | first | second | seeds | median, first | median, second | difference [95 % interval] | p | Holm p | shown |\n\
+         |---|---|---|---:|---:|---:|---|---:|---:|---|"
+    );
+    for r in rows {
+        md.push_str(&row(r));
+    }
+}
+
 /// A comparison as a row of [`table`]'s.
 pub fn row(r: &Paired) -> String {
     format!(

@@ -285,7 +285,8 @@ fn evaluate(objective: &dyn Objective, cost: BoxCost, u: &[f64]) -> Result<(f64,
 
 type Pol<const D: usize> = AnyPolicy<f64, D, 1, FEATURES, 1>;
 type Plain<const D: usize> = Controller<f64, CAPACITY, D, 1, Vec<f64>, Vec<[f64; D]>, Pol<D>>;
-type Learned<const D: usize> = Controller<
+/// The controller of a run: with a model of ln(cost) where the cost is learned, none otherwise.
+type Ctl<const D: usize> = Controller<
     f64,
     CAPACITY,
     D,
@@ -293,23 +294,8 @@ type Learned<const D: usize> = Controller<
     Vec<f64>,
     Vec<[f64; D]>,
     Pol<D>,
-    Gp<f64, CAPACITY, D, Vec<f64>>,
+    Option<Box<Gp<f64, CAPACITY, D, Vec<f64>>>>,
 >;
-
-/// The controller of a run, with or without a cost model.
-enum Either<const D: usize> {
-    Plain(Box<Plain<D>>),
-    Learned(Box<Learned<D>>),
-}
-
-macro_rules! on_either {
-    ($c:expr, $ctl:ident => $body:expr) => {
-        match $c {
-            Either::Plain($ctl) => $body,
-            Either::Learned($ctl) => $body,
-        }
-    };
-}
 
 fn run_dim<const D: usize>(
     objective: &dyn Objective,
@@ -413,17 +399,19 @@ fn run_dim<const D: usize>(
             })
     }
     .map_err(|e| format!("controller: {e}"))?;
-    let mut ctl = match run.cost {
-        c if c.is_learned() => Either::Learned(Box::new(
-            plain
-                .with_cost_model(
-                    spec.model(vec![0.0; tri_len(CAPACITY)])
-                        .map_err(|e| format!("cost model: {e}"))?,
-                )
+    let cost_model = if run.cost.is_learned() {
+        Some(Box::new(
+            spec.model(vec![0.0; tri_len(CAPACITY)])
                 .map_err(|e| format!("cost model: {e}"))?,
-        )),
-        _ => Either::Plain(Box::new(plain)),
+        ))
+    } else {
+        None
     };
+    let mut ctl: Box<Ctl<D>> = Box::new(
+        plain
+            .with_cost_model(cost_model)
+            .map_err(|e| format!("cost model: {e}"))?,
+    );
     // The initial design: scrambled Sobol', seeded by the run; beyond Sobol's 21 dimensions
     // (Pest Control's 25), i.i.d. uniforms from the same seed.
     let mut sobol = Sobol::<D>::new(run.seed).ok();
@@ -442,14 +430,15 @@ fn run_dim<const D: usize>(
             evaluate(objective, run.cost, &u).map_err(|e| format!("initial design: {e}"))?;
         best = best.max(y);
         lowest = lowest.min(y);
-        match &mut ctl {
-            Either::Plain(c_) => c_.observe_initial(&u, y),
-            Either::Learned(c_) => c_.observe_initial_with_cost(&u, y, c),
+        if run.cost.is_learned() {
+            ctl.observe_initial_with_cost(&u, y, c)
+        } else {
+            ctl.observe_initial(&u, y)
         }
         .map_err(|e| format!("initial design: {e}"))?;
     }
     let initial_best = best;
-    let mut workspace = vec![0.0; on_either!(&ctl, c_ => c_.fast_workspace_len())];
+    let mut workspace = vec![0.0; ctl.fast_workspace_len()];
     let mut rounds = Vec::new();
     let mut model_full = false;
     loop {
@@ -460,7 +449,7 @@ fn run_dim<const D: usize>(
             break;
         }
         let started = cpu_seconds();
-        let step = on_either!(&mut ctl, c_ => c_.next(&[None; D], &mut workspace));
+        let step = ctl.next(&[None; D], &mut workspace);
         let decide_seconds = cpu_seconds() - started;
         let decision = match step {
             Ok(Step::Play(d)) => d,
@@ -482,12 +471,12 @@ fn run_dim<const D: usize>(
         let u: [f64; D] = core::array::from_fn(|l| decision.values[l].unwrap_or(0.5));
         let (y, c) = evaluate(objective, run.cost, &u)
             .map_err(|e| format!("round {}: {e}", rounds.len() + 1))?;
-        on_either!(&mut ctl, c_ => c_.observe(&u, y, c))
+        ctl.observe(&u, y, c)
             .map_err(|e| format!("round {}: {e}", rounds.len() + 1))?;
         best = best.max(y);
         lowest = lowest.min(y);
         rounds.push(BoxRound {
-            spent: on_either!(&ctl, c_ => c_.spent()),
+            spent: ctl.spent(),
             y,
             best,
             decide_seconds,

@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 use costbo_core::kernel::Shape;
 
 use super::finals::{by_seed, CellSpec, Final};
-use super::paired::{evidence, judge, Paired, ALPHA};
+use super::paired::{evidence, judge, Paired};
 use super::run::{BoxCost, BoxModel};
 use super::side::CellStudy;
 use crate::study::{Status, Verdict};
@@ -116,20 +116,12 @@ pub fn render(
         .map(|(a, b)| (cell.key.clone(), *a, *b))
         .collect();
     let rows = super::paired::compare(&wanted, |c, rule| by_seed(finals, c, rule, |f| f.regret))?;
-    let _ = writeln!(
-        md,
-        "\n## Paired comparisons\n\n\
-         Final regret, first rule minus second (negative: the first is better): the \
-         Hodges–Lehmann estimate with its 95 % interval, Wilcoxon's exact two-sided p-value and \
-         that p-value corrected by Holm's method over the table's comparisons (made on {} or \
-         more paired seeds). A difference is shown at corrected p ≤ {ALPHA}.\n\n\
-         | cell | first | second | seeds | median, first | median, second | difference [95 % interval] | p | Holm p | shown |\n\
-         |---|---|---|---:|---:|---:|---|---:|---:|---|",
-        super::paired::MIN_SEEDS
+    super::paired::regret_section(
+        &mut md,
+        "Paired comparisons",
+        "the table's comparisons",
+        &rows,
     );
-    for r in &rows {
-        md.push_str(&super::paired::row(r));
-    }
     let at = |i: usize| {
         let (a, b) = COMPARISONS[i];
         super::paired::find(&rows, &cell.key, a, b)
