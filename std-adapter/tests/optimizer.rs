@@ -1074,3 +1074,69 @@ fn a_learned_cost_function_steers_a_cost_aware_rule_to_cheap_points() {
 fn flat_in_x0(x: &[f64]) -> f64 {
     -((x[1] / 2.0 - 0.3).powi(2) + (x[2] / 3.0 - 0.3).powi(2))
 }
+
+/// The experiment of `seven`'s variables with `sets` control sets: the first `sets` non-empty
+/// subsets of the seven variables in binary order (set `i` is subset `i + 1`), each costing
+/// 0.1, so that the sets with more variables, past the 32nd, are the better ones.
+fn many_sets(sets: usize, rule: &str) -> String {
+    let head = seven(64, 3.0, rule);
+    let mut t = head[..head.find("\n[[control_set]]").unwrap()].to_string();
+    for k in 1..=sets {
+        let vars: Vec<String> = (0..7)
+            .filter(|l| k & (1 << l) != 0)
+            .map(|l| format!("\"v{l}\""))
+            .collect();
+        t.push_str(&format!(
+            "\n[[control_set]]\nvariables = [{}]\ncost = 0.1\n",
+            vars.join(", ")
+        ));
+    }
+    t
+}
+
+#[test]
+fn sixty_four_control_sets_are_served_and_the_per_set_cost_rule_takes_thirty_two() {
+    use costbo_std::optimizer::{MAX_SETS, MAX_SETS_LEARNING_COSTS};
+    assert_eq!((MAX_SETS, MAX_SETS_LEARNING_COSTS), (64, 32));
+    for precision in [Precision::F64, Precision::F32] {
+        let mut opt = Optimizer::from_toml_str_with(&many_sets(64, "ucb-psq"), precision).unwrap();
+        assert_eq!(opt.sets().len(), 64);
+        let mut rng = Rng(12);
+        let mut played = std::collections::BTreeSet::new();
+        let mut rounds = 0;
+        while let Some(ask) = opt.ask().unwrap() {
+            // The values asked are those of the set's variables, and only those.
+            for (l, v) in ask.values.iter().enumerate() {
+                assert_eq!(
+                    v.is_some(),
+                    (ask.set + 1) & (1 << l) != 0,
+                    "set {}",
+                    ask.set
+                );
+            }
+            assert_eq!(ask.cost, 0.1);
+            played.insert(ask.set);
+            let (x, y) = play(&opt, &ask.values, &mut rng);
+            opt.tell(&x, y, ask.cost).unwrap();
+            rounds += 1;
+        }
+        assert!(rounds >= 25, "{rounds} rounds");
+        // Sets past the 32nd are played too.
+        assert!(played.iter().any(|&s| s >= 32), "{played:?}");
+        let saved = opt.to_json();
+        assert_eq!(Optimizer::from_json(&saved).unwrap().to_json(), saved);
+    }
+    let learned = |sets: usize| learned(&many_sets(sets, "unknown-cost"));
+    let mut opt = Optimizer::from_toml_str(&learned(32)).unwrap();
+    run(&mut opt, &mut Rng(2), 3);
+    let restored = Optimizer::from_json(&opt.to_json()).unwrap();
+    assert_eq!(restored.rounds(), 3);
+    let e = Optimizer::from_toml_str(&learned(33)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Experiment);
+    assert!(
+        e.message().contains("unknown-cost") && e.message().contains("32"),
+        "{e}"
+    );
+    let e = Optimizer::from_toml_str(&many_sets(65, "ucb-psq")).unwrap_err();
+    assert!(e.message().contains("1 to 64"), "{e}");
+}

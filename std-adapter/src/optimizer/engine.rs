@@ -19,9 +19,15 @@ use costbo_core::policy::{AnyPolicy, Memo};
 use costbo_core::real::Real;
 use costbo_experiment::{Spec, SpecError};
 
-/// Most control sets an experiment may have (the core's memos carry a bound per set for the
-/// unknown-cost rule, up to 32).
-pub const MAX_SETS: usize = 32;
+/// Most control sets an experiment may have. Paper 001's rule (`unknown-cost`) takes at most
+/// [`MAX_SETS_LEARNING_COSTS`].
+pub const MAX_SETS: usize = 64;
+
+/// Most control sets of an experiment whose rule learns each set's cost (`unknown-cost`): its
+/// running bounds, one per set and one more, travel in each round's memo, which holds
+/// [`MEMO_CAPACITY`](costbo_core::policy::memo::MEMO_CAPACITY) scalars (the device's journal
+/// records are sized by it), and a saved state is replayed from the memos.
+pub const MAX_SETS_LEARNING_COSTS: usize = costbo_core::policy::memo::MEMO_CAPACITY - 1;
 
 /// Most variables: the dimensions compiled in are 1 to 8. Every compiled-in size is a whole
 /// controller with every rule, about 8 s of compile time each (measured:

@@ -44,8 +44,8 @@ pub use causal::{
 };
 
 pub use engine::{
-    serves_dimension, Precision, CAPACITIES_F32, CAPACITIES_F64, MAX_DIM, MAX_SETS, WIDE_DIMS,
-    WIDE_MAX_CAPACITY,
+    serves_dimension, Precision, CAPACITIES_F32, CAPACITIES_F64, MAX_DIM, MAX_SETS,
+    MAX_SETS_LEARNING_COSTS, WIDE_DIMS, WIDE_MAX_CAPACITY,
 };
 pub use error::{Error, ErrorKind, MESSAGE_BYTES};
 
@@ -822,6 +822,16 @@ impl Experiment {
             return refuse(format!(
                 "[[control_set]]: {} control sets; an experiment has 1 to {MAX_SETS}",
                 spec.sets.len()
+            ));
+        }
+        let learns_per_set = spec.policy::<f64>().is_ok_and(|p| p.learns_costs());
+        if learns_per_set && spec.sets.len() > MAX_SETS_LEARNING_COSTS {
+            return refuse(format!(
+                "[[control_set]]: {} control sets; rule = \"{}\" learns each set's cost and \
+                 takes 1 to {MAX_SETS_LEARNING_COSTS} (its running bounds travel in each \
+                 round's memo)",
+                spec.sets.len(),
+                spec.rule
             ));
         }
         if spec.capacity == 0 || engine::bucket(precision, spec.capacity).is_none() {
