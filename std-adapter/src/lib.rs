@@ -32,8 +32,10 @@
 //!
 //! Errors are [`Error`]s with a message that names the offending setting or value; a call that
 //! fails changes nothing. [`Optimizer::to_json`] and [`Optimizer::from_json`] save and resume
-//! it bit for bit. See the [`optimizer`] module for costly measurements (pay or skip) and
-//! `std-adapter/examples/` for a lab script.
+//! it bit for bit. See the [`optimizer`] module for costly measurements (pay or skip), and
+//! `std-adapter/examples/` for a lab script and for costs that are measured rather than known
+//! (`learned_cost.rs`: a model of ln(cost) learns them, see
+//! [`Optimizer::learns_cost_function`]).
 #![deny(missing_docs)]
 
 pub mod gp;
