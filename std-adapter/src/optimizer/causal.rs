@@ -264,8 +264,9 @@ fn open_engine(spec: &Spec<'_>, precision: Precision) -> Result<Box<dyn CausalEn
     }
 }
 
-/// An ask/tell optimizer over a contextual causal experiment (see the
-/// [module documentation](self)).
+/// An ask/tell optimizer over a contextual causal experiment (the file's `[causal]` table,
+/// paper 004): a round is [`next_arm`](Self::next_arm), [`ask`](Self::ask) with the arm's
+/// measured contexts, and [`tell`](Self::tell).
 pub struct CausalOptimizer {
     text: String,
     /// The parsed file: its conversions to and from unit coordinates are the device's.
