@@ -295,30 +295,45 @@ fn box_file(rule: &str, d: usize, budget: f64, seed: u64) -> String {
     f
 }
 
+/// Ackley in `d` dimensions (paper 002's scaling), the box loops' objective here.
+fn ackley(d: usize) -> Box<dyn Objective> {
+    let options = Options {
+        dim: Some(d),
+        seed: None,
+    };
+    objectives::build("ackley-pbgi", &options).unwrap()
+}
+
+/// `costbo pandora`'s loop of `rule` on `f` with the fitted model and the pool optimiser: its
+/// rounds after the initial design.
+fn box_loop(
+    f: &dyn Objective,
+    rule: &str,
+    seed: u64,
+    budget: f64,
+    cost: costbo_lab::pandora::run::BoxCost,
+) -> costbo_lab::pandora::run::BoxTrace {
+    use costbo_lab::pandora::run::{run_box, BoxModel, BoxRun};
+    let run = BoxRun {
+        rule: rule.to_string(),
+        seed,
+        budget,
+        cost,
+        model: BoxModel::Fitted,
+        paper_optimiser: false,
+    };
+    run_box(f, &run).unwrap()
+}
+
 #[test]
 fn an_f64_optimizer_opened_from_a_file_makes_the_box_loops_decisions() {
     use costbo_core::qmc::Sobol;
-    use costbo_lab::pandora::run::{initial_points, run_box, BoxCost, BoxModel, BoxRun};
+    use costbo_lab::pandora::run::{initial_points, BoxCost};
     const D: usize = 3;
-    let f = objectives::build(
-        "ackley-pbgi",
-        &Options {
-            dim: Some(D),
-            seed: None,
-        },
-    )
-    .unwrap();
+    let f = ackley(D);
     let (budget, seed) = (10.0, 5);
     for rule in ["pbgi", "pbgi-d", "log-ei", "gp-ucb"] {
-        let run = BoxRun {
-            rule: rule.to_string(),
-            seed,
-            budget,
-            cost: BoxCost::Uniform,
-            model: BoxModel::Fitted,
-            paper_optimiser: false,
-        };
-        let trace = run_box(f.as_ref(), &run).unwrap();
+        let trace = box_loop(f.as_ref(), rule, seed, budget, BoxCost::Uniform);
         let mut opt = Optimizer::from_toml_str(&box_file(rule, D, budget, seed))
             .unwrap_or_else(|e| panic!("{rule}: {e}"));
         let mut sobol = Sobol::<D>::new(seed).unwrap();
@@ -353,29 +368,14 @@ fn learned_box_file(rule: &str, d: usize, budget: f64, seed: u64) -> String {
 #[test]
 fn an_f64_optimizer_learns_the_cost_function_as_the_box_loop_does() {
     use costbo_core::qmc::Sobol;
-    use costbo_lab::pandora::run::{initial_points, run_box, BoxCost, BoxModel, BoxRun};
+    use costbo_lab::pandora::run::{initial_points, BoxCost};
     const D: usize = 3;
-    let f = objectives::build(
-        "ackley-pbgi",
-        &Options {
-            dim: Some(D),
-            seed: None,
-        },
-    )
-    .unwrap();
+    let f = ackley(D);
     let (budget, seed) = (60.0, 4);
     let cost = |u: &[f64]| BoxCost::MeanLinearLearned.at(u).unwrap();
     for rule in ["pbgi", "pbgi-d", "log-eipc"] {
-        // The box loop's controller: the core's, of this dimension, with a `Gp` of ln(cost).
-        let run = BoxRun {
-            rule: rule.to_string(),
-            seed,
-            budget,
-            cost: BoxCost::MeanLinearLearned,
-            model: BoxModel::Fitted,
-            paper_optimiser: false,
-        };
-        let trace = run_box(f.as_ref(), &run).unwrap();
+        // The box loop's controller: the core's, of this dimension, with a GP of ln(cost).
+        let trace = box_loop(f.as_ref(), rule, seed, budget, BoxCost::MeanLinearLearned);
         let mut opt = Optimizer::from_toml_str(&learned_box_file(rule, D, budget, seed))
             .unwrap_or_else(|e| panic!("{rule}: {e}"));
         assert!(opt.learns_costs() && opt.learns_cost_function(), "{rule}");
