@@ -15,6 +15,8 @@ MAX_DIM: int
 """Most variables an Optimizer holds."""
 MAX_SETS: int
 """Most control sets an Optimizer holds."""
+MAX_SETS_LEARNING_COSTS: int
+"""Most control sets of an Optimizer whose rule learns each set's cost (unknown-cost)."""
 RULES: list[tuple[str, str]]
 """Every decision rule's name, with one line on what it is."""
 OBJECTIVES: list[tuple[str, int, str]]

@@ -43,6 +43,10 @@ fn _costbo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::_normal_cdf, m)?)?;
     m.add("MAX_DIM", costbo_std::optimizer::MAX_DIM)?;
     m.add("MAX_SETS", costbo_std::optimizer::MAX_SETS)?;
+    m.add(
+        "MAX_SETS_LEARNING_COSTS",
+        costbo_std::optimizer::MAX_SETS_LEARNING_COSTS,
+    )?;
     let rules: Vec<(&str, &str)> = costbo_core::policy::RULES
         .iter()
         .map(|r| (r.name, r.summary))

@@ -356,3 +356,19 @@ def test_the_authors_adam_refit_by_keywords():
                                  fit="adam", steps=4)
     text = opt.to_toml()
     assert 'fit = "adam"' in text and "steps = 4" in text and "from_spent = 0.6" in text
+
+
+def test_sixty_four_control_sets_and_thirty_two_for_the_per_set_cost_rule():
+    assert (costbo.MAX_SETS, costbo.MAX_SETS_LEARNING_COSTS) == (64, 32)
+    variables = [dict(name=f"v{l}", lower=0.0, upper=1.0) for l in range(7)]
+
+    def subsets(n, cost):
+        return [([f"v{l}" for l in range(7) if k & (1 << l)], cost) for k in range(1, n + 1)]
+
+    opt = costbo.Optimizer.build("wide", 2.0, variables, subsets(64, 0.1), rule="ucb-psq")
+    assert len(opt.sets) == 64 and opt.ask() is not None
+    with pytest.raises(costbo.CostboError, match="1 to 64"):
+        costbo.Optimizer.build("wide", 2.0, variables, subsets(65, 0.1), rule="ucb-psq")
+    costbo.Optimizer.build("u", 2.0, variables, subsets(32, None), rule="unknown-cost")
+    with pytest.raises(costbo.CostboError, match="unknown-cost"):
+        costbo.Optimizer.build("u", 2.0, variables, subsets(33, None), rule="unknown-cost")
