@@ -770,11 +770,6 @@ fn an_experiment_built_in_code_decides_as_its_handwritten_file() {
     assert!(e.to_string().contains("no variable called \"b\""), "{e}");
 }
 
-/// The decisions the Python package must reproduce bit for bit: `python/tests/fixtures/
-/// seven.json` holds, per precision, the experiment, every round's decision, measured point
-/// and outcome (as bits) and the final saved state. This test checks the committed file
-/// against the Rust optimizer (`COSTBO_BLESS=1` rewrites it);
-/// `python/tests/test_same_as_rust.py` checks the Python package against the same file.
 #[test]
 fn wider_experiments_run_in_f64_and_the_rest_are_refused() {
     let wide = |d: usize, capacity: usize| {
@@ -827,6 +822,11 @@ fn wider_experiments_run_in_f64_and_the_rest_are_refused() {
     }
 }
 
+/// The decisions the Python package must reproduce bit for bit: `python/tests/fixtures/
+/// seven.json` holds, per precision, the experiment, every round's decision, measured point
+/// and outcome (as bits) and the final saved state. This test checks the committed file
+/// against the Rust optimizer (`COSTBO_BLESS=1` rewrites it);
+/// `python/tests/test_same_as_rust.py` checks the Python package against the same file.
 #[test]
 fn the_python_packages_fixture_holds_the_rust_decisions() {
     let path = concat!(
