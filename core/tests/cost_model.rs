@@ -215,3 +215,56 @@ fn snapshots_carry_the_cost_model() {
     );
     assert_eq!(r.err(), Some(DriverError::InvalidSnapshot));
 }
+
+#[test]
+fn a_cost_model_behind_a_pointer_is_the_cost_model_and_none_is_none() {
+    // The model in caller storage (`&mut`, as a device's static would be): the controller
+    // learns into it exactly as into a model it owns.
+    let s = spec(false, WhenFull::DropOldest);
+    let mut owned = controller(WhenFull::DropOldest);
+    let mut storage: Gp<f64, N, D, Vec<f64>> = s.model(vec![0.0; tri_len(N)]).unwrap();
+    let plain: Plain = s.build(vec![0.0; tri_len(N)], vec![[0.0; D]; 1]).unwrap();
+    let mut borrowed = plain.with_cost_model(Some(&mut storage)).unwrap();
+    for _ in 0..5 {
+        let (a, b) = (owned.suggest().unwrap(), borrowed.suggest().unwrap());
+        assert_eq!(a, b);
+        let x = [a.values[0].unwrap(), a.values[1].unwrap()];
+        owned.observe(&x, x[0] - x[1], cost(&x)).unwrap();
+        borrowed.observe(&x, x[0] - x[1], cost(&x)).unwrap();
+    }
+    let outputs: Vec<u64> = owned
+        .cost_model()
+        .unwrap()
+        .outputs()
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
+    drop(borrowed);
+    assert_eq!(
+        storage
+            .outputs()
+            .iter()
+            .map(|v| v.to_bits())
+            .collect::<Vec<_>>(),
+        outputs
+    );
+    assert_eq!(storage.len(), 5);
+    // `None` is no model: allowed where costs are known, and the controller has none.
+    let known = spec(true, WhenFull::DropOldest);
+    let plain: Plain = known
+        .build(vec![0.0; tri_len(N)], vec![[0.0; D]; 1])
+        .unwrap();
+    let none = plain
+        .with_cost_model(None::<&mut Gp<f64, N, D, Vec<f64>>>)
+        .unwrap();
+    assert!(none.cost_model().is_none());
+    // A model behind a pointer is refused where costs are known, as an owned one is.
+    let mut storage: Gp<f64, N, D, Vec<f64>> = known.model(vec![0.0; tri_len(N)]).unwrap();
+    let plain: Plain = known
+        .build(vec![0.0; tri_len(N)], vec![[0.0; D]; 1])
+        .unwrap();
+    assert_eq!(
+        plain.with_cost_model(Some(&mut storage)).err(),
+        Some(DriverError::InvalidCostModel)
+    );
+}
