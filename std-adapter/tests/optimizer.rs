@@ -1140,3 +1140,19 @@ fn sixty_four_control_sets_are_served_and_the_per_set_cost_rule_takes_thirty_two
     let e = Optimizer::from_toml_str(&many_sets(65, "ucb-psq")).unwrap_err();
     assert!(e.message().contains("1 to 64"), "{e}");
 }
+
+#[test]
+fn learned_costs_give_a_cost_model_only_to_the_rules_that_price_points() {
+    // LogEI and GP-UCB read no cost: with learned costs they keep paper 001's contract (no
+    // model of ln(cost), `tell_prior` without a cost, the asked cost the set's mean paid).
+    for rule in ["log-ei", "gp-ucb"] {
+        let mut opt = Optimizer::from_toml_str(&learned_box(rule)).unwrap();
+        assert!(opt.learns_costs() && !opt.learns_cost_function(), "{rule}");
+        let (x, y) = play(&opt, &[None; 3], &mut Rng(1));
+        opt.tell_prior(&x, y).unwrap();
+    }
+    for rule in ["pbgi", "pbgi-d", "log-eipc", "log-eicc", "mfmes"] {
+        let opt = Optimizer::from_toml_str(&learned_box(rule)).unwrap();
+        assert!(opt.learns_cost_function(), "{rule}");
+    }
+}

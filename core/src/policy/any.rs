@@ -677,6 +677,23 @@ impl<R: Real> PolicySpec<R> {
         }
     }
 
+    /// True for the rules over a box that price each point by its cost (PBGI and PBGI-D,
+    /// LogEIPC, LogEICC, MFMES, the bisected index): where the costs are learned they read a
+    /// model of ln(cost) ([`Controller::with_cost_model`](crate::driver::Controller::with_cost_model)).
+    pub fn prices_points(&self) -> bool {
+        match self {
+            #[cfg(feature = "policy-pbgi")]
+            PolicySpec::Pandora(..) => true,
+            #[cfg(feature = "policy-log-ei")]
+            PolicySpec::LogEi(cost, _) => *cost != CostUse::Ignore,
+            #[cfg(feature = "policy-mes")]
+            PolicySpec::Mes(gain, _) => *gain == Gain::PerUnitCost,
+            #[cfg(feature = "policy-textbook")]
+            PolicySpec::Textbook(form, _) => *form == Form::BisectedGittins,
+            _ => false,
+        }
+    }
+
     /// The rule, for problems of `D` variables and `M` control sets; `F` random Fourier
     /// features for the sample-path rules and a window of `H` queries for EI.
     pub fn build<const D: usize, const M: usize, const F: usize, const H: usize>(

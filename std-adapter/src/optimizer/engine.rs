@@ -226,10 +226,10 @@ impl<R: Real + Send, const N: usize, const D: usize> Typed<R, N, D> {
             .map_err(build_error)?;
         let policy = description.policy.build::<D, MAX_SETS, FEATURES, N>();
         let needs_workspace = description.policy.needs_workspace();
-        // Learned costs that the rule does not learn per control set itself (paper 001's
-        // rule does) are learned as a function of the values: a GP of ln(cost) of the same
-        // kind and capacity as the model, which every cost told enters.
-        let cost_model = if spec.learns_costs() && !description.policy.learns_costs() {
+        // Learned costs priced at each point are learned as a function of the values: a GP
+        // of ln(cost) of the same kind and capacity as the model, which every cost told
+        // enters. Other rules read no such model (paper 001's learns a cost per set).
+        let cost_model = if spec.learns_costs() && description.policy.prices_points() {
             let model = description
                 .model::<N, _>(vec![R::ZERO; tri_len(N)])
                 .map_err(build_error)?

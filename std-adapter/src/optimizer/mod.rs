@@ -365,8 +365,8 @@ impl Optimizer {
     }
 
     /// True when the costs are learned as a function of the values: the file's `costs =
-    /// "learned"` with a rule that prices each point (pbgi, log-eipc, mfmes, ...; paper
-    /// 002's unknown costs). A GP of ln(cost), of the model's kernel and capacity, learns
+    /// "learned"` with a rule that prices each point (pbgi, pbgi-d, log-eipc, log-eicc, mfmes;
+    /// `PolicySpec::prices_points`; paper 002's unknown costs). A GP of ln(cost), of the model's kernel and capacity, learns
     /// from every cost told and the rule prices points by its posterior. (Paper 001's rule,
     /// `unknown-cost`, learns one cost per control set instead.)
     pub fn learns_cost_function(&self) -> bool {
