@@ -47,27 +47,6 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-#[cfg(not(any(
-    feature = "policy-ucb-cvs",
-    feature = "policy-explore-then-commit",
-    feature = "policy-per-unit-cost",
-    feature = "policy-unknown-cost",
-    feature = "policy-thompson",
-    feature = "policy-ei",
-    feature = "policy-random-search",
-    feature = "policy-gp-ucb",
-    feature = "policy-pbgi",
-    feature = "policy-log-ei",
-    feature = "policy-gittins-cvs",
-    feature = "policy-mes",
-    feature = "policy-kg",
-    feature = "policy-msei",
-    feature = "policy-textbook"
-)))]
-compile_error!(
-    "costbo-core needs at least one decision rule: enable a `policy-*` feature or `all-policies`"
-);
-
 pub mod acquisition;
 #[cfg(feature = "bandit-baselines")]
 pub mod bandit;

@@ -268,3 +268,47 @@ impl<R: Real> Settings<R> {
 /// others: what a contextual rule acts on (paper 004). The problem says which variables are
 /// contexts ([`Problem::contexts`](crate::problem::Problem::contexts)).
 pub type Context<R, const D: usize> = [Option<R>; D];
+
+/// How long exploration lasts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Exploration<R> {
+    /// Every set is played `τ` times (the paper's analysis).
+    Rounds(u32),
+    /// Explore while the budget spent is below this fraction of the total (the paper's
+    /// experiments: 0.6).
+    BudgetFraction(R),
+}
+
+/// How the exploitation phase chooses.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Exploitation<R> {
+    /// Algorithm 1 as the paper writes it: running (intersected) bounds, the tolerance `α`, a
+    /// strict filter reset when it empties, the cost bound clamped at 0, ties to the higher
+    /// UCB; UCB and LCB with the controller's β.
+    Paper,
+    /// As the authors' code (`Exploit_CVS` in github.com/Fsoft-AIC/BO-uCVS) runs it: each set's
+    /// best expected `µ + ucb_beta·σ`; the best `µ − lcb_beta·σ` over the set controlling every
+    /// variable (over all sets without one), raised to the best observation; the sets with
+    /// `UCB ≥ LCB` (no α, no running bounds); of those the one with the least cost bound
+    /// `ĉᵢ − √(2 ln t / Tᵢ)`, not clamped, `t` counted from 1, ties to the later set; with no
+    /// such set, the highest UCB. The code's values: `ucb_beta` 1.96, `lcb_beta` 0.3.
+    AuthorsCode {
+        /// β of the upper bounds.
+        ucb_beta: R,
+        /// β of the lower bound.
+        lcb_beta: R,
+    },
+}
+
+/// Settings of the unknown-cost rule.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UnknownCostConfig<R> {
+    /// Exploration length.
+    pub exploration: Exploration<R>,
+    /// Tolerance `α` at the start of exploitation (paper: 0.1).
+    pub alpha: R,
+    /// Halve `α` every this many exploitation rounds (`None`: fixed).
+    pub halve_every: Option<u32>,
+    /// The exploitation phase's choice.
+    pub exploitation: Exploitation<R>,
+}

@@ -179,6 +179,321 @@ fn every_registered_name_parses_and_bad_names_are_refused() {
     );
 }
 
+/// Every name of the registry, with the rule and parameters it stands for and the properties
+/// callers ask of it (caller memory, learned costs, costs priced per point), written out here
+/// from the papers' settings rather than read from the registry.
+#[test]
+fn each_name_stands_for_its_rule_parameters_and_properties() {
+    use costbo_core::acquisition::textbook::Form;
+    use costbo_core::policy::gp_ucb::BetaSchedule;
+    use costbo_core::policy::log_ei::CostUse;
+    use costbo_core::policy::mes::Gain;
+    use costbo_core::policy::pbgi::Lambda;
+    use costbo_core::policy::unknown_cost::{Exploitation, Exploration, UnknownCostConfig};
+    use costbo_core::policy::Maximiser;
+
+    let defaults = RuleDefaults::papers(4).with_epsilon(0.25);
+    let m = Maximiser::Pool;
+    let paper_001 = UnknownCostConfig {
+        exploration: Exploration::BudgetFraction(0.6),
+        alpha: 0.1,
+        halve_every: Some(4),
+        exploitation: Exploitation::Paper,
+    };
+    let decaying = |initial: f64, factor: f64| Lambda::Decaying { initial, factor };
+    // (name, rule, needs workspace, learns costs, prices points)
+    let table: Vec<(&str, PolicySpec<f64>, bool, bool, bool)> = vec![
+        (
+            "ucb-psq",
+            PolicySpec::UcbCvs(EpsilonSchedule::Constant(0.0)),
+            false,
+            false,
+            false,
+        ),
+        (
+            "ucb-cvs",
+            PolicySpec::UcbCvs(EpsilonSchedule::Constant(0.25)),
+            false,
+            false,
+            false,
+        ),
+        (
+            "ucb-cvs:0.5",
+            PolicySpec::UcbCvs(EpsilonSchedule::Constant(0.5)),
+            false,
+            false,
+            false,
+        ),
+        (
+            "etc-50",
+            PolicySpec::ExploreThenCommit(PlaysPerGroup::Fixed(50)),
+            false,
+            false,
+            false,
+        ),
+        (
+            "etc-100",
+            PolicySpec::ExploreThenCommit(PlaysPerGroup::Fixed(100)),
+            false,
+            false,
+            false,
+        ),
+        (
+            "etc-7",
+            PolicySpec::ExploreThenCommit(PlaysPerGroup::Fixed(7)),
+            false,
+            false,
+            false,
+        ),
+        (
+            "etc-ada",
+            PolicySpec::ExploreThenCommit(PlaysPerGroup::Adaptive),
+            false,
+            false,
+            false,
+        ),
+        (
+            "unknown-cost",
+            PolicySpec::UnknownCost(paper_001),
+            false,
+            true,
+            false,
+        ),
+        (
+            "unknown-cost-code",
+            PolicySpec::UnknownCost(UnknownCostConfig {
+                exploitation: Exploitation::AuthorsCode {
+                    ucb_beta: 1.96,
+                    lcb_beta: 0.3,
+                },
+                ..paper_001
+            }),
+            false,
+            true,
+            false,
+        ),
+        (
+            "ts-psq",
+            PolicySpec::Thompson(Selection::Argmax),
+            false,
+            false,
+            false,
+        ),
+        (
+            "ts-per-cost",
+            PolicySpec::Thompson(Selection::PerUnitCost),
+            false,
+            false,
+            false,
+        ),
+        (
+            "ei-psq",
+            PolicySpec::Ei(Selection::Argmax),
+            false,
+            false,
+            false,
+        ),
+        (
+            "ei-per-cost",
+            PolicySpec::Ei(Selection::PerUnitCost),
+            false,
+            false,
+            false,
+        ),
+        (
+            "ucb-per-cost",
+            PolicySpec::UcbPerUnitCost,
+            false,
+            false,
+            false,
+        ),
+        (
+            "random-search",
+            PolicySpec::RandomSearch,
+            false,
+            false,
+            false,
+        ),
+        (
+            "gp-ucb",
+            PolicySpec::GpUcb(
+                BetaSchedule::Srinivas {
+                    delta: 0.1,
+                    scale: 0.2,
+                },
+                m,
+            ),
+            false,
+            false,
+            false,
+        ),
+        (
+            "pbgi",
+            PolicySpec::Pandora(Lambda::Fixed(1e-4), false, m),
+            false,
+            false,
+            true,
+        ),
+        (
+            "pbgi:0.01",
+            PolicySpec::Pandora(Lambda::Fixed(0.01), false, m),
+            false,
+            false,
+            true,
+        ),
+        (
+            "pbgi-d",
+            PolicySpec::Pandora(decaying(0.1, 2.0), false, m),
+            false,
+            false,
+            true,
+        ),
+        (
+            "pbgi-d:0.5:10",
+            PolicySpec::Pandora(decaying(0.5, 10.0), false, m),
+            false,
+            false,
+            true,
+        ),
+        (
+            "pbgi-stop:0.01",
+            PolicySpec::Pandora(Lambda::Fixed(0.01), true, m),
+            false,
+            false,
+            true,
+        ),
+        (
+            "gittins-cvs",
+            PolicySpec::GittinsCvs(decaying(0.1, 2.0)),
+            false,
+            false,
+            false,
+        ),
+        (
+            "gittins-cvs:0.01",
+            PolicySpec::GittinsCvs(Lambda::Fixed(0.01)),
+            false,
+            false,
+            false,
+        ),
+        (
+            "log-ei",
+            PolicySpec::LogEi(CostUse::Ignore, m),
+            false,
+            false,
+            false,
+        ),
+        (
+            "log-eipc",
+            PolicySpec::LogEi(CostUse::PerUnit, m),
+            false,
+            false,
+            true,
+        ),
+        (
+            "log-eicc",
+            PolicySpec::LogEi(CostUse::Cooling, m),
+            false,
+            false,
+            true,
+        ),
+        ("mes", PolicySpec::Mes(Gain::Total, m), true, false, false),
+        (
+            "mfmes",
+            PolicySpec::Mes(Gain::PerUnitCost, m),
+            true,
+            false,
+            true,
+        ),
+        ("kg", PolicySpec::Kg(m), true, false, false),
+        ("msei", PolicySpec::Msei(false, m), true, false, false),
+        ("bmsei", PolicySpec::Msei(true, m), true, false, false),
+        (
+            "ei-unstable",
+            PolicySpec::Textbook(Form::Ei, m),
+            false,
+            false,
+            false,
+        ),
+        (
+            "log-ei-unstable",
+            PolicySpec::Textbook(Form::LogOfEi, m),
+            false,
+            false,
+            false,
+        ),
+        (
+            "exp-log-ei",
+            PolicySpec::Textbook(Form::ExpOfLogEi, m),
+            false,
+            false,
+            false,
+        ),
+        (
+            "pbgi-unstable",
+            PolicySpec::Textbook(Form::BisectedGittins, m),
+            false,
+            false,
+            true,
+        ),
+    ];
+    for (name, rule, workspace, learns, prices) in &table {
+        let parsed = PolicySpec::<f64>::parse(name, &defaults);
+        assert_eq!(parsed, Ok(*rule), "{name}");
+        assert_eq!(
+            (
+                rule.needs_workspace(),
+                rule.learns_costs(),
+                rule.prices_points()
+            ),
+            (*workspace, *learns, *prices),
+            "{name}"
+        );
+        // The rule converted to f32 is the one the name gives in f32, with the same
+        // properties.
+        let narrow = rule.convert::<f32>();
+        let defaults_f32 = RuleDefaults::<f32>::papers(4).with_epsilon(0.25);
+        assert_eq!(
+            Ok(narrow),
+            PolicySpec::<f32>::parse(name, &defaults_f32),
+            "{name}"
+        );
+        assert_eq!(narrow.needs_workspace(), *workspace, "{name}");
+    }
+    // Every registered name is in the table (the placeholders given values as above).
+    for r in RULES {
+        let name = r
+            .name
+            .replace("EPS", "0.5")
+            .replace("-N", "-7")
+            .replace("pbgi-d:LAMBDA:BETA", "pbgi-d:0.5:10")
+            .replace("LAMBDA", "0.01");
+        assert!(
+            table.iter().any(|t| t.0 == name),
+            "{name} is not in the table"
+        );
+    }
+    assert_eq!(RULES.len(), 35);
+    for bad in [
+        "pbgi:0",
+        "pbgi:-1",
+        "pbgi:x",
+        "pbgi-stop:inf",
+        "pbgi-d:0.1",
+        "pbgi-d:0.1:1",
+        "pbgi-d:x:2",
+        "pbgi-d:0:2",
+        "gittins-cvs:0",
+        "gittins-cvs:nan",
+    ] {
+        assert_eq!(
+            PolicySpec::<f64>::parse(bad, &defaults),
+            Err(PolicySpecError::BadLambda),
+            "{bad}"
+        );
+    }
+}
+
 #[test]
 fn random_search_plays_affordable_sets_uniformly_and_reproducibly() {
     let run = |seed: u64| {

@@ -146,3 +146,31 @@ impl<R: Real, const D: usize, const M: usize, const F: usize, const H: usize> Po
         Ok(())
     }
 }
+
+use super::names::{Parsed, RuleDefaults, RuleName};
+
+/// This rule's names in the registry ([`RULES`](super::RULES)).
+pub const NAMES: &[RuleName] = &[
+    RuleName {
+        name: "ei-psq",
+        summary: "expected improvement over partial queries (paper 000's baseline)",
+    },
+    RuleName {
+        name: "ei-per-cost",
+        summary: "expected improvement per unit cost (paper 000's appendix B)",
+    },
+];
+
+/// The parameters of the rule called `name` if it is one of [`NAMES`], with `defaults` for
+/// what the name leaves open; `None` for another rule's name.
+pub fn parse<R: Real>(
+    name: &str,
+    defaults: &RuleDefaults<R>,
+) -> Parsed<Selection> {
+    let _ = defaults;
+    Some(Ok(match name {
+        "ei-psq" => Selection::Argmax,
+        "ei-per-cost" => Selection::PerUnitCost,
+        _ => return None,
+    }))
+}

@@ -244,6 +244,49 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for ExploreThenCom
     }
 }
 
+use super::names::{Parsed, PolicySpecError, RuleDefaults, RuleName};
+
+/// This rule's names in the registry ([`RULES`](super::RULES)).
+pub const NAMES: &[RuleName] = &[
+    RuleName {
+        name: "etc-50",
+        summary: "explore-then-commit, 50 plays per cost group (paper 000)",
+    },
+    RuleName {
+        name: "etc-100",
+        summary: "explore-then-commit, 100 plays per cost group (paper 000)",
+    },
+    RuleName {
+        name: "etc-N",
+        summary: "explore-then-commit, N > 0 plays per cost group",
+    },
+    RuleName {
+        name: "etc-ada",
+        summary: "explore-then-commit, floor(4/c) plays per group of cost c (paper 000)",
+    },
+];
+
+/// The parameters of the rule called `name` if it is one of [`NAMES`], with `defaults` for
+/// what the name leaves open; `None` for another rule's name.
+pub fn parse<R: Real>(
+    name: &str,
+    defaults: &RuleDefaults<R>,
+) -> Parsed<PlaysPerGroup> {
+    let _ = defaults;
+    let plays = match name {
+        "etc-50" => PlaysPerGroup::Fixed(50),
+        "etc-100" => PlaysPerGroup::Fixed(100),
+        "etc-ada" => PlaysPerGroup::Adaptive,
+        _ => match name.strip_prefix("etc-")?.parse::<u32>().ok()? {
+            0 => return Some(Err(PolicySpecError::BadPlays)),
+            n => PlaysPerGroup::Fixed(n),
+        },
+    };
+    Some(Ok(plays))
+}
+
+super::names::plain_parameter!(PlaysPerGroup);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -129,3 +129,31 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for GittinsCvs<R> 
 
     super::pbgi::lambda_state_hooks!(lambda);
 }
+
+use super::names::{Parsed, RuleDefaults, RuleName};
+
+/// This rule's names in the registry ([`RULES`](super::RULES)).
+pub const NAMES: &[RuleName] = &[
+    RuleName {
+        name: "gittins-cvs",
+        summary: "each control set's Gittins index over the bank, PBGI-D's lambda (ours, issue 20)",
+    },
+    RuleName {
+        name: "gittins-cvs:LAMBDA",
+        summary: "the Gittins-index rule for control sets with a fixed LAMBDA > 0 (ours)",
+    },
+];
+
+/// The parameters of the rule called `name` if it is one of [`NAMES`], with `defaults` for
+/// what the name leaves open; `None` for another rule's name.
+pub fn parse<R: Real>(
+    name: &str,
+    defaults: &RuleDefaults<R>,
+) -> Parsed<Lambda<R>> {
+    let _ = defaults;
+    let lambda = match name {
+        "gittins-cvs" => Ok(Lambda::paper_002_decaying()),
+        _ => super::pbgi::fixed_lambda(name.strip_prefix("gittins-cvs:")?),
+    };
+    Some(lambda)
+}

@@ -93,6 +93,44 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for GpUcb<R> {
     }
 }
 
+use super::names::{Parsed, Parameter, RuleDefaults, RuleName};
+
+/// This rule's names in the registry ([`RULES`](super::RULES)).
+pub const NAMES: &[RuleName] = &[
+    RuleName {
+        name: "gp-ucb",
+        summary: "GP-UCB over the box, Srinivas' beta scaled by 1/5 (paper 002's UCB)",
+    },
+];
+
+/// The parameters of the rule called `name` if it is one of [`NAMES`], with `defaults` for
+/// what the name leaves open; `None` for another rule's name.
+pub fn parse<R: Real>(
+    name: &str,
+    defaults: &RuleDefaults<R>,
+) -> Parsed<(BetaSchedule<R>, Maximiser)> {
+    let _ = defaults;
+    Some(Ok(match name {
+        "gp-ucb" => (BetaSchedule::paper_002(), defaults.maximiser),
+        _ => return None,
+    }))
+}
+
+impl<R: Real, T: Real> Parameter<T> for BetaSchedule<R> {
+    type In = BetaSchedule<T>;
+
+    fn convert(self) -> BetaSchedule<T> {
+        let c = |v: R| T::from_f64(v.to_f64());
+        match self {
+            BetaSchedule::Constant(v) => BetaSchedule::Constant(c(v)),
+            BetaSchedule::Srinivas { delta, scale } => BetaSchedule::Srinivas {
+                delta: c(delta),
+                scale: c(scale),
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

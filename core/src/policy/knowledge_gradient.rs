@@ -198,6 +198,10 @@ fn raw_point<R: Real, const D: usize>(
 }
 
 impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for KnowledgeGradientSearch {
+    fn needs_workspace(&self) -> bool {
+        true
+    }
+
     super::stateless_record!();
 
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
@@ -247,4 +251,27 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for KnowledgeGradi
             measure: true,
         }))
     }
+}
+
+use super::names::{Parsed, RuleDefaults, RuleName};
+
+/// This rule's names in the registry ([`RULES`](super::RULES)).
+pub const NAMES: &[RuleName] = &[
+    RuleName {
+        name: "kg",
+        summary: "one-shot knowledge gradient over the box, 64 fantasies (paper 002's KG)",
+    },
+];
+
+/// The parameters of the rule called `name` if it is one of [`NAMES`], with `defaults` for
+/// what the name leaves open; `None` for another rule's name.
+pub fn parse<R: Real>(
+    name: &str,
+    defaults: &RuleDefaults<R>,
+) -> Parsed<Maximiser> {
+    let _ = defaults;
+    Some(Ok(match name {
+        "kg" => defaults.maximiser,
+        _ => return None,
+    }))
 }

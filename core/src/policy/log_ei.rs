@@ -57,6 +57,10 @@ impl LogEi {
 }
 
 impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for LogEi {
+    fn prices_points(&self) -> bool {
+        self.cost != CostUse::Ignore
+    }
+
     super::stateless_record!();
 
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
@@ -92,3 +96,38 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for LogEi {
         play.map(Choice::Play)
     }
 }
+
+use super::names::{Parsed, RuleDefaults, RuleName};
+
+/// This rule's names in the registry ([`RULES`](super::RULES)).
+pub const NAMES: &[RuleName] = &[
+    RuleName {
+        name: "log-ei",
+        summary: "LogEI over the box (paper 002's EI baseline)",
+    },
+    RuleName {
+        name: "log-eipc",
+        summary: "LogEI per unit cost (paper 002's EIPC baseline)",
+    },
+    RuleName {
+        name: "log-eicc",
+        summary: "LogEI with cost cooling (paper 002's EICC baseline)",
+    },
+];
+
+/// The parameters of the rule called `name` if it is one of [`NAMES`], with `defaults` for
+/// what the name leaves open; `None` for another rule's name.
+pub fn parse<R: Real>(
+    name: &str,
+    defaults: &RuleDefaults<R>,
+) -> Parsed<(CostUse, Maximiser)> {
+    let _ = defaults;
+    Some(Ok(match name {
+        "log-ei" => (CostUse::Ignore, defaults.maximiser),
+        "log-eipc" => (CostUse::PerUnit, defaults.maximiser),
+        "log-eicc" => (CostUse::Cooling, defaults.maximiser),
+        _ => return None,
+    }))
+}
+
+super::names::plain_parameter!(CostUse);

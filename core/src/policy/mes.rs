@@ -80,6 +80,14 @@ impl MaxValueEntropySearch {
 }
 
 impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for MaxValueEntropySearch {
+    fn needs_workspace(&self) -> bool {
+        true
+    }
+
+    fn prices_points(&self) -> bool {
+        self.gain == Gain::PerUnitCost
+    }
+
     super::stateless_record!();
 
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
@@ -159,3 +167,33 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for MaxValueEntrop
         play.map(Choice::Play)
     }
 }
+
+use super::names::{Parsed, RuleDefaults, RuleName};
+
+/// This rule's names in the registry ([`RULES`](super::RULES)).
+pub const NAMES: &[RuleName] = &[
+    RuleName {
+        name: "mes",
+        summary: "max-value entropy search over the box, Gumbel samples (paper 002's MES)",
+    },
+    RuleName {
+        name: "mfmes",
+        summary: "MES per unit cost (paper 002's MFMES on one fidelity)",
+    },
+];
+
+/// The parameters of the rule called `name` if it is one of [`NAMES`], with `defaults` for
+/// what the name leaves open; `None` for another rule's name.
+pub fn parse<R: Real>(
+    name: &str,
+    defaults: &RuleDefaults<R>,
+) -> Parsed<(Gain, Maximiser)> {
+    let _ = defaults;
+    Some(Ok(match name {
+        "mes" => (Gain::Total, defaults.maximiser),
+        "mfmes" => (Gain::PerUnitCost, defaults.maximiser),
+        _ => return None,
+    }))
+}
+
+super::names::plain_parameter!(Gain);

@@ -14,73 +14,110 @@
 //! set with its values (and whether to pay for this round's measurement), or to stop.
 //!
 //! One file per rule, each behind a cargo feature so that firmware links only the rules it
-//! runs, and [`AnyPolicy`] dispatches between the compiled ones:
-//! - [`ucb_cvs`] (feature `policy-ucb-cvs`): UCB-CVS and UCB-PSQ (paper 000);
-//! - [`explore_then_commit`] (`policy-explore-then-commit`): ETC-50/100/Ada (paper 000);
-//! - [`unknown_cost`] (`policy-unknown-cost`): unknown random costs (paper 001);
-//! - [`thompson_psq`] (`policy-thompson`): TS-PSQ and TS per unit cost (paper 000's baselines);
-//! - [`ei_psq`] (`policy-ei`): EI-PSQ and EI per unit cost (paper 000's baselines);
-//! - [`per_unit_cost`] (`policy-per-unit-cost`): the expected UCB per unit cost (a baseline),
-//!   and the per-unit-cost [`Selection`] the sample-path rules compose with;
-//! - [`random_search`] (`policy-random-search`): uniform random search, the worked example of
-//!   `docs/architecture.md`;
-//! - [`gp_ucb`] (`policy-gp-ucb`): GP-UCB over a box with a `β` schedule (paper 002's UCB);
-//! - [`pbgi`] (`policy-pbgi`): the Pandora's Box Gittins index, fixed or decaying `λ`, with
-//!   the Pandora stopping rule (paper 002's PBGI, PBGI-D, PBGI-U);
-//! - [`log_ei`] (`policy-log-ei`): LogEI, LogEIPC and LogEICC over a box (paper 002's
-//!   baselines);
-//! - [`knowledge_gradient`] (`policy-kg`): the one-shot knowledge gradient over a box (paper
-//!   002's KG baseline);
-//! - [`multi_step`] (`policy-msei`): four-stage lookahead EI over a box (paper 002's MSEI
-//!   baseline);
-//! - [`mes`] (`policy-mes`): MES and MES per unit cost over a box (paper 002's MES and MFMES
-//!   baselines);
-//! - [`textbook`] (`policy-textbook`): EI and PBGI from their textbook formulas (paper 002's
-//!   App. D.1 ablation of LogEI's scale against its stability);
-//! - [`gittins_cvs`] (`policy-gittins-cvs`): a Gittins-index rule for control sets (ours,
-//!   issue 20: PBGI-D's index of each set, the outcome a mixture over the bank).
+//! runs. A rule's file holds everything about it: the policy, its names in the registry
+//! (`NAMES`), how a name becomes its parameters (`parse`), and the properties the callers ask of
+//! it (whether it needs caller memory, learns costs, prices each point). The registry is one
+//! table, `registry!` in this module's source, one line per rule: its feature, its module, its
+//! parameters and its saved record; from it come the modules' declarations, [`RULES`],
+//! [`PolicySpec`], [`AnyPolicy`] and its saved [`any::AnyRecord`], which only dispatch.
+//! [`RULES`] lists every rule name of the build with what it is.
 //!
 //! A rule that needs state no other rule needs (ETC's counters, the unknown-cost rule's running
 //! bounds, EI's query history, a second model) keeps it itself.
 
-pub mod any;
 pub mod memo;
 pub mod scoring;
 pub mod select;
 
-#[cfg(feature = "policy-ei")]
-pub mod ei_psq;
-#[cfg(feature = "policy-explore-then-commit")]
-pub mod explore_then_commit;
-#[cfg(feature = "policy-gittins-cvs")]
-pub mod gittins_cvs;
-#[cfg(feature = "policy-gp-ucb")]
-pub mod gp_ucb;
-#[cfg(feature = "policy-kg")]
-pub mod knowledge_gradient;
-#[cfg(feature = "policy-log-ei")]
-pub mod log_ei;
-#[cfg(feature = "policy-mes")]
-pub mod mes;
-#[cfg(feature = "policy-msei")]
-pub mod multi_step;
-#[cfg(feature = "policy-pbgi")]
-pub mod pbgi;
-#[cfg(feature = "policy-per-unit-cost")]
-pub mod per_unit_cost;
-#[cfg(feature = "policy-random-search")]
-pub mod random_search;
-#[cfg(feature = "policy-textbook")]
-pub mod textbook;
-#[cfg(feature = "policy-thompson")]
-pub mod thompson_psq;
-#[cfg(feature = "policy-ucb-cvs")]
-pub mod ucb_cvs;
-#[cfg(feature = "policy-unknown-cost")]
-pub mod unknown_cost;
+/// The registry: one line per rule, in the order papers present them (the order of [`RULES`]
+/// and of the saved records' variants, which a saved state names). A line reads: the rule's
+/// documentation, its cargo feature, its module, the variant of [`PolicySpec`] and
+/// [`AnyPolicy`] with its parameters, the policy type built from them (by its `new`, the
+/// parameters in order), and, for a rule with state of its own, the record it saves. Calls the
+/// macro `$then` with the table.
+macro_rules! registry {
+    ($then:ident) => {
+        $then! {
+            /// UCB-CVS with an ε-schedule; `EpsilonSchedule::Constant(0)` is UCB-PSQ.
+            "policy-ucb-cvs" ucb_cvs
+                UcbCvs(schedule: ucb_cvs::EpsilonSchedule<R>) => ucb_cvs::UcbCvs<R>;
+            /// Explore-then-commit over cost groups.
+            "policy-explore-then-commit" explore_then_commit
+                ExploreThenCommit(plays: explore_then_commit::PlaysPerGroup)
+                => explore_then_commit::ExploreThenCommit<R, M>,
+                record explore_then_commit::EtcRecord<R, M>;
+            /// Unknown random costs.
+            "policy-unknown-cost" unknown_cost
+                UnknownCost(config: unknown_cost::UnknownCostConfig<R>)
+                => unknown_cost::UnknownCost<R, M>,
+                record unknown_cost::UnknownCostRecord<R, M>;
+            /// Thompson sampling over partial queries.
+            "policy-thompson" thompson_psq
+                Thompson(selection: Selection) => thompson_psq::ThompsonPsq<F>;
+            /// Expected improvement over partial queries.
+            "policy-ei" ei_psq
+                Ei(selection: Selection) => ei_psq::EiPsq<R, D, F, H>,
+                record ei_psq::EiRecord<R, D, H>;
+            /// Expected UCB per unit cost.
+            "policy-per-unit-cost" per_unit_cost
+                UcbPerUnitCost => per_unit_cost::UcbPerUnitCost;
+            /// Uniform random search.
+            "policy-random-search" random_search
+                RandomSearch => random_search::RandomSearch;
+            /// GP-UCB over the box.
+            "policy-gp-ucb" gp_ucb
+                GpUcb(beta: gp_ucb::BetaSchedule<R>, maximiser: Maximiser) => gp_ucb::GpUcb<R>;
+            /// A Pandora's Box Gittins index rule: `λ`, whether to stop by the Pandora rule.
+            "policy-pbgi" pbgi
+                Pandora(lambda: pbgi::Lambda<R>, stop: bool, maximiser: Maximiser)
+                => pbgi::PandoraIndex<R>,
+                record pbgi::PandoraRecord<R>;
+            /// The Gittins-index rule for control sets, with its `λ` schedule.
+            "policy-gittins-cvs" gittins_cvs
+                GittinsCvs(lambda: pbgi::Lambda<R>) => gittins_cvs::GittinsCvs<R>,
+                record gittins_cvs::GittinsCvsRecord<R>;
+            /// A LogEI rule.
+            "policy-log-ei" log_ei
+                LogEi(cost: log_ei::CostUse, maximiser: Maximiser) => log_ei::LogEi;
+            /// An entropy rule (MES, MFMES): what the gain is weighed against.
+            "policy-mes" mes
+                Mes(gain: mes::Gain, maximiser: Maximiser) => mes::MaxValueEntropySearch;
+            /// The one-shot knowledge gradient, climbed by the maximiser's restarts.
+            "policy-kg" knowledge_gradient
+                Kg(maximiser: Maximiser) => knowledge_gradient::KnowledgeGradientSearch;
+            /// Multi-step lookahead EI (budgeted or not), climbed by the maximiser's restarts.
+            "policy-msei" multi_step
+                Msei(budgeted: bool, maximiser: Maximiser) => multi_step::MultiStepLookahead;
+            /// One of paper 002's App. D.1 ablation rules.
+            "policy-textbook" textbook
+                Textbook(form: textbook::Form, maximiser: Maximiser) => textbook::TextbookRule;
+        }
+    };
+}
 
-pub use any::{AnyPolicy, PolicySpec, PolicySpecError, RuleDefaults, PAPERS_EPSILON, RULES};
+/// Each rule's module, behind its feature (see `registry!`).
+macro_rules! declare_modules {
+    ($(
+        $(#[$doc:meta])*
+        $feature:literal $module:ident
+        $variant:ident $(($($field:ident: $param:ty),*))? => $policy:ty
+        $(, record $record:ty)?;
+    )*) => {
+        $(
+            #[cfg(feature = $feature)]
+            pub mod $module;
+        )*
+    };
+}
+
+registry!(declare_modules);
+
+pub mod any;
+pub mod names;
+
+pub use any::{AnyPolicy, PolicySpec, RULES};
 pub use memo::Memo;
+pub use names::{PolicySpecError, RuleDefaults, RuleName, PAPERS_EPSILON};
 pub use scoring::{
     chunk_size, factorised_len, score_each_set, score_full_set_first, score_sets, screening_len,
     set_seed, workspace_len, Maximiser,
@@ -294,6 +331,27 @@ pub trait Policy<R: Real, const D: usize, const M: usize> {
     fn workspace_len(&self, problem: &Problem<R, D, M>, capacity: usize, bank: usize) -> usize {
         let _ = problem;
         workspace_len(capacity, bank)
+    }
+
+    /// True for a rule that cannot decide without caller memory of its own
+    /// ([`Controller::workspace_len`](crate::driver::Controller::workspace_len)); the others
+    /// only decide faster with it. Default: false.
+    fn needs_workspace(&self) -> bool {
+        false
+    }
+
+    /// True for a rule that learns costs from what is paid (the problem then has no known
+    /// costs). Default: false.
+    fn learns_costs(&self) -> bool {
+        false
+    }
+
+    /// True for a rule over a box that prices each point by its cost: where the costs are
+    /// learned it reads a model of ln(cost)
+    /// ([`Controller::with_cost_model`](crate::driver::Controller::with_cost_model)).
+    /// Default: false.
+    fn prices_points(&self) -> bool {
+        false
     }
 
     /// Decides this round. On error the controller records nothing (a rule may have updated

@@ -71,6 +71,10 @@ fn raw_tree<R: Real, const D: usize>(x: [R; D], r: usize, seed: u64) -> Tree<R, 
 }
 
 impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for MultiStepLookahead {
+    fn needs_workspace(&self) -> bool {
+        true
+    }
+
     super::stateless_record!();
 
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
@@ -170,5 +174,33 @@ where
         x,
         score,
         measure: true,
+    }))
+}
+
+use super::names::{Parsed, RuleDefaults, RuleName};
+
+/// This rule's names in the registry ([`RULES`](super::RULES)).
+pub const NAMES: &[RuleName] = &[
+    RuleName {
+        name: "msei",
+        summary: "four-stage lookahead EI over the box, one-shot tree (paper 002's MSEI)",
+    },
+    RuleName {
+        name: "bmsei",
+        summary: "MSEI within a lookahead budget, known costs (paper 002's BMSEI)",
+    },
+];
+
+/// The parameters of the rule called `name` if it is one of [`NAMES`], with `defaults` for
+/// what the name leaves open; `None` for another rule's name.
+pub fn parse<R: Real>(
+    name: &str,
+    defaults: &RuleDefaults<R>,
+) -> Parsed<(bool, Maximiser)> {
+    let _ = defaults;
+    Some(Ok(match name {
+        "msei" => (false, defaults.maximiser),
+        "bmsei" => (true, defaults.maximiser),
+        _ => return None,
     }))
 }

@@ -294,6 +294,10 @@ pub struct PandoraRecord<R> {
 }
 
 impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for PandoraIndex<R> {
+    fn prices_points(&self) -> bool {
+        true
+    }
+
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
         super::require_full_set(problem)?;
         if !self.lambda.schedule().is_valid() {
@@ -334,4 +338,97 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for PandoraIndex<R
 fn count<R: Real>(v: R) -> Option<u32> {
     let f = v.to_f64();
     ((0.0..16_777_216.0).contains(&f) && f == (f as u32) as f64).then_some(f as u32)
+}
+
+use super::names::{Parsed, Parameter, PolicySpecError, RuleDefaults, RuleName};
+
+/// This rule's names in the registry ([`RULES`](super::RULES)).
+pub const NAMES: &[RuleName] = &[
+    RuleName {
+        name: "pbgi",
+        summary: "Pandora's Box Gittins index, lambda = 1e-4 (paper 002's budgeted PBGI)",
+    },
+    RuleName {
+        name: "pbgi:LAMBDA",
+        summary: "Pandora's Box Gittins index with a fixed LAMBDA > 0 (paper 002)",
+    },
+    RuleName {
+        name: "pbgi-d",
+        summary: "PBGI-D: lambda from 0.1, halved when the stopping rule fires (paper 002)",
+    },
+    RuleName {
+        name: "pbgi-d:LAMBDA:BETA",
+        summary: "PBGI-D from LAMBDA > 0, divided by BETA > 1 when the stopping rule fires",
+    },
+    RuleName {
+        name: "pbgi-stop:LAMBDA",
+        summary: "cost-per-sample PBGI: fixed LAMBDA, stops by the Pandora rule (paper 002)",
+    },
+];
+
+/// The parameters of the rule called `name` if it is one of [`NAMES`], with `defaults` for
+/// what the name leaves open; `None` for another rule's name.
+pub fn parse<R: Real>(
+    name: &str,
+    defaults: &RuleDefaults<R>,
+) -> Parsed<(Lambda<R>, bool, Maximiser)> {
+    let m = defaults.maximiser;
+    let spec = |lambda: Result<Lambda<R>, PolicySpecError>, stop| {
+        Some(lambda.map(|lambda| (lambda, stop, m)))
+    };
+    match name {
+        "pbgi" => spec(Ok(Lambda::paper_002_fixed()), false),
+        "pbgi-d" => spec(Ok(Lambda::paper_002_decaying()), false),
+        _ => {
+            if let Some(text) = name.strip_prefix("pbgi:") {
+                spec(fixed_lambda(text), false)
+            } else if let Some(text) = name.strip_prefix("pbgi-stop:") {
+                spec(fixed_lambda(text), true)
+            } else {
+                let (initial, factor) = match name.strip_prefix("pbgi-d:")?.split_once(':') {
+                    Some(parts) => parts,
+                    None => return Some(Err(PolicySpecError::BadLambda)),
+                };
+                let number = |t: &str| t.parse::<f64>().map_err(|_| PolicySpecError::BadLambda);
+                let lambda = number(initial).and_then(|initial| {
+                    let lambda = Lambda::Decaying {
+                        initial: R::from_f64(initial),
+                        factor: R::from_f64(number(factor)?),
+                    };
+                    if lambda.is_valid() {
+                        Ok(lambda)
+                    } else {
+                        Err(PolicySpecError::BadLambda)
+                    }
+                });
+                spec(lambda, false)
+            }
+        }
+    }
+}
+
+/// A fixed `λ` from its text: finite and > 0.
+pub(super) fn fixed_lambda<R: Real>(text: &str) -> Result<Lambda<R>, PolicySpecError> {
+    let lambda: f64 = text.parse().map_err(|_| PolicySpecError::BadLambda)?;
+    let lambda = Lambda::Fixed(R::from_f64(lambda));
+    if lambda.is_valid() {
+        Ok(lambda)
+    } else {
+        Err(PolicySpecError::BadLambda)
+    }
+}
+
+impl<R: Real, T: Real> Parameter<T> for Lambda<R> {
+    type In = Lambda<T>;
+
+    fn convert(self) -> Lambda<T> {
+        let c = |v: R| T::from_f64(v.to_f64());
+        match self {
+            Lambda::Fixed(v) => Lambda::Fixed(c(v)),
+            Lambda::Decaying { initial, factor } => Lambda::Decaying {
+                initial: c(initial),
+                factor: c(factor),
+            },
+        }
+    }
 }

@@ -14,6 +14,13 @@ use crate::real::Real;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct UcbPerUnitCost;
 
+impl UcbPerUnitCost {
+    /// The rule (it has no parameters).
+    pub fn new() -> Self {
+        UcbPerUnitCost
+    }
+}
+
 impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for UcbPerUnitCost {
     super::stateless_record!();
 
@@ -37,4 +44,24 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for UcbPerUnitCost
         let scores: [R; M] = values(&ucb[..m]);
         play_selected(&ucb[..m], per_unit_cost(&scores[..m], &costs[..m]))
     }
+}
+
+use super::names::{Parsed, RuleDefaults, RuleName};
+
+/// This rule's names in the registry ([`RULES`](super::RULES)).
+pub const NAMES: &[RuleName] = &[
+    RuleName {
+        name: "ucb-per-cost",
+        summary: "expected UCB per unit cost (paper 000's appendix B)",
+    },
+];
+
+/// The parameters of the rule called `name` if it is one of [`NAMES`], with `defaults` for
+/// what the name leaves open; `None` for another rule's name.
+pub fn parse<R: Real>(
+    name: &str,
+    defaults: &RuleDefaults<R>,
+) -> Parsed<()> {
+    let _ = defaults;
+    (name == "ucb-per-cost").then_some(Ok(()))
 }

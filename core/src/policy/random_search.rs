@@ -13,6 +13,13 @@ use rand_xoshiro::Xoshiro128PlusPlus;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RandomSearch;
 
+impl RandomSearch {
+    /// The rule (it has no parameters).
+    pub fn new() -> Self {
+        RandomSearch
+    }
+}
+
 impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for RandomSearch {
     super::stateless_record!();
 
@@ -57,4 +64,24 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for RandomSearch {
             measure: true,
         }))
     }
+}
+
+use super::names::{Parsed, RuleDefaults, RuleName};
+
+/// This rule's names in the registry ([`RULES`](super::RULES)).
+pub const NAMES: &[RuleName] = &[
+    RuleName {
+        name: "random-search",
+        summary: "a uniformly random affordable set at uniformly random values",
+    },
+];
+
+/// The parameters of the rule called `name` if it is one of [`NAMES`], with `defaults` for
+/// what the name leaves open; `None` for another rule's name.
+pub fn parse<R: Real>(
+    name: &str,
+    defaults: &RuleDefaults<R>,
+) -> Parsed<()> {
+    let _ = defaults;
+    (name == "random-search").then_some(Ok(()))
 }

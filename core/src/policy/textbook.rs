@@ -42,6 +42,10 @@ impl TextbookRule {
 }
 
 impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for TextbookRule {
+    fn prices_points(&self) -> bool {
+        self.form == Form::BisectedGittins
+    }
+
     super::stateless_record!();
 
     fn start(&mut self, problem: &Problem<R, D, M>) -> Result<(), DriverError> {
@@ -77,3 +81,43 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for TextbookRule {
         play.map(Choice::Play)
     }
 }
+
+use super::names::{Parsed, RuleDefaults, RuleName};
+
+/// This rule's names in the registry ([`RULES`](super::RULES)).
+pub const NAMES: &[RuleName] = &[
+    RuleName {
+        name: "ei-unstable",
+        summary: "EI from the textbook formula (paper 002's App. D.1 ablation, Unst. EI)",
+    },
+    RuleName {
+        name: "log-ei-unstable",
+        summary: "ln(EI + 1e-6) of the textbook EI (paper 002's ablation, Log(Unst. EI))",
+    },
+    RuleName {
+        name: "exp-log-ei",
+        summary: "exp(LogEI): EI to full precision, not log-scaled (paper 002's ablation)",
+    },
+    RuleName {
+        name: "pbgi-unstable",
+        summary: "PBGI by the paper code's bisection of the textbook EI (its PBGI; ours is S-PBGI)",
+    },
+];
+
+/// The parameters of the rule called `name` if it is one of [`NAMES`], with `defaults` for
+/// what the name leaves open; `None` for another rule's name.
+pub fn parse<R: Real>(
+    name: &str,
+    defaults: &RuleDefaults<R>,
+) -> Parsed<(Form, Maximiser)> {
+    let _ = defaults;
+    Some(Ok(match name {
+        "ei-unstable" => (Form::Ei, defaults.maximiser),
+        "log-ei-unstable" => (Form::LogOfEi, defaults.maximiser),
+        "exp-log-ei" => (Form::ExpOfLogEi, defaults.maximiser),
+        "pbgi-unstable" => (Form::BisectedGittins, defaults.maximiser),
+        _ => return None,
+    }))
+}
+
+super::names::plain_parameter!(Form);

@@ -72,3 +72,31 @@ impl<R: Real, const D: usize, const M: usize, const F: usize> Policy<R, D, M> fo
         self.selection.play(&out[..m], &round.set_costs()[..m])
     }
 }
+
+use super::names::{Parsed, RuleDefaults, RuleName};
+
+/// This rule's names in the registry ([`RULES`](super::RULES)).
+pub const NAMES: &[RuleName] = &[
+    RuleName {
+        name: "ts-psq",
+        summary: "Thompson sampling over partial queries (paper 000's baseline)",
+    },
+    RuleName {
+        name: "ts-per-cost",
+        summary: "Thompson sampling per unit cost (paper 000's appendix B)",
+    },
+];
+
+/// The parameters of the rule called `name` if it is one of [`NAMES`], with `defaults` for
+/// what the name leaves open; `None` for another rule's name.
+pub fn parse<R: Real>(
+    name: &str,
+    defaults: &RuleDefaults<R>,
+) -> Parsed<Selection> {
+    let _ = defaults;
+    Some(Ok(match name {
+        "ts-psq" => Selection::Argmax,
+        "ts-per-cost" => Selection::PerUnitCost,
+        _ => return None,
+    }))
+}

@@ -117,6 +117,62 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for UcbCvs<R> {
     }
 }
 
+use super::names::{Parsed, Parameter, PolicySpecError, RuleDefaults, RuleName};
+
+/// This rule's names in the registry ([`RULES`](super::RULES)).
+pub const NAMES: &[RuleName] = &[
+    RuleName {
+        name: "ucb-psq",
+        summary: "expected UCB, best over all sets (paper 000's UCB-PSQ)",
+    },
+    RuleName {
+        name: "ucb-cvs",
+        summary: "UCB-CVS with the default epsilon (paper 000)",
+    },
+    RuleName {
+        name: "ucb-cvs:EPS",
+        summary: "UCB-CVS with epsilon EPS >= 0 (paper 000)",
+    },
+];
+
+/// The parameters of the rule called `name` if it is one of [`NAMES`], with `defaults` for
+/// what the name leaves open; `None` for another rule's name.
+pub fn parse<R: Real>(
+    name: &str,
+    defaults: &RuleDefaults<R>,
+) -> Parsed<EpsilonSchedule<R>> {
+    let _ = defaults;
+    let schedule = match name {
+        "ucb-psq" => EpsilonSchedule::Constant(R::ZERO),
+        "ucb-cvs" => EpsilonSchedule::Constant(defaults.epsilon),
+        _ => {
+            let eps = name.strip_prefix("ucb-cvs:")?.parse::<f64>();
+            match eps {
+                Ok(eps) if eps.is_finite() && eps >= 0.0 => {
+                    EpsilonSchedule::Constant(R::from_f64(eps))
+                }
+                _ => return Some(Err(PolicySpecError::BadEpsilon)),
+            }
+        }
+    };
+    Some(Ok(schedule))
+}
+
+impl<R: Real, T: Real> Parameter<T> for EpsilonSchedule<R> {
+    type In = EpsilonSchedule<T>;
+
+    fn convert(self) -> EpsilonSchedule<T> {
+        let c = |v: R| T::from_f64(v.to_f64());
+        match self {
+            EpsilonSchedule::Constant(e) => EpsilonSchedule::Constant(c(e)),
+            EpsilonSchedule::Linear { start, cutoff } => EpsilonSchedule::Linear {
+                start: c(start),
+                cutoff,
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,49 +33,7 @@ pub fn within_tolerance<R: Real>(best: R, alpha: R) -> R {
     best - alpha * best.abs()
 }
 
-/// How long exploration lasts.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Exploration<R> {
-    /// Every set is played `τ` times (the paper's analysis).
-    Rounds(u32),
-    /// Explore while the budget spent is below this fraction of the total (the paper's
-    /// experiments: 0.6).
-    BudgetFraction(R),
-}
-
-/// How the exploitation phase chooses.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Exploitation<R> {
-    /// Algorithm 1 as the paper writes it: running (intersected) bounds, the tolerance `α`, a
-    /// strict filter reset when it empties, the cost bound clamped at 0, ties to the higher
-    /// UCB; UCB and LCB with the controller's β.
-    Paper,
-    /// As the authors' code (`Exploit_CVS` in github.com/Fsoft-AIC/BO-uCVS) runs it: each set's
-    /// best expected `µ + ucb_beta·σ`; the best `µ − lcb_beta·σ` over the set controlling every
-    /// variable (over all sets without one), raised to the best observation; the sets with
-    /// `UCB ≥ LCB` (no α, no running bounds); of those the one with the least cost bound
-    /// `ĉᵢ − √(2 ln t / Tᵢ)`, not clamped, `t` counted from 1, ties to the later set; with no
-    /// such set, the highest UCB. The code's values: `ucb_beta` 1.96, `lcb_beta` 0.3.
-    AuthorsCode {
-        /// β of the upper bounds.
-        ucb_beta: R,
-        /// β of the lower bound.
-        lcb_beta: R,
-    },
-}
-
-/// Settings of the unknown-cost rule.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct UnknownCostConfig<R> {
-    /// Exploration length.
-    pub exploration: Exploration<R>,
-    /// Tolerance `α` at the start of exploitation (paper: 0.1).
-    pub alpha: R,
-    /// Halve `α` every this many exploitation rounds (`None`: fixed).
-    pub halve_every: Option<u32>,
-    /// The exploitation phase's choice.
-    pub exploitation: Exploitation<R>,
-}
+pub use crate::round::{Exploitation, Exploration, UnknownCostConfig};
 
 /// State of the unknown-cost rule for up to `M` sets.
 #[derive(Debug, Clone, PartialEq)]
@@ -400,6 +358,10 @@ impl<R: Real, const M: usize> UnknownCost<R, M> {
 }
 
 impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for UnknownCost<R, M> {
+    fn learns_costs(&self) -> bool {
+        true
+    }
+
     #[cfg(feature = "serde")]
     type Record = UnknownCostRecord<R, M>;
 
@@ -511,6 +473,63 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for UnknownCost<R,
             Ok(())
         } else {
             Err(DriverError::InvalidSnapshot)
+        }
+    }
+}
+
+use super::names::{Parsed, Parameter, RuleDefaults, RuleName};
+
+/// This rule's names in the registry ([`RULES`](super::RULES)).
+pub const NAMES: &[RuleName] = &[
+    RuleName {
+        name: "unknown-cost",
+        summary: "unknown random costs, no-regret costs (paper 001)",
+    },
+    RuleName {
+        name: "unknown-cost-code",
+        summary: "paper 001's rule as its authors' code exploits (no alpha, UCB 1.96, LCB 0.3)",
+    },
+];
+
+/// The parameters of the rule called `name` if it is one of [`NAMES`], with `defaults` for
+/// what the name leaves open; `None` for another rule's name.
+pub fn parse<R: Real>(
+    name: &str,
+    defaults: &RuleDefaults<R>,
+) -> Parsed<UnknownCostConfig<R>> {
+    let config = match name {
+        "unknown-cost" => defaults.unknown_cost,
+        "unknown-cost-code" => UnknownCostConfig {
+            exploitation: Exploitation::AuthorsCode {
+                ucb_beta: R::from_f64(1.96),
+                lcb_beta: R::from_f64(0.3),
+            },
+            ..defaults.unknown_cost
+        },
+        _ => return None,
+    };
+    Some(Ok(config))
+}
+
+impl<R: Real, T: Real> Parameter<T> for UnknownCostConfig<R> {
+    type In = UnknownCostConfig<T>;
+
+    fn convert(self) -> UnknownCostConfig<T> {
+        let c = |v: R| T::from_f64(v.to_f64());
+        UnknownCostConfig {
+            exploration: match self.exploration {
+                Exploration::Rounds(t) => Exploration::Rounds(t),
+                Exploration::BudgetFraction(f) => Exploration::BudgetFraction(c(f)),
+            },
+            alpha: c(self.alpha),
+            halve_every: self.halve_every,
+            exploitation: match self.exploitation {
+                Exploitation::Paper => Exploitation::Paper,
+                Exploitation::AuthorsCode { ucb_beta, lcb_beta } => Exploitation::AuthorsCode {
+                    ucb_beta: c(ucb_beta),
+                    lcb_beta: c(lcb_beta),
+                },
+            },
         }
     }
 }
