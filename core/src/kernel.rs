@@ -275,6 +275,27 @@ impl<R: Real, const D: usize> Kernel<R, D> {
         Self::new(Shape::Matern32, lengthscales, outputscale)
     }
 
+    /// The same kernel blind to inputs `from..D`: their lengthscale is `+∞` and their weight
+    /// `1/ℓ²` exactly 0, so they add exactly nothing to any distance, kernel value or gradient,
+    /// whatever their values. A problem of `d` variables then runs on a kernel of `D > d`
+    /// inputs and makes the decisions of one of `d` wherever its rule draws nothing per input
+    /// (the desktop adapter's wider sizes). Such a kernel is not fitted: its lengthscales'
+    /// logarithms would be infinite.
+    pub fn ignoring_inputs_from(mut self, from: usize) -> Self {
+        for l in from..D {
+            self.lengthscales[l] = R::INFINITY;
+            self.inv_sq[l] = R::ZERO;
+        }
+        self
+    }
+
+    /// How many inputs the kernel sees: `D` but for those
+    /// [`ignoring_inputs_from`](Self::ignoring_inputs_from) made it blind to. The dimension
+    /// of the problem for the rules whose settings grow with it.
+    pub fn inputs_seen(&self) -> usize {
+        self.inv_sq.iter().filter(|w| **w > R::ZERO).count()
+    }
+
     /// The kernel's shape.
     pub fn shape(&self) -> Shape {
         self.shape

@@ -18,6 +18,7 @@ import numpy as np
 
 from ._costbo import (
     MAX_DIM,
+    MAX_WIDE_DIM,
     MAX_SETS,
     MAX_SETS_LEARNING_COSTS,
     OBJECTIVES,
@@ -41,6 +42,7 @@ from . import _costbo
 
 __all__ = [
     "MAX_DIM",
+    "MAX_WIDE_DIM",
     "MAX_SETS",
     "MAX_SETS_LEARNING_COSTS",
     "OBJECTIVES",

@@ -42,6 +42,7 @@ fn _costbo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::_gittins_index, m)?)?;
     m.add_function(wrap_pyfunction!(functions::_normal_cdf, m)?)?;
     m.add("MAX_DIM", costbo_std::optimizer::MAX_DIM)?;
+    m.add("MAX_WIDE_DIM", costbo_std::optimizer::MAX_WIDE_DIM)?;
     m.add("MAX_SETS", costbo_std::optimizer::MAX_SETS)?;
     m.add(
         "MAX_SETS_LEARNING_COSTS",

@@ -193,12 +193,12 @@ def box(d, precision="f64", capacity=64):
     return opt
 
 
-def test_sixteen_variables_run_in_f64_and_nine_are_refused():
+def test_sixteen_variables_run_in_f64_and_not_in_f32_or_beyond_capacity_256():
     opt = box(16)
     while (ask := opt.ask()) is not None:
         opt.tell(tuple(ask.values), -sum(v * v for v in ask.values))  # a tuple is a point too
     assert opt.rounds == 3
-    for d, precision, capacity in [(9, "f64", 64), (16, "f32", 64), (16, "f64", 1024)]:
+    for d, precision, capacity in [(9, "f32", 64), (16, "f32", 64), (16, "f64", 1024)]:
         with pytest.raises(costbo.CostboError) as e:
             box(d, precision, capacity)
         assert e.value.kind == "experiment" and "variables" in str(e.value)
@@ -372,3 +372,30 @@ def test_sixty_four_control_sets_and_thirty_two_for_the_per_set_cost_rule():
     costbo.Optimizer.build("u", 2.0, variables, subsets(32, None), rule="unknown-cost")
     with pytest.raises(costbo.CostboError, match="unknown-cost"):
         costbo.Optimizer.build("u", 2.0, variables, subsets(33, None), rule="unknown-cost")
+
+
+def test_thirty_two_variables_on_a_padded_model_resume_bit_for_bit():
+    assert (costbo.MAX_DIM, costbo.MAX_WIDE_DIM) == (8, 32)
+    variables = [dict(name=f"v{l}", lower=-1.0, upper=1.0) for l in range(20)]
+    every = [([v["name"] for v in variables], 1.0)]
+    opt = costbo.Optimizer.build("wide", 4.0, variables, every, rule="pbgi", capacity=64)
+    rng = SplitMix64(4)
+    x, y = play(opt, [None] * 20, rng)
+    opt.tell_prior(x, y)
+    ask = opt.ask()
+    x, y = play(opt, ask.values, rng)
+    opt.tell(x, y)
+    restored = costbo.Optimizer.from_json(opt.to_json())
+    rounds = 1
+    while (ask := opt.ask()) is not None:
+        assert restored.ask() == ask and len(ask.values) == 20
+        x, y = play(opt, ask.values, rng)
+        opt.tell(x, y)
+        restored.tell(x, y)
+        rounds += 1
+    assert rounds == 4 and restored.ask() is None
+    too_many = [dict(name=f"v{l}", lower=0.0, upper=1.0) for l in range(33)]
+    with pytest.raises(costbo.CostboError, match="variable"):
+        costbo.Optimizer.build("w", 2.0, too_many, [([v["name"] for v in too_many], 1.0)])
+    with pytest.raises(costbo.CostboError, match="fixed"):
+        costbo.Optimizer.build("w", 4.0, variables, every, rule="pbgi", fit="map")

@@ -790,7 +790,9 @@ fn wider_experiments_run_in_f64_and_the_rest_are_refused() {
             all.join(", ")
         )
     };
-    for d in [12, 16] {
+    // Beyond 8 variables the model is the smallest of 12, 16, 24 and 32 inputs that holds
+    // them, the others inert (12 and 16 exact).
+    for d in [9, 12, 16, 20, 32] {
         let mut opt = Optimizer::from_toml_str(&wide(d, 64)).unwrap();
         // LogEI scores improvements over the best outcome: an empty model has none.
         let e = opt.ask().unwrap_err();
@@ -807,8 +809,33 @@ fn wider_experiments_run_in_f64_and_the_rest_are_refused() {
         }
         assert_eq!(rounds, 3);
     }
+    // A padded model resumes bit for bit: 20 variables on a model of 24.
+    let mut rng = Rng(9);
+    let mut live = Optimizer::from_toml_str(&wide(20, 64)).unwrap();
+    let (x, y) = play(&live, &[None; 20], &mut rng);
+    live.tell_prior(&x, y).unwrap();
+    let ask = live.ask().unwrap().unwrap();
+    let (x, y) = play(&live, &ask.values, &mut rng);
+    live.tell(&x, y, ask.cost).unwrap();
+    let mut restored = Optimizer::from_json(&live.to_json()).unwrap();
+    while let Some(ask) = live.ask().unwrap() {
+        assert_eq!(restored.ask().unwrap(), Some(ask.clone()));
+        let (x, y) = play(&live, &ask.values, &mut rng);
+        live.tell(&x, y, ask.cost).unwrap();
+        restored.tell(&x, y, ask.cost).unwrap();
+    }
+    assert_eq!(restored.ask().unwrap(), None);
+    // Its kernel ignores the inert inputs, which a fit could not: the fixed model only.
+    let fitted = wide(20, 64).replace("noise = 1e-4\n", "noise = 1e-4\nfit = \"map\"\n");
+    let e = Optimizer::from_toml_str(&fitted).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Experiment, "{e}");
+    assert!(e.message().contains("fit = \"fixed\""), "{e}");
+    assert!(Optimizer::from_toml_str(
+        &wide(16, 64).replace("noise = 1e-4\n", "noise = 1e-4\nfit = \"map\"\n")
+    )
+    .is_ok());
     for (d, capacity, precision) in [
-        (9, 64, Precision::F64),
+        (9, 64, Precision::F32),
         (16, 64, Precision::F32),
         (16, 1024, Precision::F64),
         (33, 64, Precision::F64),

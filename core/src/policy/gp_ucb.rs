@@ -87,7 +87,10 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for GpUcb<R> {
         S: AsRef<[R]> + AsMut<[R]>,
         B: AsRef<[[R; D]]> + AsMut<[[R; D]]>,
     {
-        let width = self.schedule.beta(round.spent, D).sqrt();
+        let width = self
+            .schedule
+            .beta(round.spent, round.gp.kernel().inputs_seen())
+            .sqrt();
         let mut ucb = UpperBound::new(round.gp, width);
         round.play_box(&self.maximiser, &mut ucb).map(Choice::Play)
     }

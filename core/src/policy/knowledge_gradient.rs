@@ -226,7 +226,7 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for KnowledgeGradi
             // The fantasies condition a posterior: the initial design comes first.
             return Err(DriverError::NoScore);
         }
-        let config = self.maximiser.one_shot(D);
+        let config = self.maximiser.one_shot(gp.kernel().inputs_seen());
         if round.workspace.len() < config.raw_samples.max(1) {
             return Err(DriverError::WorkspaceTooSmall);
         }

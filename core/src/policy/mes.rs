@@ -121,7 +121,7 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for MaxValueEntrop
             Gain::Total => None,
         };
         super::require_full_set(round.problem)?;
-        let uniform = CANDIDATES_PER_DIMENSION * D;
+        let uniform = CANDIDATES_PER_DIMENSION * gp.kernel().inputs_seen();
         let count = uniform + gp.len();
         // The room for a full model is asked from the first round on, so that a workspace
         // which would run short later is refused before the run starts, not part-way.

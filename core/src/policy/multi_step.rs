@@ -120,15 +120,17 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for MultiStepLooka
                 .ok_or(DriverError::NoScore)?;
             let budget = (round.settings.budget - round.spent).min(recent);
             let acquisition = MultiStepEi::budgeted(round.gp, cost, budget);
+            let dim = round.gp.kernel().inputs_seen();
             return climb(
                 acquisition.map_err(DriverError::Gp)?,
-                self.maximiser.one_shot(D),
+                self.maximiser.one_shot(dim),
                 set,
                 round,
             );
         }
         let acquisition = MultiStepEi::new(round.gp).map_err(DriverError::Gp)?;
-        climb(acquisition, self.maximiser.one_shot(D), set, round)
+        let dim = round.gp.kernel().inputs_seen();
+        climb(acquisition, self.maximiser.one_shot(dim), set, round)
     }
 }
 

@@ -451,6 +451,15 @@ pub struct SetSpec {
 /// Why a [`Spec`] cannot be built into a problem or controller.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SpecError {
+    /// A fitted model was asked of a padded controller
+    /// ([`Spec::controller_spec_padded`]), whose kernel ignores its extra inputs and cannot be
+    /// fitted.
+    PaddedFit {
+        /// Variables in the spec.
+        variables: usize,
+        /// Inputs of the padded model.
+        inputs: usize,
+    },
     /// The const generic `D` differs from the number of variables.
     VariableCount {
         /// Variables in the spec.
@@ -583,6 +592,11 @@ pub enum SpecError {
 impl core::fmt::Display for SpecError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
+            Self::PaddedFit { variables, inputs } => write!(
+                f,
+                "{variables} variables run on a model of {inputs} inputs that ignores the extra \
+                 ones and cannot be fitted: use the fixed model ([model] fit = \"fixed\")"
+            ),
             Self::VariableCount { spec, generic } => write!(
                 f,
                 "the spec has {spec} variables but the const generic D is {generic}"
@@ -1166,7 +1180,18 @@ impl<'a> Spec<'a> {
     pub fn problem_within<R: Real, const D: usize, const M: usize>(
         &self,
     ) -> Result<Problem<R, D, M>, SpecError> {
-        if self.variables.len() != D {
+        self.problem_padded::<R, D, M>(false)
+    }
+
+    /// [`problem_within`](Self::problem_within), or with `padded` for `D` at least the
+    /// spec's variables: those after them range over `[0, 1]`, are controlled by every set and
+    /// cost nothing.
+    fn problem_padded<R: Real, const D: usize, const M: usize>(
+        &self,
+        padded: bool,
+    ) -> Result<Problem<R, D, M>, SpecError> {
+        let d = self.variables.len();
+        if !(d == D || padded && (1..D).contains(&d)) {
             return Err(SpecError::VariableCount {
                 spec: self.variables.len(),
                 generic: D,
@@ -1187,8 +1212,9 @@ impl<'a> Spec<'a> {
             *out = variable(v).map_err(|e| SpecError::Distribution(l, e))?;
         }
         let m = self.sets.len();
+        let padding = ControlSet::full(D).0 & !ControlSet::full(d).0;
         let sets: [ControlSet; M] =
-            core::array::from_fn(|i| ControlSet(self.sets.get(i).map_or(0, |s| s.mask)));
+            core::array::from_fn(|i| ControlSet(self.sets.get(i).map_or(0, |s| s.mask | padding)));
         let costs: [R; M] = core::array::from_fn(|i| {
             R::from_f64(self.sets.get(i).and_then(|s| s.cost).unwrap_or(1.0))
         });
@@ -1198,7 +1224,8 @@ impl<'a> Spec<'a> {
         if !self.priced() {
             return Ok(problem);
         }
-        let rate: [R; D] = core::array::from_fn(|l| R::from_f64(self.variables[l].price));
+        let rate: [R; D] =
+            core::array::from_fn(|l| R::from_f64(self.variables.get(l).map_or(0.0, |v| v.price)));
         problem
             .with_costs(Costs::Dosed { base: costs, rate })
             .map_err(SpecError::Problem)
@@ -1284,6 +1311,28 @@ impl<'a> Spec<'a> {
         &self,
     ) -> Result<ControllerSpec<R, D, M>, SpecError> {
         self.describe(self.problem_within::<R, D, M>()?)
+    }
+
+    /// [`controller_spec_within`](Self::controller_spec_within) for a model of `D` inputs,
+    /// at least the spec's variables: the inputs after them are inert, held by every control
+    /// set, free, and ignored by the kernel
+    /// ([`Kernel::ignoring_inputs_from`](costbo_core::kernel::Kernel::ignoring_inputs_from)),
+    /// so that they change no value the model computes. A decision's inert values mean
+    /// nothing; an observation may carry any value there. The fixed model only
+    /// ([`SpecError::PaddedFit`]).
+    pub fn controller_spec_padded<R: Real, const D: usize, const M: usize>(
+        &self,
+    ) -> Result<ControllerSpec<R, D, M>, SpecError> {
+        let d = self.variables.len();
+        if d < D && self.model.fit != FitSpec::Fixed {
+            return Err(SpecError::PaddedFit {
+                variables: d,
+                inputs: D,
+            });
+        }
+        let mut spec = self.describe(self.problem_padded::<R, D, M>(true)?)?;
+        spec.kernel = spec.kernel.ignoring_inputs_from(d);
+        Ok(spec)
     }
 
     fn describe<R: Real, const D: usize, const M: usize>(

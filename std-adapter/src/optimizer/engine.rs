@@ -6,18 +6,25 @@
 //! it, in `f64` at the boundary (an `f32` value widened to `f64` and narrowed back is the same
 //! value, so an `f32` engine sees exactly the bits its caller's `f32` data had). [`open`]
 //! picks the sizes: the dimension exactly (every `D` from 1 to [`MAX_DIM`] is compiled
-//! in, and [`WIDE_DIMS`] in `f64` up to capacity 256), the capacity as the smallest of [`CAPACITIES_F64`] (or
+//! in), or in `f64` up to capacity 256 the smallest of [`WIDE_DIMS`] that holds it, the
+//! inputs beyond the experiment's variables inert (a padded model, below); the capacity as
+//! the smallest of [`CAPACITIES_F64`] (or
 //! [`CAPACITIES_F32`]) that holds it with the model told the
 //! exact capacity ([`Gp::with_capacity`](costbo_core::gp::Gp::with_capacity)), so it drops
 //! the same observations at the same rounds as a controller of that const capacity.
 
 use costbo_core::driver::BuildError;
 use costbo_core::driver::{Controller, DriverError, Step};
+use costbo_core::expectation::{BankError, SampleBank};
 use costbo_core::gp::Gp;
 use costbo_core::linalg::tri_len;
 use costbo_core::policy::{AnyPolicy, Memo};
+use costbo_core::problem::Problem;
+use costbo_core::qmc::{Sobol, SOBOL_MAX_DIMENSIONS};
 use costbo_core::real::Real;
 use costbo_experiment::{Spec, SpecError};
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro128PlusPlus;
 
 /// Most control sets an experiment may have. Paper 001's rule (`unknown-cost`) takes at most
 /// [`MAX_SETS_LEARNING_COSTS`].
@@ -35,21 +42,28 @@ pub const MAX_SETS_LEARNING_COSTS: usize = costbo_core::policy::memo::MEMO_CAPAC
 /// time.
 pub const MAX_DIM: usize = 8;
 
-/// Wider dimensions served in `f64` up to capacity [`WIDE_MAX_CAPACITY`] (paper 002's box
-/// problems at d = 12 and 16, and the benchmark against BoTorch at d = 16): two more sizes
-/// each for two capacity buckets, instead of two for every bucket and precision.
-pub const WIDE_DIMS: [usize; 2] = [12, 16];
+/// Wider models served in `f64` up to capacity [`WIDE_MAX_CAPACITY`]: an experiment of more
+/// than [`MAX_DIM`] variables runs on the smallest that holds it, its variables first and the
+/// other inputs inert (controlled by every set, free, ignored by the kernel:
+/// [`Spec::controller_spec_padded`]), so that they change no value the model computes. With
+/// 12 or 16 variables (paper 002's box problems, the benchmark against BoTorch) the size is
+/// exact. Four sizes for two capacity buckets, instead of every dimension for every bucket and
+/// precision (about 8 s of compile time each).
+pub const WIDE_DIMS: [usize; 4] = [12, 16, 24, 32];
 
-/// Largest capacity of an experiment with one of [`WIDE_DIMS`] variables.
+/// Most variables of an experiment (in `f64`, with the fixed model and a capacity up to
+/// [`WIDE_MAX_CAPACITY`]).
+pub const MAX_WIDE_DIM: usize = WIDE_DIMS[WIDE_DIMS.len() - 1];
+
+/// Largest capacity of an experiment of more than [`MAX_DIM`] variables.
 pub const WIDE_MAX_CAPACITY: usize = 256;
 
 /// Whether an experiment of `dim` variables and capacity `capacity` has an engine in
-/// `precision` (capacity within the buckets, checked apart).
+/// `precision` (capacity within the buckets, checked apart; a padded model refuses a fitted
+/// one when it is built).
 pub fn serves_dimension(precision: Precision, dim: usize, capacity: usize) -> bool {
     (1..=MAX_DIM).contains(&dim)
-        || (precision == Precision::F64
-            && WIDE_DIMS.contains(&dim)
-            && capacity <= WIDE_MAX_CAPACITY)
+        || (precision == Precision::F64 && dim <= MAX_WIDE_DIM && capacity <= WIDE_MAX_CAPACITY)
 }
 
 /// The const capacities of `f64` optimizers; an experiment's capacity is rounded up to one of
@@ -186,6 +200,11 @@ type HeapCostModel<R, const N: usize, const D: usize> = Option<Box<Gp<R, N, D, V
 pub(crate) struct Typed<R: Real, const N: usize, const D: usize> {
     controller: Box<Ctl<R, N, D>>,
     workspace: Vec<R>,
+    /// The experiment's variables: `D`, or fewer on a padded model.
+    dim: usize,
+    /// The inert inputs' values in the last decision (0 before any): a round's point must
+    /// carry its decision's values, and the boundary's points have only the variables.
+    inert: [R; D],
 }
 
 fn build_error(e: BuildError) -> SpecError {
@@ -196,9 +215,31 @@ fn build_error(e: BuildError) -> SpecError {
     }
 }
 
-/// `x` as the core's point; the caller has checked its length.
-fn point<R: Real, const D: usize>(x: &[f64]) -> [R; D] {
-    core::array::from_fn(|l| R::from_f64(x[l]))
+/// The sample bank of a model wider than the quasi-random table (`D > 21`, a padded model):
+/// with at most 21 variables, the first `dim` coordinates of the 21-dimensional sequence,
+/// which are the exact model's bank (a scrambled Sobol point's coordinates do not depend on
+/// how many there are), the inert inputs at their constant; with more, i.i.d. points, as
+/// the box loop draws beyond the table.
+fn wide_bank<R: Real, const D: usize, const M: usize>(
+    problem: &Problem<R, D, M>,
+    mut storage: Vec<[R; D]>,
+    seed: u64,
+    dim: usize,
+) -> Result<SampleBank<R, D, Vec<[R; D]>>, BankError> {
+    if dim > SOBOL_MAX_DIMENSIONS {
+        let mut rng = Xoshiro128PlusPlus::seed_from_u64(seed);
+        return SampleBank::iid(problem, storage, &mut rng);
+    }
+    let mut sobol = Sobol::<SOBOL_MAX_DIMENSIONS>::new(seed).map_err(|_| BankError::Dimension)?;
+    for p in storage.iter_mut() {
+        let u: [R; SOBOL_MAX_DIMENSIONS] = sobol.next_point();
+        *p = core::array::from_fn(|l| {
+            problem
+                .unit_distribution(l)
+                .sample(u.get(l).copied().filter(|_| l < dim).unwrap_or(R::HALF))
+        });
+    }
+    SampleBank::from_points(storage)
 }
 
 fn memo_scalars<R: Real>(memo: &Memo<R>) -> Vec<f64> {
@@ -215,15 +256,24 @@ fn memo_of<R: Real>(scalars: &[f64]) -> Result<Memo<R>, DriverError> {
 
 impl<R: Real + Send, const N: usize, const D: usize> Typed<R, N, D> {
     fn new(spec: &Spec<'_>, precision: Precision) -> Result<Self, SpecError> {
-        let description = spec.controller_spec_within::<R, D, MAX_SETS>()?;
+        let description = spec.controller_spec_padded::<R, D, MAX_SETS>()?;
         let gp = description
             .model::<N, _>(vec![R::ZERO; tri_len(N)])
             .map_err(build_error)?
             .with_capacity(spec.capacity)
             .map_err(SpecError::Gp)?;
-        let bank = description
-            .bank(vec![[R::ZERO; D]; spec.bank])
-            .map_err(build_error)?;
+        let storage = vec![[R::ZERO; D]; spec.bank];
+        let bank = if D <= SOBOL_MAX_DIMENSIONS {
+            description.bank(storage).map_err(build_error)?
+        } else {
+            wide_bank(
+                &description.problem,
+                storage,
+                spec.bank_seed,
+                spec.variables.len(),
+            )
+            .map_err(SpecError::Bank)?
+        };
         let policy = description.policy.build::<D, MAX_SETS, FEATURES, N>();
         let needs_workspace = description.policy.needs_workspace();
         // Learned costs priced at each point are learned as a function of the values: a GP
@@ -259,14 +309,25 @@ impl<R: Real + Send, const N: usize, const D: usize> Typed<R, N, D> {
         Ok(Typed {
             controller: Box::new(controller),
             workspace,
+            dim: spec.variables.len(),
+            inert: [R::ZERO; D],
         })
+    }
+
+    /// `x`, the experiment's variables (the caller has checked its length), as the core's
+    /// point, the inert inputs as the last decision had them.
+    fn point(&self, x: &[f64]) -> [R; D] {
+        core::array::from_fn(|l| x.get(l).map_or(self.inert[l], |v| R::from_f64(*v)))
     }
 
     fn raw(&self, d: &costbo_core::driver::Decision<R, D>) -> RawDecision {
         let problem = self.controller.problem();
         RawDecision {
             set: d.set,
-            values: d.values.iter().map(|v| v.map(|v| v.to_f64())).collect(),
+            values: d.values[..self.dim]
+                .iter()
+                .map(|v| v.map(|v| v.to_f64()))
+                .collect(),
             score: d.score.to_f64(),
             cost: problem
                 .decision_cost(d.set, &d.values)
@@ -292,14 +353,19 @@ impl<R: Real + Send, const N: usize, const D: usize> Typed<R, N, D> {
 impl<R: Real + Send, const N: usize, const D: usize> Engine for Typed<R, N, D> {
     fn next(&mut self) -> Result<Option<RawDecision>, DriverError> {
         match self.controller.next(&[None; D], &mut self.workspace) {
-            Ok(Step::Play(d)) => Ok(Some(self.raw(&d))),
+            Ok(Step::Play(d)) => {
+                for l in self.dim..D {
+                    self.inert[l] = d.values[l].unwrap_or(R::ZERO);
+                }
+                Ok(Some(self.raw(&d)))
+            }
             Ok(Step::Stop) | Err(DriverError::BudgetExhausted) => Ok(None),
             Err(e) => Err(e),
         }
     }
 
     fn query(&mut self, x: &[f64]) -> Result<super::QueryAnswer, DriverError> {
-        let answer = self.controller.query(&point(x))?;
+        let answer = self.controller.query(&self.point(x))?;
         Ok(super::QueryAnswer {
             measure: answer.pay,
             min_probability: answer.min_probability.to_f64(),
@@ -308,22 +374,25 @@ impl<R: Real + Send, const N: usize, const D: usize> Engine for Typed<R, N, D> {
 
     fn observe(&mut self, x: &[f64], y: f64, cost: f64) -> Result<Vec<f64>, DriverError> {
         self.controller
-            .observe(&point(x), R::from_f64(y), R::from_f64(cost))?;
+            .observe(&self.point(x), R::from_f64(y), R::from_f64(cost))?;
         Ok(memo_scalars(&self.controller.memo()))
     }
 
     fn skip(&mut self, x: &[f64], cost: f64) -> Result<Vec<f64>, DriverError> {
-        self.controller.skip(&point(x), R::from_f64(cost))?;
+        self.controller.skip(&self.point(x), R::from_f64(cost))?;
         Ok(memo_scalars(&self.controller.memo()))
     }
 
     fn initial(&mut self, x: &[f64], y: f64, cost: Option<f64>) -> Result<(), DriverError> {
         match cost {
-            Some(c) => {
-                self.controller
-                    .observe_initial_with_cost(&point(x), R::from_f64(y), R::from_f64(c))
-            }
-            None => self.controller.observe_initial(&point(x), R::from_f64(y)),
+            Some(c) => self.controller.observe_initial_with_cost(
+                &self.point(x),
+                R::from_f64(y),
+                R::from_f64(c),
+            ),
+            None => self
+                .controller
+                .observe_initial(&self.point(x), R::from_f64(y)),
         }
     }
 
@@ -340,8 +409,13 @@ impl<R: Real + Send, const N: usize, const D: usize> Engine for Typed<R, N, D> {
         memo: &[f64],
     ) -> Result<(), DriverError> {
         let memo = memo_of(memo)?;
-        self.controller
-            .replay(set, &point(x), R::from_f64(y), R::from_f64(cost), &memo)
+        self.controller.replay(
+            set,
+            &self.point(x),
+            R::from_f64(y),
+            R::from_f64(cost),
+            &memo,
+        )
     }
 
     fn replay_skip(
@@ -353,7 +427,7 @@ impl<R: Real + Send, const N: usize, const D: usize> Engine for Typed<R, N, D> {
     ) -> Result<(), DriverError> {
         let memo = memo_of(memo)?;
         self.controller
-            .replay_skip(set, &point(x), R::from_f64(cost), &memo)
+            .replay_skip(set, &self.point(x), R::from_f64(cost), &memo)
     }
 
     fn recommend(&mut self) -> Result<RawDecision, DriverError> {
@@ -394,15 +468,33 @@ fn with_dim<R: Real + Send, const N: usize>(
     dims!(1 2 3 4 5 6 7 8)
 }
 
-/// [`with_dim`], and the [`WIDE_DIMS`] too.
+/// [`with_dim`], and beyond [`MAX_DIM`] the smallest of the [`WIDE_DIMS`] that holds the
+/// variables.
 fn with_wide_dim<R: Real + Send, const N: usize>(
     spec: &Spec<'_>,
     precision: Precision,
 ) -> Result<Box<dyn Engine>, SpecError> {
     match spec.variables.len() {
-        12 => Ok(Box::new(Typed::<R, N, 12>::new(spec, precision)?)),
-        16 => Ok(Box::new(Typed::<R, N, 16>::new(spec, precision)?)),
-        _ => with_dim::<R, N>(spec, precision),
+        d if d <= MAX_DIM => with_dim::<R, N>(spec, precision),
+        d => padded::<R, N>(spec, precision, WIDE_DIMS.into_iter().find(|&w| w >= d)),
+    }
+}
+
+/// An engine of `width` inputs for `spec` (at least its variables; the others inert).
+fn padded<R: Real + Send, const N: usize>(
+    spec: &Spec<'_>,
+    precision: Precision,
+    width: Option<usize>,
+) -> Result<Box<dyn Engine>, SpecError> {
+    match width {
+        Some(12) => Ok(Box::new(Typed::<R, N, 12>::new(spec, precision)?)),
+        Some(16) => Ok(Box::new(Typed::<R, N, 16>::new(spec, precision)?)),
+        Some(24) => Ok(Box::new(Typed::<R, N, 24>::new(spec, precision)?)),
+        Some(32) => Ok(Box::new(Typed::<R, N, 32>::new(spec, precision)?)),
+        _ => Err(SpecError::VariableCount {
+            spec: spec.variables.len(),
+            generic: MAX_WIDE_DIM,
+        }),
     }
 }
 
@@ -454,4 +546,133 @@ pub(crate) fn on_worker<T: Send>(slots: usize, f: impl FnOnce() -> T + Send) -> 
             Err(panic) => std::panic::resume_unwind(panic),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `d`-variable box experiment (every variable in one set, or, with `sets`, also a set
+    /// of the first half at a third of the cost).
+    fn experiment(d: usize, rule: &str, sets: bool) -> String {
+        let mut t = format!(
+            "[experiment]\nname = \"box\"\nseed = 5\nbudget = 6\ncapacity = 64\nbank = 16\n\
+             rule = \"{rule}\"\n[model]\nkernel = \"matern52\"\nlengthscale = 0.4\n\
+             outputscale = 1.0\nnoise = 1e-4\n[inner]\npool = 32\nstarts = 2\n\
+             evaluations_per_start = 8\n"
+        );
+        for l in 0..d {
+            t.push_str(&format!(
+                "[[variable]]\nname = \"x{l}\"\nlower = -1\nupper = {}\n\
+                 distribution = {{ kind = \"uniform\" }}\n",
+                1 + l
+            ));
+        }
+        let names = |n: usize| (0..n).map(|l| format!("\"x{l}\"")).collect::<Vec<_>>();
+        t.push_str(&format!(
+            "[[control_set]]\nvariables = [{}]\ncost = 1\n",
+            names(d).join(", ")
+        ));
+        if sets {
+            t.push_str(&format!(
+                "[[control_set]]\nvariables = [{}]\ncost = 0.3\n",
+                names(d / 2).join(", ")
+            ));
+        }
+        t
+    }
+
+    /// Every decision of `engine` (set and values as bits) over its budget, the points told
+    /// completed with `0.25` where the rule left a variable to chance.
+    fn decisions(mut engine: Box<dyn Engine>, d: usize) -> Vec<(usize, Vec<u64>)> {
+        let f = |x: &[f64]| -x.iter().map(|v| (v - 0.3).powi(2)).sum::<f64>();
+        for k in 0..3 {
+            let x: Vec<f64> = (0..d)
+                .map(|l| ((k * 7 + l * 3) % 10) as f64 / 10.0)
+                .collect();
+            engine.initial(&x, f(&x), None).unwrap();
+        }
+        let mut out = vec![];
+        while let Some(decision) = engine.next().unwrap() {
+            let x: Vec<f64> = decision.values.iter().map(|v| v.unwrap_or(0.25)).collect();
+            assert_eq!(x.len(), d);
+            engine.observe(&x, f(&x), decision.cost.unwrap()).unwrap();
+            out.push((decision.set, x.iter().map(|v| v.to_bits()).collect()));
+        }
+        out
+    }
+
+    /// Inputs the kernel ignores change nothing the model computes, and the candidates of the
+    /// inner optimiser are Sobol points, whose first coordinates do not depend on how many
+    /// there are: so an experiment of 8 variables makes the same decisions, bit for bit, on
+    /// its exact model and on a model of 12 inputs, for the rules that draw nothing per input.
+    #[test]
+    fn a_padded_model_decides_as_the_exact_one() {
+        for (rule, sets) in [
+            ("log-ei", false),
+            ("pbgi", false),
+            ("gp-ucb", false),
+            ("ucb-psq", true),
+            ("ucb-cvs", true),
+            ("gittins-cvs", true),
+        ] {
+            let text = experiment(8, rule, sets);
+            let spec = costbo_experiment::toml::parse(&text).unwrap();
+            let exact = with_dim::<f64, 64>(&spec, Precision::F64).unwrap();
+            let wide = padded::<f64, 64>(&spec, Precision::F64, Some(12)).unwrap();
+            let (a, b) = (decisions(exact, 8), decisions(wide, 8));
+            assert!(a.len() >= 4, "{rule}: {} rounds", a.len());
+            assert_eq!(a, b, "{rule}");
+        }
+        // The rules that draw per input (sample paths' random features, uniform values) draw
+        // for the inert inputs too: other decisions, as valid.
+        for rule in ["ei-per-cost", "ts-psq", "random-search"] {
+            let text = experiment(8, rule, true);
+            let spec = costbo_experiment::toml::parse(&text).unwrap();
+            let wide = padded::<f64, 64>(&spec, Precision::F64, Some(12)).unwrap();
+            let played = decisions(wide, 8);
+            assert!(played.len() >= 6, "{rule}: {} rounds", played.len());
+            for (_, x) in &played {
+                for (l, v) in x.iter().enumerate() {
+                    let v = f64::from_bits(*v);
+                    assert!((-1.0..=1.0 + l as f64).contains(&v), "{rule}: x{l} = {v}");
+                }
+            }
+        }
+    }
+
+    /// Beyond the quasi-random table's 21 dimensions the bank of an experiment of at most 21
+    /// variables is still its exact model's: the same points in the variables' coordinates.
+    #[test]
+    fn a_wide_bank_holds_the_exact_banks_points() {
+        let text = experiment(8, "ucb-psq", true);
+        let spec = costbo_experiment::toml::parse(&text).unwrap();
+        let exact = spec.controller_spec_padded::<f64, 8, 2>().unwrap();
+        let exact = exact.bank(vec![[0.0; 8]; 16]).unwrap();
+        let wide = spec.controller_spec_padded::<f64, 24, 2>().unwrap();
+        let wide = wide_bank(&wide.problem, vec![[0.0; 24]; 16], spec.bank_seed, 8).unwrap();
+        for (a, b) in exact.points().iter().zip(wide.points()) {
+            assert_eq!(a[..], b[..8]);
+            assert!(b[8..].iter().all(|v| *v == 0.5));
+        }
+    }
+
+    #[test]
+    fn a_padded_model_refuses_a_fitted_one() {
+        let text = experiment(8, "log-ei", false)
+            .replace("noise = 1e-4\n", "noise = 1e-4\nfit = \"map\"\n");
+        let spec = costbo_experiment::toml::parse(&text).unwrap();
+        assert!(with_dim::<f64, 64>(&spec, Precision::F64).is_ok());
+        let e = padded::<f64, 64>(&spec, Precision::F64, Some(12))
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            SpecError::PaddedFit {
+                variables: 8,
+                inputs: 12
+            }
+        );
+        assert!(e.to_string().contains("fit = \"fixed\""), "{e}");
+    }
 }

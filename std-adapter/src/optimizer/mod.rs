@@ -45,7 +45,7 @@ pub use causal::{
 
 pub use engine::{
     serves_dimension, Precision, CAPACITIES_F32, CAPACITIES_F64, MAX_DIM, MAX_SETS,
-    MAX_SETS_LEARNING_COSTS, WIDE_DIMS, WIDE_MAX_CAPACITY,
+    MAX_SETS_LEARNING_COSTS, MAX_WIDE_DIM, WIDE_DIMS, WIDE_MAX_CAPACITY,
 };
 pub use error::{Error, ErrorKind, MESSAGE_BYTES};
 
@@ -813,8 +813,8 @@ impl Experiment {
         if !engine::serves_dimension(precision, spec.variables.len(), spec.capacity) {
             return refuse(format!(
                 "[[variable]]: {} variables; this build's Optimizer serves 1 to {MAX_DIM}, and \
-                 12 or 16 in f64 with a capacity up to {WIDE_MAX_CAPACITY} (the core's sizes \
-                 are compile-time; see docs/architecture.md)",
+                 up to {MAX_WIDE_DIM} in f64 with a capacity up to {WIDE_MAX_CAPACITY} (the \
+                 core's sizes are compile-time; see docs/architecture.md)",
                 spec.variables.len()
             ));
         }
