@@ -460,20 +460,18 @@ fn each_name_stands_for_its_rule_parameters_and_properties() {
         );
         assert_eq!(narrow.needs_workspace(), *workspace, "{name}");
     }
-    // Every registered name is in the table (the placeholders given values as above).
-    for r in RULES {
-        let name = r
-            .name
-            .replace("EPS", "0.5")
-            .replace("-N", "-7")
-            .replace("pbgi-d:LAMBDA:BETA", "pbgi-d:0.5:10")
-            .replace("LAMBDA", "0.01");
-        assert!(
-            table.iter().any(|t| t.0 == name),
-            "{name} is not in the table"
-        );
+    // The papers' names are all registered (a build may register more).
+    let registered: Vec<&str> = RULES.iter().map(|r| r.name).collect();
+    for (name, ..) in &table {
+        let generic = match *name {
+            "ucb-cvs:0.5" => "ucb-cvs:EPS",
+            "etc-7" => "etc-N",
+            "pbgi:0.01" | "gittins-cvs:0.01" | "pbgi-stop:0.01" => &name.replace("0.01", "LAMBDA"),
+            "pbgi-d:0.5:10" => "pbgi-d:LAMBDA:BETA",
+            other => other,
+        };
+        assert!(registered.contains(&generic), "{generic}");
     }
-    assert_eq!(RULES.len(), 35);
     for bad in [
         "pbgi:0",
         "pbgi:-1",
