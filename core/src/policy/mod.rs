@@ -64,6 +64,8 @@ macro_rules! registry {
             /// Uniform random search.
             "policy-random-search" random_search
                 RandomSearch => random_search::RandomSearch;
+            /// Quasi-random search over the box.
+            "policy-sobol-search" sobol_search SobolSearch => sobol_search::SobolSearch;
             /// GP-UCB over the box.
             "policy-gp-ucb" gp_ucb
                 GpUcb(beta: gp_ucb::BetaSchedule<R>, maximiser: Maximiser) => gp_ucb::GpUcb<R>;
