@@ -512,6 +512,34 @@ mod tests {
         assert_eq!(m.eval(&[0.3, 0.3], &[0.3, 0.3]), 1.5);
     }
 
+    /// Inputs a kernel ignores add exactly nothing: its values and gradients over five inputs,
+    /// whatever the last two hold, are those of the kernel over the first three, bit for bit,
+    /// with zero gradient in the ignored ones; and it sees three.
+    #[test]
+    fn ignored_inputs_change_no_bit() {
+        for shape in [Shape::SquaredExponential, Shape::Matern52, Shape::Matern32] {
+            let small = Kernel::<f64, 3>::new(shape, [0.3, 0.8, 1.7], 2.0).unwrap();
+            let wide = Kernel::<f64, 5>::new(shape, [0.3, 0.8, 1.7, 0.05, 9.0], 2.0)
+                .unwrap()
+                .ignoring_inputs_from(3);
+            assert_eq!((small.inputs_seen(), wide.inputs_seen()), (3, 3));
+            for (a, b) in [
+                ([0.2, 0.9, 0.4], [0.5, 0.1, 0.45]),
+                ([0.3, 0.3, 0.3], [0.3, 0.3, 0.3]),
+                ([0.0, 1.0, 0.5], [1.0, 0.0, 0.5]),
+            ] {
+                let (wa, wb) = ([a[0], a[1], a[2], 0.0, 1.0], [b[0], b[1], b[2], 0.9, -3.0]);
+                assert_eq!(small.eval(&a, &b).to_bits(), wide.eval(&wa, &wb).to_bits());
+                let (mut g, mut wg) = ([0.0; 3], [7.0; 5]);
+                let v = small.eval_with_grad(&a, &b, &mut g);
+                let wv = wide.eval_with_grad(&wa, &wb, &mut wg);
+                assert_eq!(v.to_bits(), wv.to_bits());
+                assert_eq!(g.map(f64::to_bits), [wg[0], wg[1], wg[2]].map(f64::to_bits));
+                assert_eq!([wg[3], wg[4]], [0.0, 0.0]);
+            }
+        }
+    }
+
     #[test]
     fn gradients_match_finite_differences() {
         for shape in [Shape::SquaredExponential, Shape::Matern52] {
