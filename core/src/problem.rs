@@ -8,18 +8,29 @@
 use crate::dist::Distribution;
 use crate::real::Real;
 
-/// Largest number of variables a [`ControlSet`] can name.
-pub const MAX_VARIABLES: usize = 32;
+/// The bits of a [`ControlSet`]: `u32`, or `u64` with the `wide-sets` feature (the desktop
+/// adapter's; a device keeps the narrower mask, whose tests take fewer instructions on a
+/// Cortex-M0).
+#[cfg(not(feature = "wide-sets"))]
+pub type Mask = u32;
+/// The bits of a [`ControlSet`]: `u64` with the `wide-sets` feature, `u32` without.
+#[cfg(feature = "wide-sets")]
+pub type Mask = u64;
+
+/// Largest number of variables a [`ControlSet`] can name (and a problem have): 32, or 64 with
+/// the `wide-sets` feature.
+pub const MAX_VARIABLES: usize = Mask::BITS as usize;
 
 /// A set of variables, as a bitmask (bit `l` set means variable `l` is controlled).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct ControlSet(pub u32);
+pub struct ControlSet(pub Mask);
 
 impl ControlSet {
-    /// The set of the listed variables (0-based). Indices of 32 or more are ignored; use
+    /// The set of the listed variables (0-based). Indices of [`MAX_VARIABLES`] or more are
+    /// ignored; use
     /// [`Problem::new`] to validate a set against a problem.
     pub fn of(variables: &[usize]) -> Self {
-        let mut m = 0u32;
+        let mut m: Mask = 0;
         for &v in variables {
             if v < MAX_VARIABLES {
                 m |= 1 << v;
@@ -31,9 +42,9 @@ impl ControlSet {
     /// All of the first `d` variables.
     pub fn full(d: usize) -> Self {
         if d >= MAX_VARIABLES {
-            ControlSet(u32::MAX)
+            ControlSet(Mask::MAX)
         } else {
-            ControlSet((1u32 << d) - 1)
+            ControlSet(((1 as Mask) << d) - 1)
         }
     }
 

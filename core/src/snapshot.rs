@@ -148,7 +148,7 @@ impl<R: Copy + Default, const D: usize> Default for FixedArray<R, D> {
 ))]
 pub struct QueryRecord<R: Copy + Default, const D: usize> {
     /// Control set bitmask.
-    pub set: u32,
+    pub set: crate::problem::Mask,
     /// Point in unit coordinates.
     pub x: FixedArray<R, D>,
 }

@@ -563,7 +563,11 @@ where
     /// Sends `MeasureContexts` for arm `arm` and waits for the contexts.
     fn ask_contexts(&mut self, arm: u8) -> Result<(), AppError> {
         let round = self.round();
-        let contexts = self.spec.arm_contexts(usize::from(arm)).unwrap_or(0);
+        let wanted = self.spec.arm_contexts(usize::from(arm)).unwrap_or(0);
+        // The link's mask has 32 bits, and a device at most MAX_VARS (16) variables.
+        let contexts = (0..D)
+            .filter(|l| wanted & (1 << l) != 0)
+            .fold(0u32, |m, l| m | 1 << l);
         self.phase = Phase::Contexts(arm);
         self.send(&DeviceMessage::MeasureContexts {
             round,

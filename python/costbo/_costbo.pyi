@@ -14,8 +14,8 @@ _Matrix = Union[Sequence[Sequence[float]], npt.NDArray[np.floating]]
 MAX_DIM: int
 """Most variables an Optimizer holds in either precision, with either model."""
 MAX_WIDE_DIM: int
-"""Most variables an f64 Optimizer holds with the fixed model and a capacity up to 256 (beyond
-MAX_DIM its model has inert inputs up to the next compiled size)."""
+"""Most variables (64) an f64 Optimizer holds with the fixed model and a capacity up to 256
+(beyond MAX_DIM its model has inert inputs up to the next compiled size)."""
 MAX_SETS: int
 """Most control sets an Optimizer holds."""
 MAX_SETS_LEARNING_COSTS: int

@@ -374,8 +374,8 @@ def test_sixty_four_control_sets_and_thirty_two_for_the_per_set_cost_rule():
         costbo.Optimizer.build("u", 2.0, variables, subsets(33, None), rule="unknown-cost")
 
 
-def test_thirty_two_variables_on_a_padded_model_resume_bit_for_bit():
-    assert (costbo.MAX_DIM, costbo.MAX_WIDE_DIM) == (8, 32)
+def test_twenty_variables_on_a_padded_model_resume_bit_for_bit():
+    assert (costbo.MAX_DIM, costbo.MAX_WIDE_DIM) == (8, 64)
     variables = [dict(name=f"v{l}", lower=-1.0, upper=1.0) for l in range(20)]
     every = [([v["name"] for v in variables], 1.0)]
     opt = costbo.Optimizer.build("wide", 4.0, variables, every, rule="pbgi", capacity=64)
@@ -394,7 +394,7 @@ def test_thirty_two_variables_on_a_padded_model_resume_bit_for_bit():
         restored.tell(x, y)
         rounds += 1
     assert rounds == 4 and restored.ask() is None
-    too_many = [dict(name=f"v{l}", lower=0.0, upper=1.0) for l in range(33)]
+    too_many = [dict(name=f"v{l}", lower=0.0, upper=1.0) for l in range(65)]
     with pytest.raises(costbo.CostboError, match="variable"):
         costbo.Optimizer.build("w", 2.0, too_many, [([v["name"] for v in too_many], 1.0)])
     with pytest.raises(costbo.CostboError, match="fixed"):

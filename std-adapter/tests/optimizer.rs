@@ -790,9 +790,9 @@ fn wider_experiments_run_in_f64_and_the_rest_are_refused() {
             all.join(", ")
         )
     };
-    // Beyond 8 variables the model is the smallest of 12, 16, 24 and 32 inputs that holds
-    // them, the others inert (12 and 16 exact).
-    for d in [9, 12, 16, 20, 32] {
+    // Beyond 8 variables the model is the smallest of 12, 16, 24, 32, 48 and 64 inputs that
+    // holds them, the others inert (12 and 16 exact).
+    for d in [9, 12, 16, 20, 32, 40, 64] {
         let mut opt = Optimizer::from_toml_str(&wide(d, 64)).unwrap();
         // LogEI scores improvements over the best outcome: an empty model has none.
         let e = opt.ask().unwrap_err();
@@ -809,6 +809,21 @@ fn wider_experiments_run_in_f64_and_the_rest_are_refused() {
         }
         assert_eq!(rounds, 3);
     }
+    // Control sets name variables beyond the 32nd: a set of x35 and x36 asks for those two.
+    let text = wide(40, 64).replace("rule = \"log-ei\"", "rule = \"random-search\"")
+        + "[[control_set]]\nvariables = [\"x35\", \"x36\"]\ncost = 0.1\n";
+    let mut opt = Optimizer::from_toml_str(&text).unwrap();
+    let (mut rng, mut small) = (Rng(5), 0);
+    while let Some(ask) = opt.ask().unwrap() {
+        if ask.set == 1 {
+            let asked: Vec<usize> = (0..40).filter(|&l| ask.values[l].is_some()).collect();
+            assert_eq!(asked, [35, 36]);
+            small += 1;
+        }
+        let (x, y) = play(&opt, &ask.values, &mut rng);
+        opt.tell(&x, y, ask.cost).unwrap();
+    }
+    assert!(small > 0);
     // A padded model resumes bit for bit: 20 variables on a model of 24.
     let mut rng = Rng(9);
     let mut live = Optimizer::from_toml_str(&wide(20, 64)).unwrap();
@@ -838,7 +853,7 @@ fn wider_experiments_run_in_f64_and_the_rest_are_refused() {
         (9, 64, Precision::F32),
         (16, 64, Precision::F32),
         (16, 1024, Precision::F64),
-        (33, 64, Precision::F64),
+        (65, 64, Precision::F64),
     ] {
         let e = Optimizer::from_toml_str_with(&wide(d, capacity), precision).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Experiment, "{e}");

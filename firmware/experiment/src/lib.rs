@@ -54,7 +54,9 @@ use costbo_core::inner::InnerConfig;
 use costbo_core::kernel::{Kernel, KernelError, Shape};
 use costbo_core::linalg::tri_len;
 use costbo_core::policy::{AnyPolicy, PolicySpec, PolicySpecError, RuleDefaults};
-use costbo_core::problem::{ControlSet, Costs, Problem, ProblemError, Variable, MAX_VARIABLES};
+use costbo_core::problem::{
+    ControlSet, Costs, Mask, Problem, ProblemError, Variable, MAX_VARIABLES,
+};
 use costbo_core::real::Real;
 
 /// A whole experiment. Built as a constant by the firmware's build script, or by
@@ -111,7 +113,7 @@ pub struct Spec<'a> {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CausalSpec<'a> {
     /// The context variables: bit `l` for variable `l`.
-    pub contexts: u32,
+    pub contexts: Mask,
     /// The arms, in order (the arm indices of the link and the journal).
     pub arms: &'a [CausalArmSpec],
     /// β of GP-UCB: the UCB is `μ + √β·σ`.
@@ -129,7 +131,7 @@ pub struct CausalArmSpec {
     /// set's cost).
     pub set: usize,
     /// The contexts it measures first: bit `l` for variable `l`.
-    pub contexts: u32,
+    pub contexts: Mask,
 }
 
 /// A costly measurement of the outcome (paper 003): what it costs, and the rule that decides
@@ -441,7 +443,7 @@ impl SensorSpec {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SetSpec {
     /// Bitmask of the dosed variables (bit `l` = variable `l`).
-    pub mask: u32,
+    pub mask: Mask,
     /// Cost of one round with this set; `None` when the costs are learned (the file's
     /// `[experiment] costs = "learned"`: the rule sees no cost in advance and learns each
     /// set's from the costs paid, paper 001). Either every set has a cost or none has.
@@ -792,7 +794,7 @@ impl<'a> Spec<'a> {
         if !fit_ok {
             return Err(SpecError::Fit);
         }
-        let dosed = self.sets.iter().fold(0u32, |acc, s| acc | s.mask);
+        let dosed = self.sets.iter().fold(0, |acc: Mask, s| acc | s.mask);
         for (l, v) in self.variables.iter().enumerate() {
             if !(v.lower.is_finite() && v.upper.is_finite() && v.lower < v.upper) {
                 return Err(SpecError::Bounds(l));
@@ -906,7 +908,7 @@ impl<'a> Spec<'a> {
         if self.learns_costs() {
             return Err(SpecError::LearnedCostsOnDevice);
         }
-        let dosed = self.sets.iter().fold(0u32, |acc, s| acc | s.mask);
+        let dosed = self.sets.iter().fold(0, |acc: Mask, s| acc | s.mask);
         for (l, v) in self.variables.iter().enumerate() {
             if v.sensor.is_none() {
                 return Err(SpecError::MissingSensor(l));
@@ -918,7 +920,7 @@ impl<'a> Spec<'a> {
         Ok(())
     }
 
-    fn validate_causal(&self, c: &CausalSpec<'_>, dosed: u32) -> Result<(), SpecError> {
+    fn validate_causal(&self, c: &CausalSpec<'_>, dosed: Mask) -> Result<(), SpecError> {
         if self.measurement.is_some() {
             return Err(SpecError::CausalWithMeasurement);
         }
@@ -1113,7 +1115,7 @@ impl<'a> Spec<'a> {
 
     /// The variables arm `arm` measures before dosing (bit `l` for variable `l`), if there
     /// is such an arm.
-    pub fn arm_contexts(&self, arm: usize) -> Option<u32> {
+    pub fn arm_contexts(&self, arm: usize) -> Option<Mask> {
         Some(self.causal.as_ref()?.arms.get(arm)?.contexts)
     }
 

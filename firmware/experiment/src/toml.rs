@@ -32,6 +32,7 @@ use std::vec::Vec;
 use costbo_core::driver::BudgetRule;
 use costbo_core::inner::InnerConfig;
 use costbo_core::kernel::Shape;
+use costbo_core::problem::{Mask, MAX_VARIABLES};
 use serde::Deserialize;
 
 use crate::{
@@ -379,11 +380,11 @@ pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
             price: v.price.unwrap_or(0.0),
         });
     }
-    // A control set is a 32-bit mask: beyond 32 variables its names could not be resolved,
-    // and the count is what is wrong.
-    if variables.len() > 32 {
+    // A control set is a mask of MAX_VARIABLES bits: beyond them its names could not be
+    // resolved, and the count is what is wrong.
+    if variables.len() > MAX_VARIABLES {
         return err(format!(
-            "{} [[variable]] entries: between 1 and 32 are needed",
+            "{} [[variable]] entries: between 1 and {MAX_VARIABLES} are needed",
             variables.len()
         ));
     }
@@ -411,10 +412,10 @@ pub fn parse(text: &str) -> Result<Spec<'static>, ConfigError> {
             }
             _ => {}
         }
-        let mut mask = 0u32;
+        let mut mask: Mask = 0;
         for name in &s.variables {
             match variables.iter().position(|v| v.name == name.as_str()) {
-                Some(l) if l < 32 => mask |= 1 << l,
+                Some(l) if l < MAX_VARIABLES => mask |= 1 << l,
                 _ => {
                     return err(format!(
                         "[[control_set]] {i}: no variable called \"{name}\""
@@ -520,11 +521,11 @@ fn causal(
     variables: &[VariableSpec<'static>],
     sets: &[SetSpec],
 ) -> Result<CausalSpec<'static>, ConfigError> {
-    let mask_of = |names: &[String], what: &str| -> Result<u32, ConfigError> {
-        let mut mask = 0u32;
+    let mask_of = |names: &[String], what: &str| -> Result<Mask, ConfigError> {
+        let mut mask: Mask = 0;
         for name in names {
             match variables.iter().position(|v| v.name == name.as_str()) {
-                Some(l) if l < 32 => {
+                Some(l) if l < MAX_VARIABLES => {
                     if mask & (1 << l) != 0 {
                         return Err(ConfigError(format!("{what}: \"{name}\" is listed twice")));
                     }
@@ -646,7 +647,9 @@ pub fn explain(spec: &Spec<'_>, e: SpecError) -> String {
         )
     };
     match e {
-        SpecError::TooManyVariables => "between 1 and 32 [[variable]] entries are needed".into(),
+        SpecError::TooManyVariables => {
+            format!("between 1 and {MAX_VARIABLES} [[variable]] entries are needed")
+        }
         SpecError::Bounds(l) => format!("{}: lower < upper, both finite, is required", var(l)),
         SpecError::Distribution(l, d) => format!(
             "{}: invalid distribution ({d:?}); a truncated normal's variance must be below (upper - lower)^2 / 12 and its mean finite",

@@ -6,6 +6,7 @@
 //! data chooses the same arms and the same doses bit for bit, also after power cuts; the
 //! `[causal]` table's bad settings are refused by name.
 
+use costbo_core::problem::Mask;
 use std::path::Path;
 
 use costbo_core::causal::{ArmFit, ArmModel, CausalController};
@@ -110,7 +111,7 @@ fn growth(spec: &Spec<'_>, x: &[f32]) -> f32 {
 }
 
 /// The host's context readings for round `round`: the source water of the asked variables.
-fn contexts(spec: &Spec<'_>, round: u32, mask: u32) -> Vec<f32> {
+fn contexts(spec: &Spec<'_>, round: u32, mask: Mask) -> Vec<f32> {
     (0..D)
         .map(|l| {
             if mask & (1 << l) != 0 {
@@ -147,7 +148,7 @@ fn playing_host(spec: &'static Spec<'static>, cut: Option<u32>) -> Responder {
             round, contexts: c, ..
         } => vec![HostMessage::Contexts {
             round: *round,
-            values: Values::from_slice(&contexts(spec, *round, *c)).unwrap(),
+            values: Values::from_slice(&contexts(spec, *round, Mask::from(*c))).unwrap(),
         }],
         DeviceMessage::Decision {
             round, set, values, ..
@@ -194,7 +195,7 @@ fn check_against_desktop(spec: &'static Spec<'static>, sent: &[DeviceMessage]) -
                 }
                 let (_, arm_host) = open.unwrap();
                 assert_eq!(usize::from(*arm), arm_host, "round {round}");
-                assert_eq!(Some(*c), spec.arm_contexts(arm_host));
+                assert_eq!(Some(Mask::from(*c)), spec.arm_contexts(arm_host));
             }
             DeviceMessage::Decision {
                 round,
@@ -270,11 +271,11 @@ fn check_against_desktop(spec: &'static Spec<'static>, sent: &[DeviceMessage]) -
 fn the_causal_table_parses_into_arms_of_control_sets_and_contexts() {
     let spec = spec();
     let c = spec.causal.unwrap();
-    let bit = |name: &str| 1u32 << spec.variable_index(name).unwrap();
+    let bit = |name: &str| (1 as Mask) << spec.variable_index(name).unwrap();
     assert_eq!(c.contexts, bit("NO3") | bit("T"));
     assert_eq!((c.beta, c.rho, c.starts), (4.0, 1.0, 4));
     // Arm 0 doses set 0 ({K}) given NO3; arm 1 set 1 ({Ca, pH}) given T; arm 2 set 2 ({pH}).
-    let arms: Vec<(usize, u32)> = c.arms.iter().map(|a| (a.set, a.contexts)).collect();
+    let arms: Vec<(usize, Mask)> = c.arms.iter().map(|a| (a.set, a.contexts)).collect();
     assert_eq!(arms, [(0, bit("NO3")), (1, bit("T")), (2, 0)]);
     assert_eq!(spec.sets[1].mask, bit("Ca") | bit("pH"));
     // The core's table: actions then contexts, as variable indices, boxes [0, 1].
@@ -609,7 +610,7 @@ fn contexts_out_of_place_or_missing_are_refused_and_change_nothing() {
             round, contexts: c, ..
         } if !tried => {
             tried = true;
-            let good = Values::from_slice(&contexts(spec, *round, *c)).unwrap();
+            let good = Values::from_slice(&contexts(spec, *round, Mask::from(*c))).unwrap();
             vec![
                 HostMessage::Contexts {
                     round: *round,

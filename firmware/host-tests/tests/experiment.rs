@@ -31,7 +31,7 @@ fn the_plant_dosing_experiment_is_the_demos() {
     assert_eq!(names, ["Ca", "B", "NH3", "K", "pH"]);
     let costs: Vec<Option<f64>> = SPEC.sets.iter().map(|s| s.cost).collect();
     assert_eq!(costs, [0.1, 0.1, 0.1, 0.2, 0.2, 0.2, 1.0].map(Some));
-    let masks: Vec<u32> = SPEC.sets.iter().map(|s| s.mask).collect();
+    let masks: Vec<_> = SPEC.sets.iter().map(|s| s.mask).collect();
     assert_eq!(
         masks,
         [0b00011, 0b01100, 0b11000, 0b00111, 0b01110, 0b11100, 0b11111]

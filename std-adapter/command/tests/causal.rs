@@ -706,7 +706,7 @@ fn a_graphs_arms_become_a_firmware_experiments_causal_table() {
     let head = &file[..file.find("\n[causal]").unwrap()];
     let spec = costbo_experiment::toml::parse(&format!("{head}\n{table}")).unwrap();
     let c = spec.causal.unwrap();
-    let bit = |n: &str| 1u32 << spec.variable_index(n).unwrap();
+    let bit = |n: &str| (1 as costbo_core::problem::Mask) << spec.variable_index(n).unwrap();
     let mask =
         |names: &[(String, Option<(f64, f64)>)]| names.iter().fold(0, |m, (n, _)| m | bit(n));
     // The arms the experiment parsed are the graph's POMPS arms (computed here by the library),
@@ -715,12 +715,12 @@ fn a_graphs_arms_become_a_firmware_experiments_causal_table() {
     let p = pomps(&g, PompsOptions::default()).unwrap();
     let want = ArmTable::from_arms(&g, &costbo_lab::causal::pomps::group_into_arms(&p.scopes));
     assert!(want.arms.len() >= 2, "{}", want.render());
-    let parsed: Vec<(u32, u32)> = c
+    let parsed: Vec<_> = c
         .arms
         .iter()
         .map(|a| (spec.sets[a.set].mask, a.contexts))
         .collect();
-    let expected: Vec<(u32, u32)> = want
+    let expected: Vec<_> = want
         .arms
         .iter()
         .map(|a| (mask(&a.actions), mask(&a.contexts)))

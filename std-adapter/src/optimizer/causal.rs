@@ -370,7 +370,7 @@ impl CausalOptimizer {
             }
         }
         let d = spec.variables.len();
-        let bits = |mask: u32| (0..d).filter(move |l| mask & (1 << l) != 0);
+        let bits = |mask: costbo_core::problem::Mask| (0..d).filter(move |l| mask & (1 << l) != 0);
         let arms = causal
             .arms
             .iter()

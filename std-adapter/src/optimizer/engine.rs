@@ -47,9 +47,9 @@ pub const MAX_DIM: usize = 8;
 /// other inputs inert (controlled by every set, free, ignored by the kernel:
 /// [`Spec::controller_spec_padded`]), so that they change no value the model computes. With
 /// 12 or 16 variables (paper 002's box problems, the benchmark against BoTorch) the size is
-/// exact. Four sizes for two capacity buckets, instead of every dimension for every bucket and
+/// exact. Six sizes for two capacity buckets, instead of every dimension for every bucket and
 /// precision (about 8 s of compile time each).
-pub const WIDE_DIMS: [usize; 4] = [12, 16, 24, 32];
+pub const WIDE_DIMS: [usize; 6] = [12, 16, 24, 32, 48, 64];
 
 /// Most variables of an experiment (in `f64`, with the fixed model and a capacity up to
 /// [`WIDE_MAX_CAPACITY`]).
@@ -491,6 +491,8 @@ fn padded<R: Real + Send, const N: usize>(
         Some(16) => Ok(Box::new(Typed::<R, N, 16>::new(spec, precision)?)),
         Some(24) => Ok(Box::new(Typed::<R, N, 24>::new(spec, precision)?)),
         Some(32) => Ok(Box::new(Typed::<R, N, 32>::new(spec, precision)?)),
+        Some(48) => Ok(Box::new(Typed::<R, N, 48>::new(spec, precision)?)),
+        Some(64) => Ok(Box::new(Typed::<R, N, 64>::new(spec, precision)?)),
         _ => Err(SpecError::VariableCount {
             spec: spec.variables.len(),
             generic: MAX_WIDE_DIM,

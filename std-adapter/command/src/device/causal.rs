@@ -195,7 +195,7 @@ fn session(
                 let wanted = spec
                     .arm_contexts(arm)
                     .ok_or_else(|| format!("round {round}: the device names arm {arm}"))?;
-                if wanted != contexts {
+                if wanted != costbo_core::problem::Mask::from(contexts) {
                     return Err(format!(
                         "round {round}: arm {arm} measures {wanted:#b}, the device asks for {contexts:#b}"
                     ));
