@@ -20,11 +20,12 @@ mod batch;
 pub use crate::random::uniform_open;
 pub use batch::{expected_bound_batched, Chunk, FactorisedSe, Precision, UcbScreen};
 
-use rand_core::Rng;
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro128PlusPlus;
 
 use crate::gp::{Gp, GpError};
 use crate::problem::{ControlSet, Problem};
-use crate::qmc::Sobol;
+use crate::qmc::{Sobol, SOBOL_MAX_DIMENSIONS};
 use crate::real::Real;
 
 /// Why a bank could not be built.
@@ -62,6 +63,12 @@ pub struct SampleBank<R, const D: usize, B> {
 impl<R: Real, const D: usize, B: AsRef<[[R; D]]> + AsMut<[[R; D]]>> SampleBank<R, D, B> {
     /// Fills `storage` with scrambled Sobol points pushed through each variable's inverse CDF:
     /// far smaller integration error than i.i.d. draws for the smooth integrands of a GP.
+    /// Beyond the direction table's [`SOBOL_MAX_DIMENSIONS`] inputs, the first ones take the
+    /// table's coordinates and the others i.i.d. uniforms from a generator of the same seed (as
+    /// the inner optimiser's candidates go i.i.d. there). A scrambled Sobol point's first
+    /// coordinates do not depend on how many there are, so a problem padded with inputs of a
+    /// constant distribution (the desktop adapter's wider models) has the bank of the problem
+    /// without them.
     pub fn quasi_random<const M: usize>(
         problem: &Problem<R, D, M>,
         mut storage: B,
@@ -70,10 +77,23 @@ impl<R: Real, const D: usize, B: AsRef<[[R; D]]> + AsMut<[[R; D]]>> SampleBank<R
         if storage.as_ref().is_empty() {
             return Err(BankError::Empty);
         }
-        let mut sobol = Sobol::<D>::new(seed).map_err(|_| BankError::Dimension)?;
-        for p in storage.as_mut().iter_mut() {
-            let u: [R; D] = sobol.next_point();
-            *p = core::array::from_fn(|l| problem.unit_distribution(l).sample(u[l]));
+        if D <= SOBOL_MAX_DIMENSIONS {
+            let mut sobol = Sobol::<D>::new(seed).map_err(|_| BankError::Dimension)?;
+            for p in storage.as_mut().iter_mut() {
+                let u: [R; D] = sobol.next_point();
+                *p = core::array::from_fn(|l| problem.unit_distribution(l).sample(u[l]));
+            }
+        } else {
+            let mut sobol =
+                Sobol::<SOBOL_MAX_DIMENSIONS>::new(seed).map_err(|_| BankError::Dimension)?;
+            let mut rng = Xoshiro128PlusPlus::seed_from_u64(seed);
+            for p in storage.as_mut().iter_mut() {
+                let u: [R; SOBOL_MAX_DIMENSIONS] = sobol.next_point();
+                *p = core::array::from_fn(|l| {
+                    let ul = u.get(l).copied().unwrap_or_else(|| uniform_open(&mut rng));
+                    problem.unit_distribution(l).sample(ul)
+                });
+            }
         }
         Ok(SampleBank {
             points: storage,

@@ -708,3 +708,40 @@ fn scoring_some_sets_gives_the_same_results_for_them() {
         assert_eq!(some[i], if i % 2 == 1 { all[i] } else { None }, "set {i}");
     }
 }
+
+/// A bank wider than the Sobol table (21 inputs): its first 21 coordinates are the table's,
+/// the same as a 21-input bank of the same seed (a scrambled Sobol point's coordinates do not
+/// depend on how many there are), and the others are spread over their range like i.i.d.
+/// uniforms: each of 4 quarters holds a quarter of the 256 × 7 draws within 5 standard errors.
+#[test]
+fn a_bank_wider_than_the_sobol_table_keeps_its_first_coordinates() {
+    fn bank<const D: usize>() -> Vec<[f64; D]> {
+        let v = Variable {
+            lower: 0.0,
+            upper: 1.0,
+            uncontrolled: Distribution::Uniform(costbo_core::dist::Uniform::new(0.0, 1.0).unwrap()),
+        };
+        let problem: Problem<f64, D, 1> =
+            Problem::new(&[v; D], &[ControlSet::of(&[0])], Some(&[1.0])).unwrap();
+        SampleBank::quasi_random(&problem, vec![[0.0; D]; 256], 9)
+            .unwrap()
+            .points()
+            .to_vec()
+    }
+    let (table, wide) = (bank::<21>(), bank::<28>());
+    for (a, b) in table.iter().zip(&wide) {
+        assert_eq!(a[..], b[..21]);
+    }
+    let mut quarters = [0usize; 4];
+    for p in &wide {
+        for v in &p[21..] {
+            assert!(*v > 0.0 && *v < 1.0);
+            quarters[(v * 4.0) as usize] += 1;
+        }
+    }
+    let n = 256.0 * 7.0;
+    let se = (n * 0.25 * 0.75f64).sqrt();
+    for q in quarters {
+        assert!((q as f64 - n / 4.0).abs() < 5.0 * se, "{quarters:?}");
+    }
+}

@@ -4,7 +4,8 @@
 //! table (`registry!` in `policy/mod.rs`); each rule's names, how they are read and its
 //! parameters live in its file.
 
-use super::names::{PolicySpecError, RuleDefaults, RuleName};
+// Also at their former paths (`policy::any::RuleDefaults`, ...).
+pub use super::names::{PolicySpecError, RuleDefaults, RuleName, PAPERS_EPSILON};
 use super::{Choice, DriverError, Memo, Outcome, Policy, Round};
 // The parameter types of the registry's lines, and their conversion: each build uses those of
 // the rules it has.

@@ -96,7 +96,7 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for GpUcb<R> {
     }
 }
 
-use super::names::{Parsed, Parameter, RuleDefaults, RuleName};
+use super::names::{in_precision, Parsed, Parameter, RuleDefaults, RuleName};
 
 /// This rule's names in the registry ([`RULES`](super::RULES)).
 pub const NAMES: &[RuleName] = &[
@@ -112,7 +112,6 @@ pub fn parse<R: Real>(
     name: &str,
     defaults: &RuleDefaults<R>,
 ) -> Parsed<(BetaSchedule<R>, Maximiser)> {
-    let _ = defaults;
     Some(Ok(match name {
         "gp-ucb" => (BetaSchedule::paper_002(), defaults.maximiser),
         _ => return None,
@@ -123,7 +122,7 @@ impl<R: Real, T: Real> Parameter<T> for BetaSchedule<R> {
     type In = BetaSchedule<T>;
 
     fn convert(self) -> BetaSchedule<T> {
-        let c = |v: R| T::from_f64(v.to_f64());
+        let c = in_precision::<R, T>;
         match self {
             BetaSchedule::Constant(v) => BetaSchedule::Constant(c(v)),
             BetaSchedule::Srinivas { delta, scale } => BetaSchedule::Srinivas {

@@ -269,7 +269,6 @@ pub fn parse<R: Real>(
     name: &str,
     defaults: &RuleDefaults<R>,
 ) -> Parsed<Maximiser> {
-    let _ = defaults;
     Some(Ok(match name {
         "kg" => defaults.maximiser,
         _ => return None,

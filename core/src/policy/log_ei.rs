@@ -121,7 +121,6 @@ pub fn parse<R: Real>(
     name: &str,
     defaults: &RuleDefaults<R>,
 ) -> Parsed<(CostUse, Maximiser)> {
-    let _ = defaults;
     Some(Ok(match name {
         "log-ei" => (CostUse::Ignore, defaults.maximiser),
         "log-eipc" => (CostUse::PerUnit, defaults.maximiser),

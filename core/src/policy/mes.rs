@@ -188,7 +188,6 @@ pub fn parse<R: Real>(
     name: &str,
     defaults: &RuleDefaults<R>,
 ) -> Parsed<(Gain, Maximiser)> {
-    let _ = defaults;
     Some(Ok(match name {
         "mes" => (Gain::Total, defaults.maximiser),
         "mfmes" => (Gain::PerUnitCost, defaults.maximiser),

@@ -199,7 +199,6 @@ pub fn parse<R: Real>(
     name: &str,
     defaults: &RuleDefaults<R>,
 ) -> Parsed<(bool, Maximiser)> {
-    let _ = defaults;
     Some(Ok(match name {
         "msei" => (false, defaults.maximiser),
         "bmsei" => (true, defaults.maximiser),

@@ -108,14 +108,20 @@ pub enum PolicySpecError {
 }
 
 /// A rule's parameter in another precision, each number converted through `f64`: what
-/// [`PolicySpec::convert`](super::PolicySpec::convert) does to every parameter. A rule's file implements it for the
-/// parameter types it defines.
+/// [`PolicySpec::convert`](super::PolicySpec::convert) does to every parameter. A rule's file
+/// implements it for the parameter types it defines.
 pub trait Parameter<T: Real> {
     /// The parameter in precision `T`.
     type In;
 
     /// The same parameter in precision `T`.
     fn convert(self) -> Self::In;
+}
+
+/// A number of a rule parameter in precision `T`, through `f64` (what [`Parameter::convert`]
+/// does to each).
+pub fn in_precision<R: Real, T: Real>(v: R) -> T {
+    T::from_f64(v.to_f64())
 }
 
 /// [`Parameter`] for parameter types without numbers of the core's precision: the same value.

@@ -340,7 +340,7 @@ fn count<R: Real>(v: R) -> Option<u32> {
     ((0.0..16_777_216.0).contains(&f) && f == (f as u32) as f64).then_some(f as u32)
 }
 
-use super::names::{Parsed, Parameter, PolicySpecError, RuleDefaults, RuleName};
+use super::names::{in_precision, Parsed, Parameter, PolicySpecError, RuleDefaults, RuleName};
 
 /// This rule's names in the registry ([`RULES`](super::RULES)).
 pub const NAMES: &[RuleName] = &[
@@ -422,7 +422,7 @@ impl<R: Real, T: Real> Parameter<T> for Lambda<R> {
     type In = Lambda<T>;
 
     fn convert(self) -> Lambda<T> {
-        let c = |v: R| T::from_f64(v.to_f64());
+        let c = in_precision::<R, T>;
         match self {
             Lambda::Fixed(v) => Lambda::Fixed(c(v)),
             Lambda::Decaying { initial, factor } => Lambda::Decaying {

@@ -110,7 +110,6 @@ pub fn parse<R: Real>(
     name: &str,
     defaults: &RuleDefaults<R>,
 ) -> Parsed<(Form, Maximiser)> {
-    let _ = defaults;
     Some(Ok(match name {
         "ei-unstable" => (Form::Ei, defaults.maximiser),
         "log-ei-unstable" => (Form::LogOfEi, defaults.maximiser),

@@ -117,7 +117,7 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for UcbCvs<R> {
     }
 }
 
-use super::names::{Parsed, Parameter, PolicySpecError, RuleDefaults, RuleName};
+use super::names::{in_precision, Parsed, Parameter, PolicySpecError, RuleDefaults, RuleName};
 
 /// This rule's names in the registry ([`RULES`](super::RULES)).
 pub const NAMES: &[RuleName] = &[
@@ -141,7 +141,6 @@ pub fn parse<R: Real>(
     name: &str,
     defaults: &RuleDefaults<R>,
 ) -> Parsed<EpsilonSchedule<R>> {
-    let _ = defaults;
     let schedule = match name {
         "ucb-psq" => EpsilonSchedule::Constant(R::ZERO),
         "ucb-cvs" => EpsilonSchedule::Constant(defaults.epsilon),
@@ -162,7 +161,7 @@ impl<R: Real, T: Real> Parameter<T> for EpsilonSchedule<R> {
     type In = EpsilonSchedule<T>;
 
     fn convert(self) -> EpsilonSchedule<T> {
-        let c = |v: R| T::from_f64(v.to_f64());
+        let c = in_precision::<R, T>;
         match self {
             EpsilonSchedule::Constant(e) => EpsilonSchedule::Constant(c(e)),
             EpsilonSchedule::Linear { start, cutoff } => EpsilonSchedule::Linear {

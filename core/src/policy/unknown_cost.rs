@@ -477,7 +477,7 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for UnknownCost<R,
     }
 }
 
-use super::names::{Parsed, Parameter, RuleDefaults, RuleName};
+use super::names::{in_precision, Parsed, Parameter, RuleDefaults, RuleName};
 
 /// This rule's names in the registry ([`RULES`](super::RULES)).
 pub const NAMES: &[RuleName] = &[
@@ -515,7 +515,7 @@ impl<R: Real, T: Real> Parameter<T> for UnknownCostConfig<R> {
     type In = UnknownCostConfig<T>;
 
     fn convert(self) -> UnknownCostConfig<T> {
-        let c = |v: R| T::from_f64(v.to_f64());
+        let c = in_precision::<R, T>;
         UnknownCostConfig {
             exploration: match self.exploration {
                 Exploration::Rounds(t) => Exploration::Rounds(t),

@@ -15,16 +15,11 @@
 
 use costbo_core::driver::BuildError;
 use costbo_core::driver::{Controller, DriverError, Step};
-use costbo_core::expectation::{BankError, SampleBank};
 use costbo_core::gp::Gp;
 use costbo_core::linalg::tri_len;
 use costbo_core::policy::{AnyPolicy, Memo};
-use costbo_core::problem::Problem;
-use costbo_core::qmc::{Sobol, SOBOL_MAX_DIMENSIONS};
 use costbo_core::real::Real;
 use costbo_experiment::{Spec, SpecError};
-use rand_core::SeedableRng;
-use rand_xoshiro::Xoshiro128PlusPlus;
 
 /// Most control sets an experiment may have. Paper 001's rule (`unknown-cost`) takes at most
 /// [`MAX_SETS_LEARNING_COSTS`].
@@ -202,9 +197,6 @@ pub(crate) struct Typed<R: Real, const N: usize, const D: usize> {
     workspace: Vec<R>,
     /// The experiment's variables: `D`, or fewer on a padded model.
     dim: usize,
-    /// The inert inputs' values in the last decision (0 before any): a round's point must
-    /// carry its decision's values, and the boundary's points have only the variables.
-    inert: [R; D],
 }
 
 fn build_error(e: BuildError) -> SpecError {
@@ -213,33 +205,6 @@ fn build_error(e: BuildError) -> SpecError {
         BuildError::Bank(e) => SpecError::Bank(e),
         BuildError::Driver(e) => SpecError::Driver(e),
     }
-}
-
-/// The sample bank of a model wider than the quasi-random table (`D > 21`, a padded model):
-/// with at most 21 variables, the first `dim` coordinates of the 21-dimensional sequence,
-/// which are the exact model's bank (a scrambled Sobol point's coordinates do not depend on
-/// how many there are), the inert inputs at their constant; with more, i.i.d. points, as
-/// the box loop draws beyond the table.
-fn wide_bank<R: Real, const D: usize, const M: usize>(
-    problem: &Problem<R, D, M>,
-    mut storage: Vec<[R; D]>,
-    seed: u64,
-    dim: usize,
-) -> Result<SampleBank<R, D, Vec<[R; D]>>, BankError> {
-    if dim > SOBOL_MAX_DIMENSIONS {
-        let mut rng = Xoshiro128PlusPlus::seed_from_u64(seed);
-        return SampleBank::iid(problem, storage, &mut rng);
-    }
-    let mut sobol = Sobol::<SOBOL_MAX_DIMENSIONS>::new(seed).map_err(|_| BankError::Dimension)?;
-    for p in storage.iter_mut() {
-        let u: [R; SOBOL_MAX_DIMENSIONS] = sobol.next_point();
-        *p = core::array::from_fn(|l| {
-            problem
-                .unit_distribution(l)
-                .sample(u.get(l).copied().filter(|_| l < dim).unwrap_or(R::HALF))
-        });
-    }
-    SampleBank::from_points(storage)
 }
 
 fn memo_scalars<R: Real>(memo: &Memo<R>) -> Vec<f64> {
@@ -262,18 +227,9 @@ impl<R: Real + Send, const N: usize, const D: usize> Typed<R, N, D> {
             .map_err(build_error)?
             .with_capacity(spec.capacity)
             .map_err(SpecError::Gp)?;
-        let storage = vec![[R::ZERO; D]; spec.bank];
-        let bank = if D <= SOBOL_MAX_DIMENSIONS {
-            description.bank(storage).map_err(build_error)?
-        } else {
-            wide_bank(
-                &description.problem,
-                storage,
-                spec.bank_seed,
-                spec.variables.len(),
-            )
-            .map_err(SpecError::Bank)?
-        };
+        let bank = description
+            .bank(vec![[R::ZERO; D]; spec.bank])
+            .map_err(build_error)?;
         let policy = description.policy.build::<D, MAX_SETS, FEATURES, N>();
         let needs_workspace = description.policy.needs_workspace();
         // Learned costs priced at each point are learned as a function of the values: a GP
@@ -310,14 +266,18 @@ impl<R: Real + Send, const N: usize, const D: usize> Typed<R, N, D> {
             controller: Box::new(controller),
             workspace,
             dim: spec.variables.len(),
-            inert: [R::ZERO; D],
         })
     }
 
     /// `x`, the experiment's variables (the caller has checked its length), as the core's
-    /// point, the inert inputs as the last decision had them.
+    /// point; its inert inputs as the pending decision has them (a round's point must carry
+    /// its decision's values), else 0 (the kernel cannot tell).
     fn point(&self, x: &[f64]) -> [R; D] {
-        core::array::from_fn(|l| x.get(l).map_or(self.inert[l], |v| R::from_f64(*v)))
+        let pending = self.controller.pending().map(|d| &d.values);
+        core::array::from_fn(|l| match x.get(l) {
+            Some(v) => R::from_f64(*v),
+            None => pending.and_then(|values| values[l]).unwrap_or(R::ZERO),
+        })
     }
 
     fn raw(&self, d: &costbo_core::driver::Decision<R, D>) -> RawDecision {
@@ -353,12 +313,7 @@ impl<R: Real + Send, const N: usize, const D: usize> Typed<R, N, D> {
 impl<R: Real + Send, const N: usize, const D: usize> Engine for Typed<R, N, D> {
     fn next(&mut self) -> Result<Option<RawDecision>, DriverError> {
         match self.controller.next(&[None; D], &mut self.workspace) {
-            Ok(Step::Play(d)) => {
-                for l in self.dim..D {
-                    self.inert[l] = d.values[l].unwrap_or(R::ZERO);
-                }
-                Ok(Some(self.raw(&d)))
-            }
+            Ok(Step::Play(d)) => Ok(Some(self.raw(&d))),
             Ok(Step::Stop) | Err(DriverError::BudgetExhausted) => Ok(None),
             Err(e) => Err(e),
         }
@@ -652,7 +607,7 @@ mod tests {
         let exact = spec.controller_spec_padded::<f64, 8, 2>().unwrap();
         let exact = exact.bank(vec![[0.0; 8]; 16]).unwrap();
         let wide = spec.controller_spec_padded::<f64, 24, 2>().unwrap();
-        let wide = wide_bank(&wide.problem, vec![[0.0; 24]; 16], spec.bank_seed, 8).unwrap();
+        let wide = wide.bank(vec![[0.0; 24]; 16]).unwrap();
         for (a, b) in exact.points().iter().zip(wide.points()) {
             assert_eq!(a[..], b[..8]);
             assert!(b[8..].iter().all(|v| *v == 0.5));
