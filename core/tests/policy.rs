@@ -365,14 +365,14 @@ fn each_name_stands_for_its_rule_parameters_and_properties() {
         (
             "gittins-cvs",
             PolicySpec::GittinsCvs(decaying(0.1, 2.0)),
-            false,
+            true,
             false,
             false,
         ),
         (
             "gittins-cvs:0.01",
             PolicySpec::GittinsCvs(Lambda::Fixed(0.01)),
-            false,
+            true,
             false,
             false,
         ),

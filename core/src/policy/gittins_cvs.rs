@@ -70,6 +70,12 @@ impl<R: Real, const D: usize, const M: usize> Policy<R, D, M> for GittinsCvs<R> 
         Ok(())
     }
 
+    // The expected Gittins index keeps the bank's per-point terms in the workspace: no
+    // decision without it.
+    fn needs_workspace(&self) -> bool {
+        true
+    }
+
     fn workspace_len(&self, _: &Problem<R, D, M>, _: usize, bank: usize) -> usize {
         crate::acquisition::expected_gittins::workspace_len::<D>(bank)
     }
