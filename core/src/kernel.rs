@@ -279,8 +279,8 @@ impl<R: Real, const D: usize> Kernel<R, D> {
     /// `1/ℓ²` exactly 0, so they add exactly nothing to any distance, kernel value or gradient,
     /// whatever their values. A problem of `d` variables then runs on a kernel of `D > d`
     /// inputs and makes the decisions of one of `d` wherever its rule draws nothing per input
-    /// (the desktop adapter's wider sizes). Such a kernel is not fitted: its lengthscales'
-    /// logarithms would be infinite.
+    /// (the desktop adapter's wider sizes). A fit of a model on this kernel keeps them
+    /// ignored.
     pub fn ignoring_inputs_from(mut self, from: usize) -> Self {
         for l in from..D {
             self.lengthscales[l] = R::INFINITY;

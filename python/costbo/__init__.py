@@ -19,6 +19,8 @@ import numpy as np
 from ._costbo import (
     MAX_DIM,
     MAX_WIDE_DIM,
+    MAX_WIDE_DIM_F32,
+    WIDE_MAX_CAPACITY,
     MAX_SETS,
     MAX_SETS_LEARNING_COSTS,
     OBJECTIVES,
@@ -43,6 +45,8 @@ from . import _costbo
 __all__ = [
     "MAX_DIM",
     "MAX_WIDE_DIM",
+    "MAX_WIDE_DIM_F32",
+    "WIDE_MAX_CAPACITY",
     "MAX_SETS",
     "MAX_SETS_LEARNING_COSTS",
     "OBJECTIVES",

@@ -14,8 +14,12 @@ _Matrix = Union[Sequence[Sequence[float]], npt.NDArray[np.floating]]
 MAX_DIM: int
 """Most variables an Optimizer holds in either precision, with either model."""
 MAX_WIDE_DIM: int
-"""Most variables (64) an f64 Optimizer holds with the fixed model and a capacity up to 256
+"""Most variables (64) an f64 Optimizer holds, with a capacity up to WIDE_MAX_CAPACITY
 (beyond MAX_DIM its model has inert inputs up to the next compiled size)."""
+MAX_WIDE_DIM_F32: int
+"""Most variables (16, a device's most) an f32 Optimizer holds."""
+WIDE_MAX_CAPACITY: int
+"""Largest capacity (1024) of an f64 Optimizer of more than MAX_DIM variables."""
 MAX_SETS: int
 """Most control sets an Optimizer holds."""
 MAX_SETS_LEARNING_COSTS: int

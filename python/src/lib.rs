@@ -43,6 +43,11 @@ fn _costbo(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::_normal_cdf, m)?)?;
     m.add("MAX_DIM", costbo_std::optimizer::MAX_DIM)?;
     m.add("MAX_WIDE_DIM", costbo_std::optimizer::MAX_WIDE_DIM)?;
+    m.add("MAX_WIDE_DIM_F32", costbo_std::optimizer::MAX_WIDE_DIM_F32)?;
+    m.add(
+        "WIDE_MAX_CAPACITY",
+        costbo_std::optimizer::WIDE_MAX_CAPACITY,
+    )?;
     m.add("MAX_SETS", costbo_std::optimizer::MAX_SETS)?;
     m.add(
         "MAX_SETS_LEARNING_COSTS",

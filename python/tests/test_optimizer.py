@@ -193,15 +193,17 @@ def box(d, precision="f64", capacity=64):
     return opt
 
 
-def test_sixteen_variables_run_in_f64_and_not_in_f32_or_beyond_capacity_256():
-    opt = box(16)
-    while (ask := opt.ask()) is not None:
-        opt.tell(tuple(ask.values), -sum(v * v for v in ask.values))  # a tuple is a point too
-    assert opt.rounds == 3
-    for d, precision, capacity in [(9, "f32", 64), (16, "f32", 64), (16, "f64", 1024)]:
+def test_sixteen_variables_run_in_both_precisions_and_the_limits_are_refused():
+    for precision, capacity in [("f64", 64), ("f64", 1024), ("f32", 256)]:
+        opt = box(16, precision, capacity)
+        while (ask := opt.ask()) is not None:
+            opt.tell(tuple(ask.values), -sum(v * v for v in ask.values))  # a tuple is a point too
+        assert opt.rounds == 3
+    assert (costbo.MAX_WIDE_DIM_F32, costbo.WIDE_MAX_CAPACITY) == (16, 1024)
+    for d, precision, capacity in [(17, "f32", 64), (9, "f64", 4096), (65, "f64", 64)]:
         with pytest.raises(costbo.CostboError) as e:
             box(d, precision, capacity)
-        assert e.value.kind == "experiment" and "variables" in str(e.value)
+        assert e.value.kind == "experiment" and "variable" in str(e.value)
 
 
 def test_numpy_scalars_and_single_precision_arrays_are_accepted():
@@ -397,5 +399,13 @@ def test_twenty_variables_on_a_padded_model_resume_bit_for_bit():
     too_many = [dict(name=f"v{l}", lower=0.0, upper=1.0) for l in range(65)]
     with pytest.raises(costbo.CostboError, match="variable"):
         costbo.Optimizer.build("w", 2.0, too_many, [([v["name"] for v in too_many], 1.0)])
-    with pytest.raises(costbo.CostboError, match="fixed"):
-        costbo.Optimizer.build("w", 4.0, variables, every, rule="pbgi", fit="map")
+    # A fit keeps the inert inputs ignored: a fitted padded model runs and resumes too.
+    fitted = costbo.Optimizer.build("w", 4.0, variables, every, rule="pbgi", fit="map")
+    x, y = play(fitted, [None] * 20, rng)
+    fitted.tell_prior(x, y)
+    restored = costbo.Optimizer.from_json(fitted.to_json())
+    while (ask := fitted.ask()) is not None:
+        assert restored.ask() == ask and len(ask.values) == 20
+        x, y = play(fitted, ask.values, rng)
+        fitted.tell(x, y)
+        restored.tell(x, y)

@@ -326,6 +326,22 @@ impl<R: Real, const D: usize> FitConfig<R, D> {
         self
     }
 
+    /// This configuration with the log-lengthscales of inputs `from..D` held at 0, without a
+    /// prior (the inputs a kernel ignores: their lengthscales stay infinite).
+    fn holding_inputs_from(mut self, from: usize) -> Self {
+        for l in from..D {
+            self.lower.log_lengthscales[l] = R::ZERO;
+            self.upper.log_lengthscales[l] = R::ZERO;
+            if let Some(h) = self.first_start.as_mut() {
+                h.log_lengthscales[l] = R::ZERO;
+            }
+            if let Some(p) = self.prior.as_mut() {
+                p.lengthscales[l] = CoordinatePrior::Flat;
+            }
+        }
+        self
+    }
+
     fn validate(&self) -> Result<(), GpError> {
         for i in 0..Hyperparameters::<R, D>::LEN {
             let (lo, hi) = (self.lower.get(i), self.upper.get(i));
@@ -438,6 +454,11 @@ pub(super) fn fit<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut
     config: &FitConfig<R, D>,
     cache: &mut [R],
 ) -> Result<FitReport<R, D>, GpError> {
+    // Inputs the kernel ignores stay ignored (`Gp::kernel_from`): their coordinates are held
+    // at 0 without a prior and get no random start, so that a model padded with inert inputs
+    // fits, bit for bit, as the model without them.
+    let seen = gp.kernel.inputs_seen();
+    let config = &config.holding_inputs_from(seen);
     config.validate()?;
     if gp.is_empty() {
         return Err(GpError::NoData);
@@ -451,12 +472,13 @@ pub(super) fn fit<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut
             let mut h = config
                 .first_start
                 .unwrap_or_else(|| gp_hyperparameters(&original.0, original.1, original.2));
+            h.log_lengthscales[seen..].fill(R::ZERO);
             if !h.is_finite() {
-                h = random_point(config, &mut rng);
+                h = random_point(config, seen, &mut rng);
             }
             h
         } else {
-            random_point(config, &mut rng)
+            random_point(config, seen, &mut rng)
         };
         let objective = |h: &Hyperparameters<R, D>, _| evaluate(gp, config, h, cache);
         let ascent = match config.ascent {
@@ -741,12 +763,18 @@ pub(super) fn fit_adam<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + 
     install(gp, &h, &original, objective, adam.steps)
 }
 
+/// A uniformly random point of `config`'s box; the log-lengthscales of inputs `seen..D` (the
+/// ignored ones) stay at their lower bound and draw nothing.
 fn random_point<R: Real, const D: usize>(
     config: &FitConfig<R, D>,
+    seen: usize,
     rng: &mut Xoshiro128PlusPlus,
 ) -> Hyperparameters<R, D> {
     let mut h = config.lower;
     for i in 0..Hyperparameters::<R, D>::LEN {
+        if (seen..D).contains(&i) {
+            continue;
+        }
         let u: R = uniform_open(rng);
         let (lo, hi) = (config.lower.get(i), config.upper.get(i));
         *h.get_mut(i) = lo + u * (hi - lo);

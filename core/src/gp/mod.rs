@@ -848,7 +848,10 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
     }
 
     /// Fits the hyperparameters by maximising the log marginal likelihood (plus log prior, if
-    /// given) within box bounds; see [`FitConfig`]. On error the model is unchanged.
+    /// given) within box bounds; see [`FitConfig`]. On error the model is unchanged. Inputs
+    /// the kernel ignores ([`Kernel::ignoring_inputs_from`]) stay ignored: their coordinates
+    /// are held and draw no random start, so the fit is, bit for bit, that of the model
+    /// without them (whose report has their log-lengthscales at `+∞`).
     pub fn fit(&mut self, config: &FitConfig<R, D>) -> Result<FitReport<R, D>, GpError> {
         fit::fit(self, config, &mut [])
     }
@@ -879,9 +882,19 @@ impl<R: Real, const N: usize, const D: usize, S: AsRef<[R]> + AsMut<[R]>> Gp<R, 
 
     // ---- internals -------------------------------------------------------------------------
 
+    /// The kernel at `h`; the inputs the current kernel ignores stay ignored, whatever `h`
+    /// holds for them (a padded model fits as the model without its inert inputs).
     fn kernel_from(&self, h: &Hyperparameters<R, D>) -> Result<Kernel<R, D>, GpError> {
-        let ls = core::array::from_fn(|i| h.log_lengthscales[i].exp());
-        let kernel = Kernel::new(self.kernel.shape(), ls, h.log_outputscale.exp())?;
+        let seen = self.kernel.inputs_seen();
+        let ls = core::array::from_fn(|i| {
+            if i < seen {
+                h.log_lengthscales[i].exp()
+            } else {
+                R::ONE
+            }
+        });
+        let kernel = Kernel::new(self.kernel.shape(), ls, h.log_outputscale.exp())?
+            .ignoring_inputs_from(seen);
         // A fit moves the lengthscales and the outputscale; the amplitude stays.
         Ok(match self.kernel.amplitude() {
             Some(a) => kernel.with_amplitude(a),

@@ -1701,3 +1701,135 @@ fn a_fit_with_the_profile_cache_has_the_bits_of_one_without() {
         }
     }
 }
+
+/// A model padded with inputs its kernel ignores fits as the model without them, bit for
+/// bit, whatever values the padding holds: every fit (multi-start from the model's own
+/// hyperparameters, BoTorch's MAP, the quasi-Newton ascent, Adam) and every shape. The
+/// reference is the unpadded fit, checked against closed forms and finite differences above.
+#[test]
+fn a_fit_ignores_the_inputs_the_kernel_ignores() {
+    type Padded = Gp<f64, N, 5, [f64; tri_len(N)]>;
+    for shape in [Shape::SquaredExponential, Shape::Matern52, Shape::Matern32] {
+        let mut rng = Lcg(57);
+        let mut gp = new_gp(shape, 1e-3, WhenFull::Reject);
+        let wide = Kernel::new(shape, [0.3, 0.5, 0.8, 0.2, 0.7], 1.3)
+            .unwrap()
+            .ignoring_inputs_from(3);
+        let mut padded: Padded =
+            Gp::new(wide, 0.2, 1e-3, WhenFull::Reject, [0.0; tri_len(N)]).unwrap();
+        for _ in 0..14 {
+            let x = rng.point();
+            let y = objective(&x);
+            gp.push(&x, y).unwrap();
+            padded
+                .push(&[x[0], x[1], x[2], rng.next(), 5.0 * rng.next()], y)
+                .unwrap();
+        }
+        let mut multi_start = FitConfig::<f64, 3>::unit_cube(-1.0, 1.0);
+        multi_start.evaluations_per_start = 30;
+        let mut quasi_newton = FitConfig::<f64, 3>::botorch_map(gp.outputs(), 1e-3);
+        quasi_newton.ascent = FitAscent::QuasiNewton;
+        let widen = |c: &FitConfig<f64, 3>| {
+            let h = |h: &Hyperparameters<f64, 3>, pad: f64| Hyperparameters::<f64, 5> {
+                log_lengthscales: [
+                    h.log_lengthscales[0],
+                    h.log_lengthscales[1],
+                    h.log_lengthscales[2],
+                    pad,
+                    pad,
+                ],
+                log_outputscale: h.log_outputscale,
+                log_noise: h.log_noise,
+                mean: h.mean,
+            };
+            FitConfig::<f64, 5> {
+                // Bounds, start and prior of the ignored inputs are whatever the caller's.
+                lower: h(&c.lower, -3.0),
+                upper: h(&c.upper, 2.0),
+                prior: c.prior.map(|p| Prior {
+                    lengthscales: [
+                        p.lengthscales[0],
+                        p.lengthscales[1],
+                        p.lengthscales[2],
+                        p.lengthscales[0],
+                        p.lengthscales[0],
+                    ],
+                    outputscale: p.outputscale,
+                    noise: p.noise,
+                    mean: p.mean,
+                }),
+                first_start: c.first_start.map(|s| h(&s, 0.5)),
+                starts: c.starts,
+                evaluations_per_start: c.evaluations_per_start,
+                seed: c.seed,
+                ascent: c.ascent,
+            }
+        };
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let same = |a: &Gp64, b: &Padded, what: &str| {
+            assert_eq!(bits(a.factor()), bits(b.factor()), "{shape:?} {what}");
+            assert_eq!(bits(a.alpha()), bits(b.alpha()), "{shape:?} {what}");
+            let (ha, hb) = (a.hyperparameters(), b.hyperparameters());
+            assert_eq!(ha.log_lengthscales[..], hb.log_lengthscales[..3]);
+            assert!(hb.log_lengthscales[3..].iter().all(|l| *l == f64::INFINITY));
+            assert_eq!(b.kernel().inputs_seen(), 3, "{shape:?} {what}");
+            let p = a.predict(&[0.3, 0.6, 0.1]).unwrap();
+            let q = b.predict(&[0.3, 0.6, 0.1, 0.9, -4.0]).unwrap();
+            assert_eq!(p.mean.to_bits(), q.mean.to_bits(), "{shape:?} {what}");
+            assert_eq!(
+                p.variance.to_bits(),
+                q.variance.to_bits(),
+                "{shape:?} {what}"
+            );
+        };
+        for (what, cfg) in [
+            ("multi-start", multi_start),
+            ("botorch", FitConfig::botorch_map(gp.outputs(), 1e-3)),
+            ("quasi-newton", quasi_newton),
+        ] {
+            let (mut a, mut b) = (gp.clone(), padded.clone());
+            let (ra, rb) = (a.fit(&cfg).unwrap(), b.fit(&widen(&cfg)).unwrap());
+            assert_eq!(ra.objective.to_bits(), rb.objective.to_bits(), "{what}");
+            assert_eq!(ra.evaluations, rb.evaluations, "{what}");
+            assert!(ra.evaluations > 3, "{what}: {}", ra.evaluations);
+            same(&a, &b, what);
+            // A second fit starts from the first's hyperparameters (infinite where ignored).
+            let (ra, rb) = (a.fit(&cfg).unwrap(), b.fit(&widen(&cfg)).unwrap());
+            assert_eq!(
+                ra.objective.to_bits(),
+                rb.objective.to_bits(),
+                "{what} again"
+            );
+            same(&a, &b, what);
+        }
+        let adam = AdamFit::<f64, 3> {
+            start: Hyperparameters {
+                log_lengthscales: [0.4f64.ln(); 3],
+                log_outputscale: 0.0,
+                log_noise: 1e-3f64.ln(),
+                mean: 0.0,
+            },
+            lengthscale_bounds: (1e-2, 1e4),
+            noise_floor: 1e-4,
+            steps: 10,
+            learning_rate: 0.1,
+        };
+        let wide_adam = AdamFit::<f64, 5> {
+            start: Hyperparameters {
+                log_lengthscales: [0.4f64.ln(); 5],
+                log_outputscale: 0.0,
+                log_noise: 1e-3f64.ln(),
+                mean: 0.0,
+            },
+            lengthscale_bounds: adam.lengthscale_bounds,
+            noise_floor: adam.noise_floor,
+            steps: adam.steps,
+            learning_rate: adam.learning_rate,
+        };
+        let (mut a, mut b) = (gp.clone(), padded.clone());
+        let ra = a.fit_adam(&adam, &mut []).unwrap();
+        let rb = b.fit_adam(&wide_adam, &mut []).unwrap();
+        assert_eq!(ra.objective.to_bits(), rb.objective.to_bits(), "adam");
+        same(&a, &b, "adam");
+    }
+}

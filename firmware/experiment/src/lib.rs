@@ -453,15 +453,6 @@ pub struct SetSpec {
 /// Why a [`Spec`] cannot be built into a problem or controller.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SpecError {
-    /// A fitted model was asked of a padded controller
-    /// ([`Spec::controller_spec_padded`]), whose kernel ignores its extra inputs and cannot be
-    /// fitted.
-    PaddedFit {
-        /// Variables in the spec.
-        variables: usize,
-        /// Inputs of the padded model.
-        inputs: usize,
-    },
     /// The const generic `D` differs from the number of variables.
     VariableCount {
         /// Variables in the spec.
@@ -594,11 +585,6 @@ pub enum SpecError {
 impl core::fmt::Display for SpecError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            Self::PaddedFit { variables, inputs } => write!(
-                f,
-                "{variables} variables run on a model of {inputs} inputs that ignores the extra \
-                 ones and cannot be fitted: use the fixed model ([model] fit = \"fixed\")"
-            ),
             Self::VariableCount { spec, generic } => write!(
                 f,
                 "the spec has {spec} variables but the const generic D is {generic}"
@@ -1319,19 +1305,13 @@ impl<'a> Spec<'a> {
     /// at least the spec's variables: the inputs after them are inert, held by every control
     /// set, free, and ignored by the kernel
     /// ([`Kernel::ignoring_inputs_from`](costbo_core::kernel::Kernel::ignoring_inputs_from)),
-    /// so that they change no value the model computes. A decision's inert values mean
-    /// nothing; an observation may carry any value there. The fixed model only
-    /// ([`SpecError::PaddedFit`]).
+    /// so that they change no value the model computes, and a fit keeps them so
+    /// ([`Gp::fit`](costbo_core::gp::Gp::fit)). A decision's inert values mean nothing; an
+    /// observation may carry any value there.
     pub fn controller_spec_padded<R: Real, const D: usize, const M: usize>(
         &self,
     ) -> Result<ControllerSpec<R, D, M>, SpecError> {
         let d = self.variables.len();
-        if d < D && self.model.fit != FitSpec::Fixed {
-            return Err(SpecError::PaddedFit {
-                variables: d,
-                inputs: D,
-            });
-        }
         let mut spec = self.describe(self.problem_padded::<R, D, M>(true)?)?;
         spec.kernel = spec.kernel.ignoring_inputs_from(d);
         Ok(spec)

@@ -6,8 +6,8 @@
 //! it, in `f64` at the boundary (an `f32` value widened to `f64` and narrowed back is the same
 //! value, so an `f32` engine sees exactly the bits its caller's `f32` data had). [`open`]
 //! picks the sizes: the dimension exactly (every `D` from 1 to [`MAX_DIM`] is compiled
-//! in), or in `f64` up to capacity 256 the smallest of [`WIDE_DIMS`] that holds it, the
-//! inputs beyond the experiment's variables inert (a padded model, below); the capacity as
+//! in), or beyond it the smallest of [`WIDE_DIMS`] (in `f32`, [`WIDE_DIMS_F32`]) that holds
+//! it, the inputs beyond the experiment's variables inert (a padded model, below); the capacity as
 //! the smallest of [`CAPACITIES_F64`] (or
 //! [`CAPACITIES_F32`]) that holds it with the model told the
 //! exact capacity ([`Gp::with_capacity`](costbo_core::gp::Gp::with_capacity)), so it drops
@@ -39,26 +39,34 @@ pub const MAX_DIM: usize = 8;
 
 /// Wider models served in `f64` up to capacity [`WIDE_MAX_CAPACITY`]: an experiment of more
 /// than [`MAX_DIM`] variables runs on the smallest that holds it, its variables first and the
-/// other inputs inert (controlled by every set, free, ignored by the kernel:
+/// other inputs inert (controlled by every set, free, ignored by the kernel and by its fits:
 /// [`Spec::controller_spec_padded`]), so that they change no value the model computes. With
 /// 12 or 16 variables (paper 002's box problems, the benchmark against BoTorch) the size is
-/// exact. Six sizes for two capacity buckets, instead of every dimension for every bucket and
-/// precision (about 8 s of compile time each).
+/// exact. Six sizes for three capacity buckets, instead of every dimension for every bucket
+/// and precision (about 8 s of compile time each).
 pub const WIDE_DIMS: [usize; 6] = [12, 16, 24, 32, 48, 64];
 
-/// Most variables of an experiment (in `f64`, with the fixed model and a capacity up to
-/// [`WIDE_MAX_CAPACITY`]).
+/// Most variables of an experiment in `f64` (with a capacity up to [`WIDE_MAX_CAPACITY`]).
 pub const MAX_WIDE_DIM: usize = WIDE_DIMS[WIDE_DIMS.len() - 1];
 
-/// Largest capacity of an experiment of more than [`MAX_DIM`] variables.
-pub const WIDE_MAX_CAPACITY: usize = 256;
+/// Largest capacity of an `f64` experiment of more than [`MAX_DIM`] variables.
+pub const WIDE_MAX_CAPACITY: usize = 1024;
+
+/// The wider models served in `f32`, padded as [`WIDE_DIMS`] are: up to 16 inputs, as many
+/// variables as a device holds, so that an `f32` optimizer opens every file a device builds.
+pub const WIDE_DIMS_F32: [usize; 2] = [12, 16];
+
+/// Most variables of an experiment in `f32`.
+pub const MAX_WIDE_DIM_F32: usize = WIDE_DIMS_F32[WIDE_DIMS_F32.len() - 1];
 
 /// Whether an experiment of `dim` variables and capacity `capacity` has an engine in
-/// `precision` (capacity within the buckets, checked apart; a padded model refuses a fitted
-/// one when it is built).
+/// `precision` (capacity within the buckets, checked apart).
 pub fn serves_dimension(precision: Precision, dim: usize, capacity: usize) -> bool {
     (1..=MAX_DIM).contains(&dim)
-        || (precision == Precision::F64 && dim <= MAX_WIDE_DIM && capacity <= WIDE_MAX_CAPACITY)
+        || match precision {
+            Precision::F64 => dim <= MAX_WIDE_DIM && capacity <= WIDE_MAX_CAPACITY,
+            Precision::F32 => dim <= MAX_WIDE_DIM_F32,
+        }
 }
 
 /// The const capacities of `f64` optimizers; an experiment's capacity is rounded up to one of
@@ -423,34 +431,62 @@ fn with_dim<R: Real + Send, const N: usize>(
     dims!(1 2 3 4 5 6 7 8)
 }
 
-/// [`with_dim`], and beyond [`MAX_DIM`] the smallest of the [`WIDE_DIMS`] that holds the
-/// variables.
+/// Builds an engine for an experiment on a padded model of the given width.
+type PaddedEngine = fn(&Spec<'_>, Precision, usize) -> Result<Box<dyn Engine>, SpecError>;
+
+/// [`with_dim`], and beyond [`MAX_DIM`] the model `padded` builds of the smallest of `widths`
+/// that holds the variables.
 fn with_wide_dim<R: Real + Send, const N: usize>(
     spec: &Spec<'_>,
     precision: Precision,
+    widths: &[usize],
+    padded: PaddedEngine,
 ) -> Result<Box<dyn Engine>, SpecError> {
     match spec.variables.len() {
         d if d <= MAX_DIM => with_dim::<R, N>(spec, precision),
-        d => padded::<R, N>(spec, precision, WIDE_DIMS.into_iter().find(|&w| w >= d)),
+        d => match widths.iter().find(|&&w| w >= d) {
+            Some(&width) => padded(spec, precision, width),
+            None => Err(SpecError::VariableCount {
+                spec: d,
+                generic: widths.last().copied().unwrap_or(MAX_DIM),
+            }),
+        },
     }
 }
 
-/// An engine of `width` inputs for `spec` (at least its variables; the others inert).
+/// An engine of `width` inputs, one of the [`WIDE_DIMS`], for `spec` (at least its
+/// variables; the others inert).
 fn padded<R: Real + Send, const N: usize>(
     spec: &Spec<'_>,
     precision: Precision,
-    width: Option<usize>,
+    width: usize,
 ) -> Result<Box<dyn Engine>, SpecError> {
     match width {
-        Some(12) => Ok(Box::new(Typed::<R, N, 12>::new(spec, precision)?)),
-        Some(16) => Ok(Box::new(Typed::<R, N, 16>::new(spec, precision)?)),
-        Some(24) => Ok(Box::new(Typed::<R, N, 24>::new(spec, precision)?)),
-        Some(32) => Ok(Box::new(Typed::<R, N, 32>::new(spec, precision)?)),
-        Some(48) => Ok(Box::new(Typed::<R, N, 48>::new(spec, precision)?)),
-        Some(64) => Ok(Box::new(Typed::<R, N, 64>::new(spec, precision)?)),
+        12 => Ok(Box::new(Typed::<R, N, 12>::new(spec, precision)?)),
+        16 => Ok(Box::new(Typed::<R, N, 16>::new(spec, precision)?)),
+        24 => Ok(Box::new(Typed::<R, N, 24>::new(spec, precision)?)),
+        32 => Ok(Box::new(Typed::<R, N, 32>::new(spec, precision)?)),
+        48 => Ok(Box::new(Typed::<R, N, 48>::new(spec, precision)?)),
+        64 => Ok(Box::new(Typed::<R, N, 64>::new(spec, precision)?)),
         _ => Err(SpecError::VariableCount {
             spec: spec.variables.len(),
             generic: MAX_WIDE_DIM,
+        }),
+    }
+}
+
+/// [`padded`] for the [`WIDE_DIMS_F32`] only (every width compiled in costs its build time).
+fn padded_f32<R: Real + Send, const N: usize>(
+    spec: &Spec<'_>,
+    precision: Precision,
+    width: usize,
+) -> Result<Box<dyn Engine>, SpecError> {
+    match width {
+        12 => Ok(Box::new(Typed::<R, N, 12>::new(spec, precision)?)),
+        16 => Ok(Box::new(Typed::<R, N, 16>::new(spec, precision)?)),
+        _ => Err(SpecError::VariableCount {
+            spec: spec.variables.len(),
+            generic: MAX_WIDE_DIM_F32,
         }),
     }
 }
@@ -474,12 +510,22 @@ pub(crate) fn open(
 ) -> std::io::Result<Result<Box<dyn Engine>, SpecError>> {
     let n = bucket(precision, spec.capacity).unwrap_or(0);
     on_worker(n, || match (precision, n) {
-        (Precision::F64, 64) => with_wide_dim::<f64, 64>(spec, precision),
-        (Precision::F64, 256) => with_wide_dim::<f64, 256>(spec, precision),
-        (Precision::F64, 1024) => with_dim::<f64, 1024>(spec, precision),
+        (Precision::F64, 64) => {
+            with_wide_dim::<f64, 64>(spec, precision, &WIDE_DIMS, padded::<f64, 64>)
+        }
+        (Precision::F64, 256) => {
+            with_wide_dim::<f64, 256>(spec, precision, &WIDE_DIMS, padded::<f64, 256>)
+        }
+        (Precision::F64, 1024) => {
+            with_wide_dim::<f64, 1024>(spec, precision, &WIDE_DIMS, padded::<f64, 1024>)
+        }
         (Precision::F64, 4096) => with_dim::<f64, 4096>(spec, precision),
-        (Precision::F32, 64) => with_dim::<f32, 64>(spec, precision),
-        (Precision::F32, 256) => with_dim::<f32, 256>(spec, precision),
+        (Precision::F32, 64) => {
+            with_wide_dim::<f32, 64>(spec, precision, &WIDE_DIMS_F32, padded_f32::<f32, 64>)
+        }
+        (Precision::F32, 256) => {
+            with_wide_dim::<f32, 256>(spec, precision, &WIDE_DIMS_F32, padded_f32::<f32, 256>)
+        }
         _ => Err(SpecError::Capacity {
             spec: spec.capacity,
             generic: n,
@@ -541,19 +587,30 @@ mod tests {
 
     /// Every decision of `engine` (set and values as bits) over its budget, the points told
     /// completed with `0.25` where the rule left a variable to chance.
-    fn decisions(mut engine: Box<dyn Engine>, d: usize) -> Vec<(usize, Vec<u64>)> {
+    fn decisions(engine: Box<dyn Engine>, d: usize) -> Vec<(usize, Vec<u64>)> {
+        decisions_paying(engine, d, None)
+    }
+
+    /// [`decisions`], paying `cost(x)` for each round and initial point where it is given (an
+    /// experiment whose costs are learned), else the decision's cost.
+    fn decisions_paying(
+        mut engine: Box<dyn Engine>,
+        d: usize,
+        cost: Option<fn(&[f64]) -> f64>,
+    ) -> Vec<(usize, Vec<u64>)> {
         let f = |x: &[f64]| -x.iter().map(|v| (v - 0.3).powi(2)).sum::<f64>();
         for k in 0..3 {
             let x: Vec<f64> = (0..d)
                 .map(|l| ((k * 7 + l * 3) % 10) as f64 / 10.0)
                 .collect();
-            engine.initial(&x, f(&x), None).unwrap();
+            engine.initial(&x, f(&x), cost.map(|c| c(&x))).unwrap();
         }
         let mut out = vec![];
         while let Some(decision) = engine.next().unwrap() {
             let x: Vec<f64> = decision.values.iter().map(|v| v.unwrap_or(0.25)).collect();
             assert_eq!(x.len(), d);
-            engine.observe(&x, f(&x), decision.cost.unwrap()).unwrap();
+            let paid = cost.map_or_else(|| decision.cost.unwrap(), |c| c(&x));
+            engine.observe(&x, f(&x), paid).unwrap();
             out.push((decision.set, x.iter().map(|v| v.to_bits()).collect()));
         }
         out
@@ -576,7 +633,7 @@ mod tests {
             let text = experiment(8, rule, sets);
             let spec = costbo_experiment::toml::parse(&text).unwrap();
             let exact = with_dim::<f64, 64>(&spec, Precision::F64).unwrap();
-            let wide = padded::<f64, 64>(&spec, Precision::F64, Some(12)).unwrap();
+            let wide = padded::<f64, 64>(&spec, Precision::F64, 12).unwrap();
             let (a, b) = (decisions(exact, 8), decisions(wide, 8));
             assert!(a.len() >= 4, "{rule}: {} rounds", a.len());
             assert_eq!(a, b, "{rule}");
@@ -586,7 +643,7 @@ mod tests {
         for rule in ["ei-per-cost", "ts-psq", "random-search"] {
             let text = experiment(8, rule, true);
             let spec = costbo_experiment::toml::parse(&text).unwrap();
-            let wide = padded::<f64, 64>(&spec, Precision::F64, Some(12)).unwrap();
+            let wide = padded::<f64, 64>(&spec, Precision::F64, 12).unwrap();
             let played = decisions(wide, 8);
             assert!(played.len() >= 6, "{rule}: {} rounds", played.len());
             for (_, x) in &played {
@@ -595,6 +652,20 @@ mod tests {
                     assert!((-1.0..=1.0 + l as f64).contains(&v), "{rule}: x{l} = {v}");
                 }
             }
+        }
+    }
+
+    /// In `f32` too (the device's path, without a workspace), for the rules a device runs.
+    #[test]
+    fn a_padded_f32_model_decides_as_the_exact_one() {
+        for (rule, sets) in [("ucb-psq", true), ("ucb-cvs", true), ("gittins-cvs", true)] {
+            let text = experiment(8, rule, sets);
+            let spec = costbo_experiment::toml::parse(&text).unwrap();
+            let exact = with_dim::<f32, 64>(&spec, Precision::F32).unwrap();
+            let wide = padded_f32::<f32, 64>(&spec, Precision::F32, 16).unwrap();
+            let (a, b) = (decisions(exact, 8), decisions(wide, 8));
+            assert!(a.len() >= 4, "{rule}: {} rounds", a.len());
+            assert_eq!(a, b, "{rule}");
         }
     }
 
@@ -614,22 +685,50 @@ mod tests {
         }
     }
 
+    /// A fit holds the coordinates of the inputs its kernel ignores and draws no start for
+    /// them, so a padded model fits, and then decides, as the exact one: every fit of the
+    /// file, on the model and (unknown costs priced at each point) on the cost model.
     #[test]
-    fn a_padded_model_refuses_a_fitted_one() {
-        let text = experiment(8, "log-ei", false)
-            .replace("noise = 1e-4\n", "noise = 1e-4\nfit = \"map\"\n");
+    fn a_padded_fitted_model_decides_as_the_exact_one() {
+        let fits = [
+            "fit = \"map\"\nrefit_every = 2\n",
+            "fit = \"botorch\"\nrefit_every = 1\n",
+            "fit = \"adam\"\nfrom_spent = 0.3\n",
+        ];
+        for (fit, rule, sets) in [
+            (fits[0], "log-ei", false),
+            (fits[0], "ucb-cvs", true),
+            (fits[1], "pbgi", false),
+            (fits[1], "gittins-cvs", true),
+            (fits[2], "ucb-psq", true),
+        ] {
+            let text = experiment(8, rule, sets)
+                .replace("noise = 1e-4\n", &format!("noise = 1e-4\n{fit}"));
+            let spec = costbo_experiment::toml::parse(&text).unwrap();
+            let exact = with_dim::<f64, 64>(&spec, Precision::F64).unwrap();
+            let wide = padded::<f64, 64>(&spec, Precision::F64, 12).unwrap();
+            let (a, b) = (decisions(exact, 8), decisions(wide, 8));
+            assert!(a.len() >= 4, "{rule}: {} rounds", a.len());
+            assert_eq!(a, b, "{rule} {fit}");
+        }
+        // Costs learned as a function of the values: the cost model is fitted too.
+        let text = experiment(8, "pbgi", false)
+            .replace("noise = 1e-4\n", &format!("noise = 1e-4\n{}", fits[1]))
+            .replace(
+                "rule = \"pbgi\"\n",
+                "rule = \"pbgi\"\ncosts = \"learned\"\n",
+            )
+            .replace("cost = 1\n", "");
         let spec = costbo_experiment::toml::parse(&text).unwrap();
-        assert!(with_dim::<f64, 64>(&spec, Precision::F64).is_ok());
-        let e = padded::<f64, 64>(&spec, Precision::F64, Some(12))
-            .err()
-            .unwrap();
-        assert_eq!(
-            e,
-            SpecError::PaddedFit {
-                variables: 8,
-                inputs: 12
-            }
+        let cost = |x: &[f64]| 0.2 + x.iter().map(|v| v.abs()).sum::<f64>() / 8.0;
+        let exact = with_dim::<f64, 64>(&spec, Precision::F64).unwrap();
+        let wide = padded::<f64, 64>(&spec, Precision::F64, 12).unwrap();
+        assert!(exact.learns_cost_function() && wide.learns_cost_function());
+        let (a, b) = (
+            decisions_paying(exact, 8, Some(cost)),
+            decisions_paying(wide, 8, Some(cost)),
         );
-        assert!(e.to_string().contains("fit = \"fixed\""), "{e}");
+        assert!(a.len() >= 4, "learned costs: {} rounds", a.len());
+        assert_eq!(a, b, "learned costs");
     }
 }

@@ -45,7 +45,8 @@ pub use causal::{
 
 pub use engine::{
     serves_dimension, Precision, CAPACITIES_F32, CAPACITIES_F64, MAX_DIM, MAX_SETS,
-    MAX_SETS_LEARNING_COSTS, MAX_WIDE_DIM, WIDE_DIMS, WIDE_MAX_CAPACITY,
+    MAX_SETS_LEARNING_COSTS, MAX_WIDE_DIM, MAX_WIDE_DIM_F32, WIDE_DIMS, WIDE_DIMS_F32,
+    WIDE_MAX_CAPACITY,
 };
 pub use error::{Error, ErrorKind, MESSAGE_BYTES};
 
@@ -813,8 +814,9 @@ impl Experiment {
         if !engine::serves_dimension(precision, spec.variables.len(), spec.capacity) {
             return refuse(format!(
                 "[[variable]]: {} variables; this build's Optimizer serves 1 to {MAX_DIM}, and \
-                 up to {MAX_WIDE_DIM} in f64 with a capacity up to {WIDE_MAX_CAPACITY} (the \
-                 core's sizes are compile-time; see docs/architecture.md)",
+                 up to {MAX_WIDE_DIM} in f64 with a capacity up to {WIDE_MAX_CAPACITY}, \
+                 {MAX_WIDE_DIM_F32} in f32 (the core's sizes are compile-time; see \
+                 docs/architecture.md)",
                 spec.variables.len()
             ));
         }
