@@ -64,9 +64,9 @@ const fn concat_names<const N: usize>(parts: &[&[RuleName]]) -> [RuleName; N] {
 macro_rules! define_registry {
     ($(
         $(#[$doc:meta])*
-        $feature:literal $module:ident
+        { $feature:literal $module:ident
         $variant:ident $(($($field:ident: $param:ty),*))? => $policy:ty
-        $(, record $record:ty)?;
+        $(, record $record:ty)? }
     )*) => {
         $(
             #[cfg(feature = $feature)]

@@ -29,82 +29,78 @@ pub mod memo;
 pub mod scoring;
 pub mod select;
 
-/// The registry: one line per rule, in the order papers present them (the order of [`RULES`]
-/// and of the saved records' variants, which a saved state names). A line reads: the rule's
-/// documentation, its cargo feature, its module, the variant of [`PolicySpec`] and
-/// [`AnyPolicy`] with its parameters, the policy type built from them (by its `new`, the
+/// The registry: one entry per rule, in the order papers present them (the order of [`RULES`]
+/// and of the saved records' variants, which a saved state names). An entry reads: the rule's
+/// documentation, then in braces its cargo feature, its module, the variant of [`PolicySpec`]
+/// and [`AnyPolicy`] with its parameters, the policy type built from them (by its `new`, the
 /// parameters in order), and, for a rule with state of its own, the record it saves. Calls the
-/// macro `$then` with the table.
+/// macro `$then` with the table (the braces let a macro that needs only the feature and the
+/// module, `declare_modules`, take the rest of an entry as it comes).
 macro_rules! registry {
     ($then:ident) => {
         $then! {
             /// UCB-CVS with an ε-schedule; `EpsilonSchedule::Constant(0)` is UCB-PSQ.
-            "policy-ucb-cvs" ucb_cvs
-                UcbCvs(schedule: ucb_cvs::EpsilonSchedule<R>) => ucb_cvs::UcbCvs<R>;
+            { "policy-ucb-cvs" ucb_cvs
+                UcbCvs(schedule: ucb_cvs::EpsilonSchedule<R>) => ucb_cvs::UcbCvs<R> }
             /// Explore-then-commit over cost groups.
-            "policy-explore-then-commit" explore_then_commit
+            { "policy-explore-then-commit" explore_then_commit
                 ExploreThenCommit(plays: explore_then_commit::PlaysPerGroup)
                 => explore_then_commit::ExploreThenCommit<R, M>,
-                record explore_then_commit::EtcRecord<R, M>;
+                record explore_then_commit::EtcRecord<R, M> }
             /// Unknown random costs.
-            "policy-unknown-cost" unknown_cost
+            { "policy-unknown-cost" unknown_cost
                 UnknownCost(config: unknown_cost::UnknownCostConfig<R>)
                 => unknown_cost::UnknownCost<R, M>,
-                record unknown_cost::UnknownCostRecord<R, M>;
+                record unknown_cost::UnknownCostRecord<R, M> }
             /// Thompson sampling over partial queries.
-            "policy-thompson" thompson_psq
-                Thompson(selection: Selection) => thompson_psq::ThompsonPsq<F>;
+            { "policy-thompson" thompson_psq
+                Thompson(selection: Selection) => thompson_psq::ThompsonPsq<F> }
             /// Expected improvement over partial queries.
-            "policy-ei" ei_psq
+            { "policy-ei" ei_psq
                 Ei(selection: Selection) => ei_psq::EiPsq<R, D, F, H>,
-                record ei_psq::EiRecord<R, D, H>;
+                record ei_psq::EiRecord<R, D, H> }
             /// Expected UCB per unit cost.
-            "policy-per-unit-cost" per_unit_cost
-                UcbPerUnitCost => per_unit_cost::UcbPerUnitCost;
+            { "policy-per-unit-cost" per_unit_cost
+                UcbPerUnitCost => per_unit_cost::UcbPerUnitCost }
             /// Uniform random search.
-            "policy-random-search" random_search
-                RandomSearch => random_search::RandomSearch;
+            { "policy-random-search" random_search
+                RandomSearch => random_search::RandomSearch }
             /// Quasi-random search over the box.
-            "policy-sobol-search" sobol_search SobolSearch => sobol_search::SobolSearch;
+            { "policy-sobol-search" sobol_search SobolSearch => sobol_search::SobolSearch }
             /// GP-UCB over the box.
-            "policy-gp-ucb" gp_ucb
-                GpUcb(beta: gp_ucb::BetaSchedule<R>, maximiser: Maximiser) => gp_ucb::GpUcb<R>;
+            { "policy-gp-ucb" gp_ucb
+                GpUcb(beta: gp_ucb::BetaSchedule<R>, maximiser: Maximiser) => gp_ucb::GpUcb<R> }
             /// A Pandora's Box Gittins index rule: `λ`, whether to stop by the Pandora rule.
-            "policy-pbgi" pbgi
+            { "policy-pbgi" pbgi
                 Pandora(lambda: pbgi::Lambda<R>, stop: bool, maximiser: Maximiser)
                 => pbgi::PandoraIndex<R>,
-                record pbgi::PandoraRecord<R>;
+                record pbgi::PandoraRecord<R> }
             /// The Gittins-index rule for control sets, with its `λ` schedule.
-            "policy-gittins-cvs" gittins_cvs
+            { "policy-gittins-cvs" gittins_cvs
                 GittinsCvs(lambda: pbgi::Lambda<R>) => gittins_cvs::GittinsCvs<R>,
-                record gittins_cvs::GittinsCvsRecord<R>;
+                record gittins_cvs::GittinsCvsRecord<R> }
             /// A LogEI rule.
-            "policy-log-ei" log_ei
-                LogEi(cost: log_ei::CostUse, maximiser: Maximiser) => log_ei::LogEi;
+            { "policy-log-ei" log_ei
+                LogEi(cost: log_ei::CostUse, maximiser: Maximiser) => log_ei::LogEi }
             /// An entropy rule (MES, MFMES): what the gain is weighed against.
-            "policy-mes" mes
-                Mes(gain: mes::Gain, maximiser: Maximiser) => mes::MaxValueEntropySearch;
+            { "policy-mes" mes
+                Mes(gain: mes::Gain, maximiser: Maximiser) => mes::MaxValueEntropySearch }
             /// The one-shot knowledge gradient, climbed by the maximiser's restarts.
-            "policy-kg" knowledge_gradient
-                Kg(maximiser: Maximiser) => knowledge_gradient::KnowledgeGradientSearch;
+            { "policy-kg" knowledge_gradient
+                Kg(maximiser: Maximiser) => knowledge_gradient::KnowledgeGradientSearch }
             /// Multi-step lookahead EI (budgeted or not), climbed by the maximiser's restarts.
-            "policy-msei" multi_step
-                Msei(budgeted: bool, maximiser: Maximiser) => multi_step::MultiStepLookahead;
+            { "policy-msei" multi_step
+                Msei(budgeted: bool, maximiser: Maximiser) => multi_step::MultiStepLookahead }
             /// One of paper 002's App. D.1 ablation rules.
-            "policy-textbook" textbook
-                Textbook(form: textbook::Form, maximiser: Maximiser) => textbook::TextbookRule;
+            { "policy-textbook" textbook
+                Textbook(form: textbook::Form, maximiser: Maximiser) => textbook::TextbookRule }
         }
     };
 }
 
 /// Each rule's module, behind its feature (see `registry!`).
 macro_rules! declare_modules {
-    ($(
-        $(#[$doc:meta])*
-        $feature:literal $module:ident
-        $variant:ident $(($($field:ident: $param:ty),*))? => $policy:ty
-        $(, record $record:ty)?;
-    )*) => {
+    ($($(#[$doc:meta])* { $feature:literal $module:ident $($entry:tt)* })*) => {
         $(
             #[cfg(feature = $feature)]
             pub mod $module;
