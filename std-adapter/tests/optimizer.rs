@@ -1020,6 +1020,45 @@ fn every_size_runs_on_a_small_caller_stack() {
     }
 }
 
+/// A caller that says its thread has the stack (`with_caller_stack`) gets its calls run there,
+/// with the decisions of the calls run on a worker thread, bit for bit; one that says too
+/// little still gets the worker.
+#[test]
+fn a_caller_with_the_stack_decides_on_its_own_thread_the_same() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../firmware/experiment.toml"
+    ))
+    .unwrap();
+    let run = move |caller_stack: usize| {
+        let text = text.clone();
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(move || {
+                let mut opt = Optimizer::from_toml_str(&text)
+                    .unwrap()
+                    .with_caller_stack(caller_stack);
+                let d = opt.variables().len();
+                let mut rng = Rng(4);
+                let mut asked = Vec::new();
+                while let Some(ask) = opt.ask().unwrap() {
+                    let (x, y) = play(&opt, &ask.values, &mut rng);
+                    opt.tell(&x, y, ask.cost).unwrap();
+                    asked.push((ask.set, x.iter().map(|v| v.to_bits()).collect::<Vec<_>>()));
+                    assert_eq!(x.len(), d);
+                }
+                asked
+            })
+            .unwrap()
+            .join()
+            .unwrap()
+    };
+    let worker = run(0);
+    assert!(worker.len() > 10, "{} rounds", worker.len());
+    assert_eq!(run(256 << 20), worker);
+    assert_eq!(run(1 << 20), worker);
+}
+
 /// A box of three variables, one control set of all of them, its costs learned, refitted
 /// before every decision: paper 002's loop with unknown costs.
 fn learned_box(rule: &str) -> String {

@@ -1,8 +1,9 @@
 //! The desktop runner's decisions, made again by an `f64` `costbo_std::Optimizer` opened from an
-//! experiment file: the grid runner (`costbo run`) writes its per-round CSVs, and an optimizer
-//! whose file describes the same cell, told the same simulated rounds, must choose the same
-//! control set and the same values, bit for bit, in every round — for known and learned
-//! costs and for the fixed and the fitted model.
+//! experiment file written by hand: the grid runner (`costbo run`, whose jobs build their cells
+//! with `ExperimentBuilder`) writes its per-round CSVs, and an optimizer whose file describes the
+//! same cell, told the same simulated rounds, must choose the same control set and the same
+//! values, bit for bit, in every round — for known and learned costs and for the fixed and the
+//! fitted model: the file's keys say what the grid's settings say.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -533,12 +533,17 @@ pub(crate) fn open(
     })
 }
 
+/// The stack a call into a model of `slots` slots is given ([`STACK_PER_1024_SLOTS`]).
+pub(crate) fn stack_for(slots: usize) -> usize {
+    STACK_PER_1024_SLOTS * slots.div_ceil(1024).max(1)
+}
+
 /// Runs `f` on a thread of its own with a stack for a model of `slots` slots
 /// ([`STACK_PER_1024_SLOTS`]), whatever the caller's stack; the system's error when no such
 /// thread can be started. The thread costs 0.2–0.3 ms of a 9.5 ms `ask` at n = 100
 /// (docs/performance.md, the adapter's `ask` beside the core's).
 pub(crate) fn on_worker<T: Send>(slots: usize, f: impl FnOnce() -> T + Send) -> std::io::Result<T> {
-    let stack = STACK_PER_1024_SLOTS * slots.div_ceil(1024).max(1);
+    let stack = stack_for(slots);
     std::thread::scope(|s| {
         let handle = std::thread::Builder::new()
             .name("costbo-optimizer".into())

@@ -301,6 +301,16 @@ pub fn parse_algorithm(name: &str, epsilon: f64, d: usize) -> Result<Algorithm, 
     })
 }
 
+/// The rule of the algorithm called `name` as an experiment file names it: `ucb-cvs` with the
+/// grid's ε (`ucb-cvs:EPS`, which reads back to the same ε), any other by its own name, the
+/// model's suffix left off (an experiment file says the model in `[model]`).
+pub fn file_rule_name(name: &str, epsilon: f64) -> String {
+    match split_model(name).0 {
+        "ucb-cvs" => format!("ucb-cvs:{epsilon:?}"),
+        rule => rule.to_string(),
+    }
+}
+
 /// One cell of the grid: everything but the seed.
 #[derive(Debug, Clone)]
 pub struct Cell {

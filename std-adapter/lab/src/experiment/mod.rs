@@ -55,8 +55,8 @@ pub use costbo_eval::files::{ensure_writable, write_atomic, write_atomic_with};
 pub use costbo_eval::{curves, judge};
 
 pub use config::{
-    parse_algorithm, split_model, Algorithm, Cell, CostSpec, JudgePoints, Model, ObjectiveSpec,
-    PriorMean, Seeds, Settings, DEFAULT_REFIT_EVERY, FITTED_SUFFIX, PAPER_001_ALPHA,
+    file_rule_name, parse_algorithm, split_model, Algorithm, Cell, CostSpec, JudgePoints, Model,
+    ObjectiveSpec, PriorMean, Seeds, Settings, DEFAULT_REFIT_EVERY, FITTED_SUFFIX, PAPER_001_ALPHA,
 };
 use costbo_core::policy::unknown_cost::within_tolerance;
 use judge::{Expected, Judge};
@@ -243,18 +243,7 @@ fn run_job(input: &JobInput<'_>, progress: &Progress) -> Result<Vec<Round>, Stri
     let min_cost = input.costs.iter().copied().fold(f64::INFINITY, f64::min);
     let rounds = (input.budget / min_cost.max(1e-3))
         .min(input.max_rounds.map_or(f64::INFINITY, |r| r as f64));
-    let n = capacity(rounds + input.initial as f64);
-    let d = input.objective.dim();
-    macro_rules! go {
-        ($k:literal) => {
-            match n {
-                128 => simulate::run::<128, $k>(input, progress),
-                512 => simulate::run::<512, $k>(input, progress),
-                _ => simulate::run::<1024, $k>(input, progress),
-            }
-        };
-    }
-    with_dim!(d, go, [3, 5, 6, 12])
+    simulate::run(input, capacity(rounds + input.initial as f64), progress)
 }
 
 fn prepare(settings: &Settings, out: &Path) -> Result<Vec<Prepared>, String> {
@@ -980,6 +969,7 @@ fn run_one(
         costs: &cell.costs,
         variance: cell.variance,
         algorithm: parse_algorithm(&cell.algorithm_name, settings.epsilon, d)?,
+        rule: file_rule_name(&cell.algorithm_name, settings.epsilon),
         seed,
         budget: o.budget,
         bank: settings.bank,

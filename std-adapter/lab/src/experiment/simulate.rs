@@ -1,15 +1,14 @@
-//! One run: a grid cell with one seed, simulated like `costbo demo`.
+//! One run: a grid cell with one seed, simulated like `costbo demo`, the decisions made by an
+//! `f64` [`Optimizer`] built from the cell (the experiment file it writes is the cell's).
 
-use costbo_core::dist::{Distribution, TruncatedNormal};
+use costbo_core::dist::TruncatedNormal;
 use costbo_core::driver::{
-    Controller, ControllerSpec, DriverError, Refit, Settings as CtlSettings, DEFAULT_NOISE_FLOOR,
-    PAPER_001_ADAM_LEARNING_RATE, PAPER_001_ADAM_STEPS,
+    DEFAULT_NOISE_FLOOR, PAPER_001_ADAM_LEARNING_RATE, PAPER_001_ADAM_STEPS,
 };
-use costbo_core::gp::WhenFull;
-use costbo_core::kernel::Kernel;
-use costbo_core::linalg::tri_len;
-use costbo_core::problem::{ControlSet, Problem, Variable};
+use costbo_core::problem::ControlSet;
 use costbo_core::random::{standard_normal, uniform_open};
+use costbo_std::optimizer::{Chance, ExperimentBuilder};
+use costbo_std::Optimizer;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro128PlusPlus;
 
@@ -17,14 +16,9 @@ use super::config::{
     Algorithm, Model, PriorMean, MAX_OBSERVED_COST, MIN_OBSERVED_COST, PAPER_001_EXPLORATION,
 };
 use super::judge::Expected;
-use super::Progress;
+use super::{Progress, JOB_STACK};
 use crate::objectives::Objective;
 use crate::platform::Platform;
-use costbo_core::policy::AnyPolicy;
-
-pub use super::config::MAX_SETS;
-/// Random Fourier features of the Thompson and EI rules (paper 000: 1024).
-pub const FEATURES: usize = 1024;
 
 /// Everything one run needs.
 pub struct JobInput<'a> {
@@ -38,6 +32,8 @@ pub struct JobInput<'a> {
     pub variance: f64,
     /// The rule.
     pub algorithm: Algorithm,
+    /// The rule's name as an experiment file gives it ([`super::config::file_rule_name`]).
+    pub rule: String,
     /// Seed of the run.
     pub seed: u64,
     /// Budget.
@@ -95,33 +91,26 @@ pub struct Round {
     pub cost_weighted_regret: f64,
 }
 
-/// Runs one job with GP capacity `N` over `D` variables. Deterministic in `input.seed`.
-pub fn run<const N: usize, const D: usize>(
+/// Runs one job on an `f64` [`Optimizer`] whose model holds `capacity` observations (the
+/// oldest dropped beyond). Deterministic in `input.seed`.
+pub fn run(
     input: &JobInput<'_>,
+    capacity: usize,
     progress: &Progress,
 ) -> Result<Vec<Round>, String> {
     let err = |e: &dyn std::fmt::Display| format!("{e}");
     let f = input.objective;
+    let d = f.dim();
     let tn = TruncatedNormal::with_truncated_variance(0.5, input.variance, 0.0, 1.0)
         .map_err(|e| err(&e))?;
-    let variables = [Variable {
-        lower: 0.0,
-        upper: 1.0,
-        uncontrolled: Distribution::TruncatedNormal(tn),
-    }; D];
     // A rule that learns costs sees none in advance.
     let known = !input.algorithm.learns_costs();
-    let problem =
-        Problem::<f64, D, MAX_SETS>::new(&variables, input.sets, known.then_some(input.costs))
-            .map_err(|e| err(&e))?;
     let mut rng = Xoshiro128PlusPlus::seed_from_u64(input.seed);
-    let initial: Vec<([f64; D], f64)> = (0..input.initial)
+    let initial: Vec<(Vec<f64>, f64)> = (0..input.initial)
         .map(|_| {
-            let u: [f64; D] = core::array::from_fn(|_| uniform_open(&mut rng));
-            (
-                u,
-                f.eval(&u) + input.noise * standard_normal::<f64, Platform>(&mut rng),
-            )
+            let u: Vec<f64> = (0..d).map(|_| uniform_open(&mut rng)).collect();
+            let y = f.eval(&u) + input.noise * standard_normal::<f64, Platform>(&mut rng);
+            (u, y)
         })
         .collect();
     let mean = match input.prior_mean {
@@ -129,86 +118,54 @@ pub fn run<const N: usize, const D: usize>(
         PriorMean::Initial if initial.is_empty() => 0.0,
         PriorMean::Initial => initial.iter().map(|(_, y)| y).sum::<f64>() / initial.len() as f64,
     };
-    let spec = ControllerSpec {
-        problem,
-        kernel: Kernel::squared_exponential([input.lengthscale; D], 1.0).map_err(|e| err(&e))?,
-        mean,
-        noise: 1e-4,
-        when_full: WhenFull::DropOldest,
-        bank_seed: input.seed ^ 0xBA4C_0000_0000_0000,
-        settings: CtlSettings {
-            beta: input.beta,
-            refit: match input.model {
-                Model::Fixed => Refit::Never,
-                // A floor far below the grids' measurement noise (10⁻⁴), which the fit finds.
-                Model::Fitted => Refit::Map {
-                    every: input.refit_every,
-                    noise_floor: DEFAULT_NOISE_FLOOR,
-                },
-                Model::Adam => Refit::AdamWhenSpent {
-                    from_spent: PAPER_001_EXPLORATION,
-                    lengthscale: input.lengthscale,
-                    outputscale: 1.0,
-                    noise: 1e-4,
-                    mean,
-                    steps: PAPER_001_ADAM_STEPS,
-                    learning_rate: PAPER_001_ADAM_LEARNING_RATE,
-                },
-            },
-            ..CtlSettings::new(input.budget, input.seed)
-        },
-        policy: input.algorithm,
-    };
-    let mut ctl: Controller<f64, N, D, MAX_SETS, _, _, AnyPolicy<f64, D, MAX_SETS, FEATURES, N>> =
-        spec.build(vec![0.0; tri_len(N)], vec![[0.0; D]; input.bank])
-            .map_err(|e| err(&e))?;
+    let mut opt = optimizer(input, capacity, mean, known)?;
     for (u, y) in &initial {
-        ctl.observe_initial(u, *y).map_err(|e| err(&e))?;
+        opt.tell_prior(u, *y).map_err(|e| err(&e))?;
     }
-    // The fast factorised path and candidate screening need this much memory; without it
-    // every candidate costs an exponential per bank point and training input.
-    let mut workspace = vec![0.0; ctl.workspace_len()];
     let optimum = input.best.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let mut rounds: Vec<Round> = Vec::new();
     let (mut best_so_far, mut cumulative, mut weighted) = (f64::NEG_INFINITY, 0.0, 0.0);
     while input.max_rounds.is_none_or(|r| rounds.len() < r) {
-        let d = match ctl.suggest_with_workspace(&mut workspace) {
-            Ok(d) => d,
-            Err(DriverError::BudgetExhausted) => break,
+        let ask = match opt.ask() {
+            Ok(Some(ask)) => ask,
+            Ok(None) => break,
             Err(e) => return Err(format!("round {}: {e}", rounds.len() + 1)),
         };
         // Unit cube: physical and unit coordinates coincide.
-        let x: [f64; D] = core::array::from_fn(|l| {
-            d.values[l].unwrap_or_else(|| tn.sample(uniform_open(&mut rng)))
-        });
+        let x: Vec<f64> = ask
+            .values
+            .iter()
+            .map(|v| v.unwrap_or_else(|| tn.sample(uniform_open(&mut rng))))
+            .collect();
         let y = f.eval(&x) + input.noise * standard_normal::<f64, Platform>(&mut rng);
         let cost = if known {
-            input.costs[d.set]
+            input.costs[ask.set]
         } else {
             // Paper 001's code: mean + 0.01·N(0, 1), clipped to [0.001, 2]. The settings refuse
             // a rule that learns costs on mean costs outside (Settings::validate), so the clip
             // only trims the noise.
-            (input.costs[d.set] + input.cost_noise * standard_normal::<f64, Platform>(&mut rng))
+            (input.costs[ask.set] + input.cost_noise * standard_normal::<f64, Platform>(&mut rng))
                 .clamp(MIN_OBSERVED_COST, MAX_OBSERVED_COST)
         };
-        if ctl.spent() + cost > input.budget {
+        if opt.spent() + cost > input.budget {
             // Only with unknown costs: the realised cost is over what is left; the round is
             // not played and the run ends.
             break;
         }
-        ctl.observe(&x, y, cost).map_err(|e| err(&e))?;
-        let expected = input.judge.expected(f, d.control, &x);
+        opt.tell(&x, y, cost).map_err(|e| err(&e))?;
+        let control = input.sets[ask.set];
+        let expected = input.judge.expected(f, control, &x);
         best_so_far = best_so_far.max(expected);
         let instant = optimum - expected;
         cumulative += instant;
         weighted += cost * instant;
         rounds.push(Round {
             round: rounds.len() + 1,
-            spent: ctl.spent(),
+            spent: opt.spent(),
             cost,
-            set: d.set,
-            control: d.control,
-            values: d.values.to_vec(),
+            set: ask.set,
+            control,
+            values: ask.values,
             y,
             expected,
             simple_regret: optimum - best_so_far,
@@ -218,4 +175,58 @@ pub fn run<const N: usize, const D: usize>(
         progress.round(cost / input.budget);
     }
     Ok(rounds)
+}
+
+/// The job's experiment as an `f64` optimizer: the unit cube, every uncontrolled variable a
+/// normal around 0.5 truncated to it, a squared-exponential kernel of outputscale 1 and noise
+/// variance 10⁻⁴, the bank seeded apart from the rules (the seed with its high bits flipped).
+fn optimizer(
+    input: &JobInput<'_>,
+    capacity: usize,
+    mean: f64,
+    known: bool,
+) -> Result<Optimizer, String> {
+    let d = input.objective.dim();
+    let names: Vec<String> = (1..=d).map(|l| format!("u{l}")).collect();
+    let mut b = ExperimentBuilder::new("runner", input.budget)
+        .seed(input.seed)
+        .bank_seed(input.seed ^ 0xBA4C_0000_0000_0000)
+        .rule(&input.rule)
+        .capacity(capacity)
+        .bank(input.bank)
+        .beta(input.beta)
+        .kernel("se", input.lengthscale, 1.0)
+        .noise(1e-4, mean);
+    let chance = Chance::TruncatedNormal {
+        mean: 0.5,
+        variance: input.variance,
+    };
+    for name in &names {
+        b = b.variable(name, "", 0.0, 1.0, chance);
+    }
+    for (set, cost) in input.sets.iter().zip(input.costs) {
+        let members: Vec<&str> = (0..d)
+            .filter(|&l| set.contains(l))
+            .map(|l| names[l].as_str())
+            .collect();
+        b = if known {
+            b.control_set(&members, *cost)
+        } else {
+            b.control_set_of_learned_cost(&members)
+        };
+    }
+    b = match input.model {
+        Model::Fixed => b,
+        // A floor far below the grids' measurement noise (10⁻⁴), which the fit finds.
+        Model::Fitted => b.fitted(input.refit_every, DEFAULT_NOISE_FLOOR),
+        Model::Adam => b.fitted_with_adam(
+            PAPER_001_EXPLORATION,
+            PAPER_001_ADAM_STEPS,
+            PAPER_001_ADAM_LEARNING_RATE,
+        ),
+    };
+    // A job runs on a thread of JOB_STACK bytes, which the model's calls need no more than.
+    Ok(b.build()
+        .map_err(|e| e.to_string())?
+        .with_caller_stack(JOB_STACK))
 }
