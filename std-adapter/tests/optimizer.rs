@@ -1020,9 +1020,11 @@ fn every_size_runs_on_a_small_caller_stack() {
     }
 }
 
-/// A caller that says its thread has the stack (`with_caller_stack`) gets its calls run there,
-/// with the decisions of the calls run on a worker thread, bit for bit; one that says too
-/// little still gets the worker.
+/// The decisions do not depend on where the model's calls run: an optimizer whose caller
+/// says its thread has the stack (`with_caller_stack`: 256 MiB, enough for this model, so the
+/// calls run on the caller's thread), one whose caller says too little (1 MiB) and one that
+/// says nothing make the same decisions, bit for bit. (Which thread ran a call is not
+/// observable here; the equality is what is checked.)
 #[test]
 fn a_caller_with_the_stack_decides_on_its_own_thread_the_same() {
     let text = std::fs::read_to_string(concat!(

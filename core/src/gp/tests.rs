@@ -1814,12 +1814,13 @@ fn a_fit_ignores_the_inputs_the_kernel_ignores() {
             steps: 10,
             learning_rate: 0.1,
         };
+        // The same start, its lengthscale also on the ignored inputs.
         let wide_adam = AdamFit::<f64, 5> {
             start: Hyperparameters {
-                log_lengthscales: [0.4f64.ln(); 5],
-                log_outputscale: 0.0,
-                log_noise: 1e-3f64.ln(),
-                mean: 0.0,
+                log_lengthscales: [adam.start.log_lengthscales[0]; 5],
+                log_outputscale: adam.start.log_outputscale,
+                log_noise: adam.start.log_noise,
+                mean: adam.start.mean,
             },
             lengthscale_bounds: adam.lengthscale_bounds,
             noise_floor: adam.noise_floor,
